@@ -1,0 +1,34 @@
+//! The `porfiry` command line: global flags and subcommands (clap).
+
+use std::path::PathBuf;
+
+use clap::{Parser, Subcommand};
+
+/// Porfiry: a mesh agent node — chat tool loop for small models, HMP
+/// cognitive core, and friend-to-friend replication over libp2p.
+#[derive(Debug, Parser)]
+#[command(name = "porfiry", version, about, long_about = None)]
+pub struct Cli {
+    /// The node's data directory (identity key, SQLite file, user skills).
+    /// Default: the platform data dir + `/porfiry`.
+    #[arg(long, global = true, env = "PORFIRY_DATA_DIR", value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// What to do.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Create the node's identity and database; refuses if an identity exists.
+    Init,
+    /// Show the node id, schema version and row counts per table.
+    Status {
+        /// Print JSON (`peer_id`, `schema_version`, `tables`, ...).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Run the node daemon until Ctrl-C (creates identity and database if missing).
+    Run(crate::commands::run::RunArgs),
+}

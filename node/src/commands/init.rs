@@ -1,0 +1,72 @@
+//! `porfiry init`: create the identity key and the database.
+
+use std::fmt;
+
+use porfiry_protocol::NodeKey;
+use porfiry_storage::Store;
+
+use crate::data_dir::DataDir;
+
+/// Why `init` did not create a node.
+#[derive(Debug, thiserror::Error)]
+pub enum InitError {
+    /// An identity is already there; nothing was touched.
+    #[error("{0} already exists: this data dir already holds a node (nothing was changed)")]
+    IdentityExists(String),
+    /// The data dir could not be created.
+    #[error("cannot create data dir {path}: {source}")]
+    DataDir {
+        path: String,
+        source: std::io::Error,
+    },
+    /// Writing the key failed.
+    #[error(transparent)]
+    Identity(#[from] porfiry_protocol::IdentityError),
+    /// Creating the database failed.
+    #[error(transparent)]
+    Storage(#[from] porfiry_storage::StorageError),
+}
+
+/// What `init` made.
+#[derive(Debug)]
+pub struct Initialized {
+    pub peer_id: String,
+    pub schema_version: u32,
+}
+
+impl fmt::Display for Initialized {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "node id {} (schema version {})", self.peer_id, self.schema_version)
+    }
+}
+
+/// Creates identity and database; refuses, touching nothing, if the
+/// identity file exists.
+pub fn init(dir: &DataDir) -> Result<Initialized, InitError> {
+    let key_path = dir.identity_path();
+    if key_path.exists() {
+        return Err(InitError::IdentityExists(key_path.display().to_string()));
+    }
+    std::fs::create_dir_all(dir.root()).map_err(|source| InitError::DataDir {
+        path: dir.root().display().to_string(),
+        source,
+    })?;
+    let store = Store::create(dir.db_path())?;
+    let key = NodeKey::generate(&mut rand_core::OsRng);
+    key.save(&key_path)?;
+    Ok(Initialized {
+        peer_id: key.peer_id().to_string(),
+        schema_version: store.schema_version()?,
+    })
+}
+
+/// Loads the node's key and store, creating both when this is a new node
+/// (used by `run`).
+pub fn open_or_init(dir: &DataDir) -> Result<(NodeKey, Store), InitError> {
+    if !dir.identity_path().exists() {
+        init(dir)?;
+    }
+    let key = NodeKey::load(&dir.identity_path())?;
+    let store = Store::create(dir.db_path())?;
+    Ok((key, store))
+}

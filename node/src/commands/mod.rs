@@ -1,0 +1,5 @@
+//! One file per `porfiry` subcommand.
+
+pub mod init;
+pub mod run;
+pub mod status;

@@ -1,0 +1,67 @@
+//! `porfiry status`: node id, schema version and row counts per table.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use porfiry_protocol::NodeKey;
+use porfiry_storage::Store;
+use serde::Serialize;
+
+use crate::data_dir::DataDir;
+
+/// Why `status` could not report.
+#[derive(Debug, thiserror::Error)]
+pub enum StatusError {
+    /// No identity: `porfiry init` was not run for this data dir.
+    #[error("no node in {0}: run `porfiry init` first")]
+    NoNode(String),
+    #[error(transparent)]
+    Identity(#[from] porfiry_protocol::IdentityError),
+    #[error(transparent)]
+    Storage(#[from] porfiry_storage::StorageError),
+}
+
+/// The status report (`--json` prints it as is).
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub peer_id: String,
+    pub data_dir: String,
+    pub schema_version: u32,
+    pub tables: BTreeMap<String, u64>,
+}
+
+impl Status {
+    /// The human-readable form.
+    pub fn to_text(&self) -> String {
+        let mut s = format!(
+            "node id:        {}\ndata dir:       {}\nschema version: {}\nrows per table:\n",
+            self.peer_id, self.data_dir, self.schema_version
+        );
+        let width = self.tables.keys().map(String::len).max().unwrap_or(0);
+        for (t, n) in &self.tables {
+            let _ = writeln!(s, "  {t:<width$}  {n}");
+        }
+        s
+    }
+}
+
+/// Reads the status of an existing node without changing anything.
+pub fn status(dir: &DataDir) -> Result<Status, StatusError> {
+    let key_path = dir.identity_path();
+    if !key_path.exists() {
+        return Err(StatusError::NoNode(dir.root().display().to_string()));
+    }
+    let key = NodeKey::load(&key_path)?;
+    let store = Store::open(dir.db_path())?;
+    let tables = store
+        .row_counts()?
+        .into_iter()
+        .map(|(t, n)| (t.to_owned(), n))
+        .collect();
+    Ok(Status {
+        peer_id: key.peer_id().to_string(),
+        data_dir: dir.root().display().to_string(),
+        schema_version: store.schema_version()?,
+        tables,
+    })
+}

@@ -1,0 +1,313 @@
+//! The HTTP side: one `POST …/chat/completions` per call, with timeouts, retries and
+//! every failure turned into an [`LlmError`].
+
+use std::error::Error as _;
+use std::time::Duration;
+
+use reqwest::Url;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
+use tracing::{debug, warn};
+
+use super::config::LlmConfig;
+use super::endpoint::chat_completions_url;
+use super::error::{LlmError, snippet};
+use super::message::ChatMessage;
+use super::reasoning::{Answer, answer};
+use super::retry::{is_retryable_status, parse_retry_after, retry_delay};
+use super::wire::{ChatRequest, Usage, parse_reply};
+
+/// Largest reply body read: a chat answer is kilobytes; 8 MiB leaves room for a long
+/// generation with verbose reasoning and stops a broken server from filling memory.
+pub const MAX_REPLY_BYTES: usize = 8 * 1024 * 1024;
+
+/// One model answer with what the server said about it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Completion {
+    /// The answer, trimmed, with any thought taken out (see [`super::reasoning`]).
+    pub text: String,
+    /// The model's thought, when it sent one (for `--trace`).
+    pub reasoning: Option<String>,
+    /// `stop`, `length`, … as the server reported it.
+    pub finish_reason: Option<String>,
+    /// Token counts, when the server reported them.
+    pub usage: Option<Usage>,
+}
+
+/// A client for one model on one OpenAI-compatible server. Cheap to share by reference;
+/// holds a connection pool.
+#[derive(Debug, Clone)]
+pub struct OpenAiClient {
+    http: reqwest::Client,
+    url: Url,
+    config: LlmConfig,
+}
+
+/// Why one attempt failed, before the attempt count is known.
+enum AttemptError {
+    /// Worth another attempt.
+    Retry {
+        cause: RetryCause,
+        retry_after: Option<Duration>,
+    },
+    /// Reported as is.
+    Final(LlmError),
+}
+
+enum RetryCause {
+    Connect(String),
+    Transport(String),
+    Status(u16, String),
+}
+
+impl OpenAiClient {
+    /// Checks the settings and builds the HTTP client; no request is made.
+    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
+        let url = chat_completions_url(&config.base_url)?;
+        if !config.temperature.is_finite() || config.temperature < 0.0 {
+            return Err(LlmError::InvalidTemperature {
+                value: config.temperature,
+            });
+        }
+        let http = reqwest::Client::builder()
+            .timeout(config.timeout)
+            .connect_timeout(config.connect_timeout)
+            .build()
+            .map_err(|e| LlmError::ClientSetup {
+                detail: error_chain(&e),
+            })?;
+        Ok(Self { http, url, config })
+    }
+
+    /// The settings this client was made with.
+    pub fn config(&self) -> &LlmConfig {
+        &self.config
+    }
+
+    /// The full URL requests go to.
+    pub fn url(&self) -> &str {
+        self.url.as_str()
+    }
+
+    /// The model's answer to `system` (sent as the system message) and the history.
+    pub async fn chat(&self, system: &str, messages: &[ChatMessage]) -> Result<String, LlmError> {
+        self.complete(system, messages).await.map(|c| c.text)
+    }
+
+    /// Like [`chat`](Self::chat), with the reasoning, finish reason and token counts.
+    pub async fn complete(
+        &self,
+        system: &str,
+        messages: &[ChatMessage],
+    ) -> Result<Completion, LlmError> {
+        let request = ChatRequest::new(
+            &self.config.model,
+            self.config.temperature,
+            system,
+            messages,
+        );
+        let body = serde_json::to_vec(&request).map_err(|e| LlmError::RequestEncoding {
+            detail: e.to_string(),
+        })?;
+        let attempts = self.config.max_retries.saturating_add(1);
+        debug!(url = %self.url, model = %self.config.model, messages = messages.len() + 1, "LLM request");
+        let mut attempt = 1;
+        loop {
+            let failure = match self.attempt(body.clone()).await {
+                Ok(done) => return Ok(done),
+                Err(AttemptError::Final(e)) => return Err(e),
+                Err(AttemptError::Retry { cause, retry_after }) => (cause, retry_after),
+            };
+            let (cause, retry_after) = failure;
+            if attempt >= attempts {
+                return Err(self.exhausted(cause, attempt));
+            }
+            let delay = retry_delay(self.config.retry_base_delay, attempt - 1, retry_after);
+            warn!(
+                url = %self.url, attempt, of = attempts, delay_ms = delay.as_millis() as u64,
+                cause = %cause.describe(), "LLM request failed; retrying"
+            );
+            tokio::time::sleep(delay).await;
+            attempt += 1;
+        }
+    }
+
+    /// One request and its reply.
+    async fn attempt(&self, body: Vec<u8>) -> Result<Completion, AttemptError> {
+        let mut request = self
+            .http
+            .post(self.url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, "application/json")
+            .body(body);
+        if let Some(key) = &self.config.api_key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.send().await.map_err(|e| self.classify(&e))?;
+        let status = response.status().as_u16();
+        let retry_after = parse_retry_after(
+            response
+                .headers()
+                .get(RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()),
+        );
+        let body = self.read_body(response).await?;
+        if (200..300).contains(&status) {
+            return self.completion(&body).map_err(AttemptError::Final);
+        }
+        let url = self.url.to_string();
+        let snippet = snippet(&body);
+        Err(match status {
+            401 | 403 => AttemptError::Final(LlmError::Unauthorized {
+                url,
+                status,
+                snippet,
+            }),
+            404 => AttemptError::Final(LlmError::NotFound {
+                url,
+                model: self.config.model.clone(),
+                snippet,
+            }),
+            s if is_retryable_status(s) => AttemptError::Retry {
+                cause: RetryCause::Status(s, snippet),
+                retry_after,
+            },
+            _ => AttemptError::Final(LlmError::Status {
+                url,
+                status,
+                snippet,
+            }),
+        })
+    }
+
+    /// The body, refused past [`MAX_REPLY_BYTES`].
+    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, AttemptError> {
+        let too_large = || {
+            AttemptError::Final(LlmError::TooLarge {
+                url: self.url.to_string(),
+                limit: MAX_REPLY_BYTES,
+            })
+        };
+        if response
+            .content_length()
+            .is_some_and(|n| n > MAX_REPLY_BYTES as u64)
+        {
+            return Err(too_large());
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| self.classify(&e))? {
+            if body.len() + chunk.len() > MAX_REPLY_BYTES {
+                return Err(too_large());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+
+    /// A 2xx body as a completion.
+    fn completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
+        let url = self.url.as_str();
+        let raw = parse_reply(url, body)?;
+        match answer(
+            raw.content.as_deref(),
+            raw.reasoning.as_deref(),
+            raw.finish_reason.as_deref(),
+        ) {
+            Answer::Text { text, reasoning } => Ok(Completion {
+                text,
+                reasoning,
+                finish_reason: raw.finish_reason,
+                usage: raw.usage,
+            }),
+            Answer::OnlyReasoning => Err(LlmError::OnlyReasoning {
+                url: url.to_owned(),
+                finish_reason: raw.finish_reason,
+            }),
+            Answer::Nothing => Err(LlmError::MissingContent {
+                url: url.to_owned(),
+                finish_reason: raw.finish_reason,
+            }),
+        }
+    }
+
+    /// A reqwest error as a retry cause or a final error.
+    fn classify(&self, e: &reqwest::Error) -> AttemptError {
+        let detail = error_chain(e);
+        let retry = |cause| AttemptError::Retry {
+            cause,
+            retry_after: None,
+        };
+        if e.is_connect() {
+            retry(RetryCause::Connect(detail))
+        } else if e.is_timeout() {
+            AttemptError::Final(LlmError::Timeout {
+                url: self.url.to_string(),
+                timeout: self.config.timeout,
+            })
+        } else if e.is_builder() {
+            AttemptError::Final(LlmError::InvalidBaseUrl {
+                url: self.config.base_url.clone(),
+                reason: detail,
+            })
+        } else {
+            retry(RetryCause::Transport(detail))
+        }
+    }
+
+    /// The error for a cause that persisted through every attempt.
+    fn exhausted(&self, cause: RetryCause, attempts: u32) -> LlmError {
+        let url = self.url.to_string();
+        match cause {
+            RetryCause::Connect(detail) => LlmError::Unreachable {
+                url,
+                detail,
+                attempts,
+            },
+            RetryCause::Transport(detail) => LlmError::Transport {
+                url,
+                detail,
+                attempts,
+            },
+            RetryCause::Status(429, snippet) => LlmError::RateLimited {
+                url,
+                attempts,
+                snippet,
+            },
+            RetryCause::Status(status, snippet) => LlmError::ServerError {
+                url,
+                status,
+                attempts,
+                snippet,
+            },
+        }
+    }
+}
+
+impl RetryCause {
+    fn describe(&self) -> String {
+        match self {
+            RetryCause::Connect(d) => format!("connect: {d}"),
+            RetryCause::Transport(d) => format!("connection: {d}"),
+            RetryCause::Status(s, body) => format!("HTTP {s}: {body}"),
+        }
+    }
+}
+
+/// The causes under a reqwest error, innermost last (`tcp connect error: Connection
+/// refused (os error 111)`); the outer "error sending request for url" line is dropped
+/// because the URL is reported separately.
+fn error_chain(e: &reqwest::Error) -> String {
+    let mut parts = Vec::new();
+    let mut source = e.source();
+    while let Some(s) = source {
+        let text = s.to_string();
+        if parts.last() != Some(&text) {
+            parts.push(text);
+        }
+        source = s.source();
+    }
+    if parts.is_empty() {
+        e.to_string()
+    } else {
+        parts.join(": ")
+    }
+}

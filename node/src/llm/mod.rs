@@ -1,0 +1,35 @@
+//! The OpenAI-compatible chat client the node uses to talk to a language model.
+//!
+//! One `POST {base}/chat/completions` per call, which Ollama, llama.cpp server, vLLM and
+//! LM Studio all serve. The base URL is the part before `/chat/completions`, normally
+//! ending in `/v1`:
+//!
+//! | server        | base URL                        |
+//! |---------------|---------------------------------|
+//! | Ollama        | `http://127.0.0.1:11434/v1`     |
+//! | llama.cpp     | `http://127.0.0.1:8080/v1`      |
+//! | vLLM          | `http://127.0.0.1:8000/v1`      |
+//! | LM Studio     | `http://127.0.0.1:1234/v1`      |
+//!
+//! A base with no path at all (`http://127.0.0.1:11434`) gets `/v1` appended, since every
+//! one of those servers serves the API there; a base given with a trailing `/` or with
+//! `/chat/completions` already on it is trimmed back to the base.
+//!
+//! Files: [`config`] (settings and their limits), [`message`] (the history the caller
+//! passes), [`endpoint`] (base URL normalisation), [`wire`] (request and reply JSON),
+//! [`reasoning`] (what counts as the answer when a model also thinks aloud), [`retry`]
+//! (backoff arithmetic), [`error`] (every failure, in words), [`client`] (the HTTP calls).
+
+pub mod client;
+pub mod config;
+pub mod endpoint;
+pub mod error;
+pub mod message;
+pub mod reasoning;
+pub mod retry;
+pub mod wire;
+
+pub use client::{Completion, OpenAiClient};
+pub use config::{API_KEY_ENV, LlmConfig};
+pub use error::LlmError;
+pub use message::{ChatMessage, Role};

@@ -1,0 +1,290 @@
+//! The JSON of a chat-completion request and reply, read tolerantly.
+//!
+//! The reply parser accepts what the four supported servers send: extra fields anywhere,
+//! `content` as a string, `null` or an array of text parts, the thought in
+//! `reasoning_content` or `reasoning`, and an `{"error": …}` body sent with status 200.
+
+use serde::{Deserialize, Serialize};
+
+use super::error::{LlmError, snippet};
+use super::message::{ChatMessage, Role};
+
+/// The request body of `POST …/chat/completions`.
+#[derive(Debug, Serialize)]
+pub struct ChatRequest<'a> {
+    pub model: &'a str,
+    pub temperature: f32,
+    pub messages: Vec<WireMessage<'a>>,
+    /// Always `false`: the client reads one whole reply.
+    pub stream: bool,
+}
+
+/// A message as sent on the wire (borrowed, so building a request copies no text).
+#[derive(Debug, Serialize)]
+pub struct WireMessage<'a> {
+    pub role: Role,
+    pub content: &'a str,
+}
+
+impl<'a> ChatRequest<'a> {
+    /// The system prompt first, then the history in order.
+    pub fn new(
+        model: &'a str,
+        temperature: f32,
+        system: &'a str,
+        history: &'a [ChatMessage],
+    ) -> Self {
+        let mut messages = Vec::with_capacity(history.len() + 1);
+        messages.push(WireMessage {
+            role: Role::System,
+            content: system,
+        });
+        messages.extend(history.iter().map(|m| WireMessage {
+            role: m.role,
+            content: &m.content,
+        }));
+        Self {
+            model,
+            temperature,
+            messages,
+            stream: false,
+        }
+    }
+}
+
+/// Token counts when the server reports them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+pub struct Usage {
+    #[serde(default)]
+    pub prompt_tokens: Option<u64>,
+    #[serde(default)]
+    pub completion_tokens: Option<u64>,
+    #[serde(default)]
+    pub total_tokens: Option<u64>,
+}
+
+/// The parts of a reply the client uses, before thought and answer are separated.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RawChoice {
+    pub content: Option<String>,
+    pub reasoning: Option<String>,
+    pub finish_reason: Option<String>,
+    pub usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct ReplyJson {
+    #[serde(default)]
+    choices: Option<Vec<ChoiceJson>>,
+    #[serde(default)]
+    usage: Option<Usage>,
+    #[serde(default)]
+    error: Option<serde_json::Value>,
+}
+
+#[derive(Deserialize)]
+struct ChoiceJson {
+    #[serde(default)]
+    message: Option<MessageJson>,
+    #[serde(default)]
+    finish_reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct MessageJson {
+    #[serde(default)]
+    content: Option<Content>,
+    #[serde(default)]
+    reasoning_content: Option<String>,
+    #[serde(default)]
+    reasoning: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum Content {
+    Text(String),
+    Parts(Vec<Part>),
+}
+
+#[derive(Deserialize)]
+struct Part {
+    #[serde(default)]
+    text: Option<String>,
+}
+
+/// Reads a 2xx reply body into its first choice.
+pub fn parse_reply(url: &str, body: &[u8]) -> Result<RawChoice, LlmError> {
+    let bad = |detail: String| LlmError::BadJson {
+        url: url.to_owned(),
+        detail,
+        snippet: snippet(body),
+    };
+    let value: serde_json::Value =
+        serde_json::from_slice(body).map_err(|e| bad(format!("not JSON: {e}")))?;
+    if !value.is_object() {
+        return Err(bad("expected a JSON object".to_owned()));
+    }
+    let reply: ReplyJson =
+        serde_json::from_value(value).map_err(|e| bad(format!("unexpected shape: {e}")))?;
+    let choices = match (reply.choices, reply.error) {
+        (Some(c), _) if !c.is_empty() => c,
+        (_, Some(err)) => {
+            return Err(LlmError::Status {
+                url: url.to_owned(),
+                status: 200,
+                snippet: snippet(error_text(&err).as_bytes()),
+            });
+        }
+        _ => {
+            return Err(LlmError::EmptyChoices {
+                url: url.to_owned(),
+            });
+        }
+    };
+    let Some(first) = choices.into_iter().next() else {
+        return Err(LlmError::EmptyChoices {
+            url: url.to_owned(),
+        });
+    };
+    let (content, reasoning) = match first.message {
+        Some(m) => (
+            m.content.map(Content::into_text),
+            m.reasoning_content.or(m.reasoning),
+        ),
+        None => (None, None),
+    };
+    Ok(RawChoice {
+        content,
+        reasoning,
+        finish_reason: first.finish_reason,
+        usage: reply.usage,
+    })
+}
+
+/// The message of an `{"error": …}` value: its `message` field when there is one.
+fn error_text(err: &serde_json::Value) -> String {
+    match err.get("message").and_then(|m| m.as_str()) {
+        Some(m) => m.to_owned(),
+        None => match err.as_str() {
+            Some(s) => s.to_owned(),
+            None => err.to_string(),
+        },
+    }
+}
+
+impl Content {
+    fn into_text(self) -> String {
+        match self {
+            Content::Text(s) => s,
+            Content::Parts(parts) => parts.into_iter().filter_map(|p| p.text).collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const URL: &str = "http://h/v1/chat/completions";
+
+    fn parse(v: serde_json::Value) -> Result<RawChoice, LlmError> {
+        parse_reply(URL, v.to_string().as_bytes())
+    }
+
+    #[test]
+    fn request_puts_the_system_prompt_first() {
+        let history = [ChatMessage::user("q"), ChatMessage::assistant("a")];
+        let req = ChatRequest::new("m", 0.5, "sys", &history);
+        assert_eq!(
+            serde_json::to_value(&req).unwrap(),
+            json!({
+                "model": "m", "temperature": 0.5, "stream": false,
+                "messages": [
+                    {"role": "system", "content": "sys"},
+                    {"role": "user", "content": "q"},
+                    {"role": "assistant", "content": "a"},
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn typical_reply_with_extra_fields() {
+        let c = parse(json!({
+            "id": "x", "object": "chat.completion", "system_fingerprint": "fp",
+            "choices": [{"index": 0, "logprobs": null, "finish_reason": "stop",
+                "message": {"role": "assistant", "content": "hello", "tool_calls": []}}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 1, "total_tokens": 6, "extra": 1},
+            "timings": {}
+        }))
+        .unwrap();
+        assert_eq!(c.content.as_deref(), Some("hello"));
+        assert_eq!(c.finish_reason.as_deref(), Some("stop"));
+        assert_eq!(c.usage.unwrap().total_tokens, Some(6));
+    }
+
+    #[test]
+    fn content_parts_are_joined_and_reasoning_fields_read() {
+        let c = parse(json!({"choices": [{"message": {
+            "content": [{"type": "text", "text": "a"}, {"type": "image"}, {"type": "text", "text": "b"}],
+            "reasoning": "r"}}]}))
+        .unwrap();
+        assert_eq!(c.content.as_deref(), Some("ab"));
+        assert_eq!(c.reasoning.as_deref(), Some("r"));
+        let c =
+            parse(json!({"choices": [{"message": {"content": null, "reasoning_content": "t"}}]}))
+                .unwrap();
+        assert_eq!((c.content, c.reasoning.as_deref()), (None, Some("t")));
+    }
+
+    #[test]
+    fn missing_message_gives_empty_choice() {
+        let c = parse(json!({"choices": [{"finish_reason": "length"}]})).unwrap();
+        assert_eq!(c.content, None);
+        assert_eq!(c.finish_reason.as_deref(), Some("length"));
+    }
+
+    #[test]
+    fn empty_or_missing_choices() {
+        for v in [json!({"choices": []}), json!({}), json!({"choices": null})] {
+            assert!(matches!(parse(v), Err(LlmError::EmptyChoices { .. })));
+        }
+    }
+
+    #[test]
+    fn error_body_with_status_200_is_reported() {
+        let e = parse(json!({"error": {"message": "model not loaded", "code": 500}})).unwrap_err();
+        assert!(
+            matches!(&e, LlmError::Status { status: 200, snippet, .. } if snippet == "model not loaded"),
+            "{e:?}"
+        );
+        let e = parse(json!({"error": "boom"})).unwrap_err();
+        assert!(
+            matches!(&e, LlmError::Status { snippet, .. } if snippet == "boom"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn garbage_and_wrong_shapes_are_bad_json_with_a_reason() {
+        let e = parse_reply(URL, b"<html>502 Bad Gateway</html>").unwrap_err();
+        let LlmError::BadJson {
+            detail, snippet, ..
+        } = &e
+        else {
+            panic!("{e:?}")
+        };
+        assert!(detail.starts_with("not JSON"), "{detail}");
+        assert_eq!(snippet, "<html>502 Bad Gateway</html>");
+        let e = parse_reply(URL, b"").unwrap_err();
+        assert!(matches!(e, LlmError::BadJson { .. }));
+        let e = parse(json!([1, 2])).unwrap_err();
+        assert!(matches!(&e, LlmError::BadJson { detail, .. } if detail.contains("object")));
+        let e = parse(json!({"choices": "no"})).unwrap_err();
+        assert!(matches!(&e, LlmError::BadJson { detail, .. } if detail.contains("shape")));
+        let e = parse(json!({"choices": [{"message": {"content": 5}}]})).unwrap_err();
+        assert!(matches!(e, LlmError::BadJson { .. }));
+    }
+}

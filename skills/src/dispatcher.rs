@@ -1,0 +1,257 @@
+//! The chat dispatcher: runs one parsed call against the toolbox and one
+//! session's activation, and says what enters the history.
+//!
+//! - `enable_toolset` / `disable_toolset` are invisible: their effect is the
+//!   rebuilt prompt; the call and reply stay out of the history.
+//! - A call to a tool of an inactive set whose arguments fit runs at once and
+//!   activates the set.
+//! - One whose arguments don't fit is the seed §7 substitution: the set is
+//!   activated and the reply lists its tools and says the call was NOT run.
+//! - Nothing is an error state: unknown names get "no X; available: …".
+
+use crate::activation::Activation;
+use crate::args::{ArgSpec, bind, join_or};
+use crate::clock::ZonedTime;
+use crate::core_tools::{self, CORE_TOOL_NAMES, CoreTool};
+use crate::parser::ToolCall;
+use crate::texts;
+use crate::toolbox::Toolbox;
+use crate::toolset::ClientEvent;
+use crate::toolset_registry::Route;
+
+/// How a visible result came about (for traces and tests).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResultKind {
+    /// A core tool answered (`get_current_time`, `show_text`, `read_skill`).
+    Core,
+    /// A tool of an active set ran.
+    Executed,
+    /// A tool of an inactive set ran at once (its arguments fit); the set is
+    /// now active.
+    ActivatedAndExecuted,
+    /// Seed §7: the set was activated, the call was NOT run.
+    Substituted,
+    /// Arguments did not fit the schema; nothing ran.
+    InvalidArgs,
+    /// No such tool; nothing ran.
+    UnknownTool,
+    /// A known set without this tool; the set is now active, nothing ran.
+    UnknownVerb,
+}
+
+/// What a call did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// `enable_toolset` / `disable_toolset`: nothing enters the history.
+    Invisible {
+        /// The reply (shown to the model once, only when nothing changed, so
+        /// it does not repeat a no-op call; see `Session`).
+        reply: String,
+        /// Whether the set of active toolsets changed.
+        changed: bool,
+    },
+    /// A result for the history, as a `TOOL_RESULT` message.
+    Visible {
+        /// The reply.
+        text: String,
+        /// Client events (`show_text`, toolset actions).
+        events: Vec<ClientEvent>,
+        /// How it came about.
+        kind: ResultKind,
+    },
+}
+
+impl Outcome {
+    fn visible(text: impl Into<String>, kind: ResultKind) -> Self {
+        Outcome::Visible {
+            text: text.into(),
+            events: Vec::new(),
+            kind,
+        }
+    }
+}
+
+/// Runs `call` for a session. `now` gives the activation clock and the time
+/// `get_current_time` reports.
+pub fn dispatch(
+    toolbox: &Toolbox,
+    activation: &mut Activation,
+    call: &ToolCall,
+    now: &ZonedTime,
+) -> Outcome {
+    let lang = toolbox.language();
+    let now_ms = now.unix_ms();
+    if let Some(core) = CoreTool::from_name(&call.name) {
+        return match core {
+            CoreTool::GetCurrentTime => {
+                Outcome::visible(core_tools::current_time(lang, now), ResultKind::Core)
+            }
+            CoreTool::ShowText => match bind(&[ArgSpec::text("text")], &call.args) {
+                Ok(args) => {
+                    let out = core_tools::show_text(lang, args.text("text"));
+                    Outcome::Visible {
+                        text: out.text,
+                        events: out.events,
+                        kind: ResultKind::Core,
+                    }
+                }
+                Err(_) => Outcome::visible(
+                    texts::args_invalid(lang, &core.spec(lang).schema_line()),
+                    ResultKind::InvalidArgs,
+                ),
+            },
+            CoreTool::ReadSkill => read_skill(toolbox, &name_arg(&call.args)),
+            CoreTool::EnableToolset => enable(toolbox, activation, &name_arg(&call.args), now_ms),
+            CoreTool::DisableToolset => disable(toolbox, activation, &name_arg(&call.args)),
+        };
+    }
+    match toolbox.toolsets().route(&call.name) {
+        Route::Unknown => Outcome::visible(
+            texts::no_tool(
+                lang,
+                &call.name,
+                &CORE_TOOL_NAMES.join(", "),
+                &join_or(toolbox.toolsets().names(), texts::none(lang)),
+            ),
+            ResultKind::UnknownTool,
+        ),
+        Route::UnknownVerb(set) => {
+            activation.touch(set.name(), now_ms);
+            let tools = toolbox.prompt().tool_lines(set.name()).unwrap_or("");
+            Outcome::visible(
+                texts::no_such_tool_in_set(lang, &call.name, set.name(), tools.trim_end()),
+                ResultKind::UnknownVerb,
+            )
+        }
+        Route::Tool(set, spec) => {
+            let was_active = activation.is_active(set.name());
+            activation.touch(set.name(), now_ms);
+            match bind(&spec.args, &call.args) {
+                Ok(args) => {
+                    let out = set.call(&spec.name, &args);
+                    Outcome::Visible {
+                        text: out.text,
+                        events: out.events,
+                        kind: if was_active {
+                            ResultKind::Executed
+                        } else {
+                            ResultKind::ActivatedAndExecuted
+                        },
+                    }
+                }
+                Err(error) => {
+                    tracing::debug!(tool = %spec.name, %error, "arguments do not fit");
+                    let schema = spec.schema_line();
+                    if was_active {
+                        Outcome::visible(
+                            texts::args_invalid(lang, &schema),
+                            ResultKind::InvalidArgs,
+                        )
+                    } else {
+                        let tools = toolbox.prompt().tool_lines(set.name()).unwrap_or("");
+                        Outcome::visible(
+                            texts::substituted(
+                                lang,
+                                set.name(),
+                                tools.trim_end(),
+                                &spec.name,
+                                &schema,
+                            ),
+                            ResultKind::Substituted,
+                        )
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The one-word argument of read_skill / enable / disable, cleaned and
+/// lower-cased; `""` when absent.
+fn name_arg(raw: &str) -> String {
+    bind(&[ArgSpec::word("name").optional()], raw)
+        .map(|a| a.text("name").to_lowercase())
+        .unwrap_or_default()
+}
+
+fn read_skill(toolbox: &Toolbox, name: &str) -> Outcome {
+    let lang = toolbox.language();
+    match toolbox.skills().get(name) {
+        Some(skill) if !skill.body.is_empty() => {
+            Outcome::visible(skill.body.clone(), ResultKind::Core)
+        }
+        Some(skill) => Outcome::visible(skill.description.clone(), ResultKind::Core),
+        None => Outcome::visible(
+            texts::no_skill(
+                lang,
+                name,
+                &join_or(toolbox.skills().names(), texts::none(lang)),
+            ),
+            ResultKind::Core,
+        ),
+    }
+}
+
+fn enable(toolbox: &Toolbox, activation: &mut Activation, name: &str, now_ms: u64) -> Outcome {
+    let lang = toolbox.language();
+    if toolbox.toolsets().get(name).is_none() {
+        return Outcome::Invisible {
+            reply: texts::no_toolset(
+                lang,
+                name,
+                &join_or(toolbox.toolsets().names(), texts::none(lang)),
+            ),
+            changed: false,
+        };
+    }
+    let was_active = activation.touch(name, now_ms);
+    Outcome::Invisible {
+        reply: if was_active {
+            texts::already_active(lang, name)
+        } else {
+            texts::enabled(lang, name)
+        },
+        changed: !was_active,
+    }
+}
+
+fn disable(toolbox: &Toolbox, activation: &mut Activation, name: &str) -> Outcome {
+    let lang = toolbox.language();
+    let unchanged = |reply: String| Outcome::Invisible {
+        reply,
+        changed: false,
+    };
+    if name.is_empty() {
+        // Forgiving: no name means "switch off what is on".
+        let off = activation.deactivate_all();
+        if off.is_empty() {
+            return unchanged(texts::no_active_toolsets(lang).to_owned());
+        }
+        return Outcome::Invisible {
+            reply: texts::disabled(lang, &off.join(", ")),
+            changed: true,
+        };
+    }
+    if toolbox.toolsets().get(name).is_none() {
+        return unchanged(texts::no_toolset(
+            lang,
+            name,
+            &join_or(toolbox.toolsets().names(), texts::none(lang)),
+        ));
+    }
+    if activation.deactivate(name) {
+        return Outcome::Invisible {
+            reply: texts::disabled(lang, name),
+            changed: true,
+        };
+    }
+    if activation.is_empty() {
+        unchanged(texts::no_active_toolsets(lang).to_owned())
+    } else {
+        unchanged(texts::not_active(
+            lang,
+            name,
+            &join_or(activation.active(), texts::none(lang)),
+        ))
+    }
+}

@@ -1,0 +1,283 @@
+//! One chat session as a sans-IO state machine: feed it the user's message
+//! and the model's replies with the current time; it answers with the next
+//! step — call the model with this request, or the turn is done.
+//!
+//! The history is never cleaned (seed §8). What enters it per round:
+//! - a call that ran or was substituted: the canonical `TOOL_CALL: …` line as
+//!   the assistant's message, then `TOOL_RESULT <tool>: …` as a user message;
+//! - `enable_toolset` / `disable_toolset`: nothing. If the call changed
+//!   nothing (already active, unknown set, none active), its call and reply
+//!   are shown once, appended to the next request only, so the model does not
+//!   repeat it; they are never stored.
+//! - the answer: the reply text (think blocks removed).
+
+use std::sync::Arc;
+
+use crate::activation::Activation;
+use crate::clock::ZonedTime;
+use crate::dispatcher::{Outcome, ResultKind, dispatch};
+use crate::limits::MAX_TOOL_RESULT_CHARS;
+use crate::llm::{ChatMessage, ModelRequest};
+use crate::parser::{ParsedReply, ToolCall, parse_reply};
+use crate::texts;
+use crate::toolbox::Toolbox;
+use crate::toolset::ClientEvent;
+
+/// A finished turn: the answer and the client events of its tool calls.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Reply {
+    /// The answer for the user.
+    pub text: String,
+    /// Events in the order the tools emitted them (`show_text`, actions).
+    pub events: Vec<ClientEvent>,
+}
+
+/// What the driver does next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step {
+    /// Send this request to the model and feed the reply to
+    /// [`Session::model_reply`].
+    CallModel(ModelRequest),
+    /// The turn is over.
+    Done(Reply),
+}
+
+/// What the session did with the last model reply (for traces and tests).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// The reply was the answer.
+    Answer,
+    /// An invisible `enable_toolset` / `disable_toolset`.
+    Invisible {
+        /// The call.
+        call: ToolCall,
+        /// Its reply.
+        reply: String,
+        /// Whether the active sets changed.
+        changed: bool,
+    },
+    /// A call whose result entered the history.
+    Tool {
+        /// The call.
+        call: ToolCall,
+        /// The result as stored.
+        result: String,
+        /// How it came about.
+        kind: ResultKind,
+    },
+    /// The turn used up its rounds; the user was told.
+    RoundLimit,
+}
+
+/// Misuse of the state machine.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SessionError {
+    /// `model_reply` without a request waiting for it.
+    #[error("no model call is pending: start a turn with user_message first")]
+    NoModelCallPending,
+}
+
+/// State of the turn in progress.
+#[derive(Debug, Default)]
+struct Turn {
+    rounds: u32,
+    events: Vec<ClientEvent>,
+    /// A no-op invisible call and its reply, for the next request only.
+    note: Option<[ChatMessage; 2]>,
+}
+
+/// One chat session: history, active toolsets, the turn in progress.
+#[derive(Debug)]
+pub struct Session {
+    toolbox: Arc<Toolbox>,
+    history: Vec<ChatMessage>,
+    activation: Activation,
+    turn: Option<Turn>,
+    last_action: Option<Action>,
+}
+
+impl Session {
+    /// A fresh session: empty history, no active sets.
+    pub fn new(toolbox: Arc<Toolbox>) -> Self {
+        let idle = toolbox.config().toolset_idle_ms;
+        Self {
+            toolbox,
+            history: Vec::new(),
+            activation: Activation::new(idle),
+            turn: None,
+            last_action: None,
+        }
+    }
+
+    /// A session that continues an earlier conversation (e.g. one a chat UI
+    /// sends whole with every request). Activation starts empty: it is never
+    /// persisted (seed §5).
+    pub fn resume(toolbox: Arc<Toolbox>, history: Vec<ChatMessage>) -> Self {
+        let mut session = Self::new(toolbox);
+        session.history = history;
+        session
+    }
+
+    /// Starts a turn. A turn still in progress is abandoned first.
+    pub fn user_message(&mut self, text: &str, now: &ZonedTime) -> Step {
+        if self.turn.is_some() {
+            tracing::debug!("new user message abandons the turn in progress");
+            self.abort_turn();
+        }
+        self.history.push(ChatMessage::user(text));
+        self.turn = Some(Turn::default());
+        self.last_action = None;
+        Step::CallModel(self.request(now))
+    }
+
+    /// Feeds the model's reply to the pending request.
+    pub fn model_reply(&mut self, text: &str, now: &ZonedTime) -> Result<Step, SessionError> {
+        let Some(mut turn) = self.turn.take() else {
+            return Err(SessionError::NoModelCallPending);
+        };
+        let lang = self.toolbox.language();
+        let (call, ignored) = match parse_reply(text) {
+            ParsedReply::Answer(answer) => {
+                self.history.push(ChatMessage::assistant(answer.clone()));
+                self.last_action = Some(Action::Answer);
+                return Ok(Step::Done(Reply {
+                    text: answer,
+                    events: turn.events,
+                }));
+            }
+            ParsedReply::Call { call, ignored } => (call, ignored),
+        };
+        turn.rounds += 1;
+        turn.note = None;
+        match dispatch(&self.toolbox, &mut self.activation, &call, now) {
+            Outcome::Invisible { reply, changed } => {
+                if !changed {
+                    turn.note = Some([
+                        ChatMessage::assistant(call.line()),
+                        ChatMessage::tool_result(&call.name, &reply),
+                    ]);
+                }
+                self.last_action = Some(Action::Invisible {
+                    call,
+                    reply,
+                    changed,
+                });
+            }
+            Outcome::Visible { text, events, kind } => {
+                let mut result = truncate(text, texts::truncated(lang));
+                if ignored > 0 {
+                    result.push_str(&texts::only_first_call_ran(lang, ignored));
+                }
+                self.history.push(ChatMessage::assistant(call.line()));
+                self.history
+                    .push(ChatMessage::tool_result(&call.name, &result));
+                turn.events.extend(events);
+                self.last_action = Some(Action::Tool { call, result, kind });
+            }
+        }
+        let max = self.toolbox.config().max_tool_rounds;
+        if turn.rounds >= max {
+            let text = texts::round_limit(lang, max);
+            tracing::info!(rounds = turn.rounds, "tool round limit reached");
+            self.history.push(ChatMessage::assistant(text.clone()));
+            self.last_action = Some(Action::RoundLimit);
+            return Ok(Step::Done(Reply {
+                text,
+                events: turn.events,
+            }));
+        }
+        self.turn = Some(turn);
+        Ok(Step::CallModel(self.request(now)))
+    }
+
+    /// Ends the turn in progress without an answer (the model call failed).
+    /// The history keeps what happened, and an assistant line saying no reply
+    /// came keeps user/assistant turns alternating, which strict chat
+    /// templates (Gemma's) require.
+    pub fn abort_turn(&mut self) {
+        if self.turn.take().is_none() {
+            return;
+        }
+        let ends_with_user = self
+            .history
+            .last()
+            .is_some_and(|m| m.role == crate::llm::Role::User);
+        if ends_with_user {
+            let lang = self.toolbox.language();
+            self.history
+                .push(ChatMessage::assistant(texts::no_reply(lang)));
+        }
+    }
+
+    /// The request for the current state: expires stale sets, rebuilds the
+    /// prompt, and appends a pending note (once).
+    fn request(&mut self, now: &ZonedTime) -> ModelRequest {
+        for set in self.activation.expire(now.unix_ms()) {
+            tracing::debug!(%set, "toolset expired");
+        }
+        let active: Vec<&str> = self.activation.active().collect();
+        let system = self.toolbox.prompt().build(&active);
+        let mut messages = self.history.clone();
+        if let Some(note) = self.turn.as_mut().and_then(|t| t.note.take()) {
+            messages.extend(note);
+        }
+        ModelRequest { system, messages }
+    }
+
+    /// The system prompt this session would send now (expiring stale sets).
+    pub fn current_prompt(&mut self, now: &ZonedTime) -> String {
+        self.activation.expire(now.unix_ms());
+        let active: Vec<&str> = self.activation.active().collect();
+        self.toolbox.prompt().build(&active)
+    }
+
+    /// The history so far.
+    pub fn history(&self) -> &[ChatMessage] {
+        &self.history
+    }
+
+    /// This session's active toolsets.
+    pub fn activation(&self) -> &Activation {
+        &self.activation
+    }
+
+    /// What the last model reply led to.
+    pub fn last_action(&self) -> Option<&Action> {
+        self.last_action.as_ref()
+    }
+
+    /// Whether a model reply is awaited.
+    pub fn awaiting_model(&self) -> bool {
+        self.turn.is_some()
+    }
+
+    /// The shared toolbox.
+    pub fn toolbox(&self) -> &Arc<Toolbox> {
+        &self.toolbox
+    }
+}
+
+/// Cuts `text` to [`MAX_TOOL_RESULT_CHARS`] characters, marking the cut.
+fn truncate(mut text: String, mark: &str) -> String {
+    if let Some((cut, _)) = text.char_indices().nth(MAX_TOOL_RESULT_CHARS) {
+        text.truncate(cut);
+        text.push_str(mark);
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncate_cuts_on_a_char_boundary_and_marks_it() {
+        let long = "я".repeat(MAX_TOOL_RESULT_CHARS + 3);
+        let cut = truncate(long, "[cut]");
+        assert_eq!(cut.chars().count(), MAX_TOOL_RESULT_CHARS + 5);
+        assert!(cut.ends_with("я[cut]"));
+        assert_eq!(truncate("short".into(), "[cut]"), "short");
+        let exact = "a".repeat(MAX_TOOL_RESULT_CHARS);
+        assert_eq!(truncate(exact.clone(), "[cut]"), exact);
+    }
+}

@@ -1,0 +1,402 @@
+//! Every text the model sees from this crate — the prompt frame, core tool
+//! descriptions, core tool replies, the media toolset's descriptions — in
+//! English and Russian, chosen by [`Language`]. Keep them short: a small model
+//! reads all of them on every request (seed §10).
+//!
+//! Protocol keywords (`TOOL_CALL`, `TOOL_RESULT`), tool names and argument
+//! names stay English in both languages: they are identifiers, not prose.
+
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// The language of every model-visible text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Language {
+    /// English.
+    #[default]
+    En,
+    /// Russian.
+    Ru,
+}
+
+/// A language code that is neither `en` nor `ru`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown language {0:?}; expected \"en\" or \"ru\"")]
+pub struct UnknownLanguage(pub String);
+
+impl FromStr for Language {
+    type Err = UnknownLanguage;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "en" | "english" => Ok(Language::En),
+            "ru" | "russian" => Ok(Language::Ru),
+            _ => Err(UnknownLanguage(s.to_owned())),
+        }
+    }
+}
+
+impl fmt::Display for Language {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Language::En => "en",
+            Language::Ru => "ru",
+        })
+    }
+}
+
+/// Picks the English or the Russian variant.
+fn pick(lang: Language, en: &'static str, ru: &'static str) -> &'static str {
+    match lang {
+        Language::En => en,
+        Language::Ru => ru,
+    }
+}
+
+// ---------------------------------------------------------------- prompt frame
+
+/// The opening lines: who the model is and the call protocol.
+pub fn preamble(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "You are Porfiry, a brief helpful assistant.\n\
+         To use a tool, reply with one line: TOOL_CALL: name|arg1|arg2\n\
+         One call per reply, then wait for TOOL_RESULT. A reply without TOOL_CALL goes to the user.\n",
+        "Ты Порфирий, краткий и полезный помощник.\n\
+         Чтобы вызвать инструмент, ответь одной строкой: TOOL_CALL: имя|арг1|арг2\n\
+         Один вызов за ответ, потом жди TOOL_RESULT. Ответ без TOOL_CALL уходит пользователю.\n",
+    )
+}
+
+/// Heading of the core tools section.
+pub fn core_heading(lang: Language) -> &'static str {
+    pick(lang, "Core tools:\n", "Базовые инструменты:\n")
+}
+
+/// Heading of the toolset catalogue (one line per set follows).
+pub fn catalogue_heading(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "Toolsets (turn on with enable_toolset|name):\n",
+        "Наборы инструментов (включить: enable_toolset|имя):\n",
+    )
+}
+
+/// The "Active toolsets: …" line; the active sets' tool lines follow it.
+pub fn active_heading(lang: Language, names: &str) -> String {
+    match lang {
+        Language::En => format!("Active toolsets: {names}. Their tools:\n"),
+        Language::Ru => format!("Активные наборы: {names}. Их инструменты:\n"),
+    }
+}
+
+/// Heading of the skill index (one line per skill follows).
+pub fn skills_heading(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "Skills (steps via read_skill|name):\n",
+        "Навыки (шаги: read_skill|имя):\n",
+    )
+}
+
+// ------------------------------------------------------ core tool descriptions
+
+/// One-line description of `get_current_time`.
+pub fn desc_get_current_time(lang: Language) -> &'static str {
+    pick(lang, "date, time, time zone", "дата, время, часовой пояс")
+}
+
+/// One-line description of `show_text`.
+pub fn desc_show_text(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "show text on the user's screen",
+        "показать текст на экране пользователя",
+    )
+}
+
+/// One-line description of `read_skill`.
+pub fn desc_read_skill(lang: Language) -> &'static str {
+    pick(lang, "read a skill's steps", "прочитать шаги навыка")
+}
+
+/// One-line description of `enable_toolset`.
+pub fn desc_enable_toolset(lang: Language) -> &'static str {
+    pick(lang, "turn a toolset on", "включить набор")
+}
+
+/// One-line description of `disable_toolset`.
+pub fn desc_disable_toolset(lang: Language) -> &'static str {
+    pick(lang, "turn a toolset off", "выключить набор")
+}
+
+// ------------------------------------------------------------ core tool replies
+
+/// Weekday names, Monday first, for `get_current_time`.
+pub fn weekday(lang: Language, monday_based: u8) -> &'static str {
+    const EN: [&str; 7] = [
+        "Monday",
+        "Tuesday",
+        "Wednesday",
+        "Thursday",
+        "Friday",
+        "Saturday",
+        "Sunday",
+    ];
+    const RU: [&str; 7] = [
+        "понедельник",
+        "вторник",
+        "среда",
+        "четверг",
+        "пятница",
+        "суббота",
+        "воскресенье",
+    ];
+    let i = usize::from(monday_based % 7);
+    match lang {
+        Language::En => EN[i],
+        Language::Ru => RU[i],
+    }
+}
+
+/// `show_text` succeeded.
+pub fn shown(lang: Language) -> &'static str {
+    pick(lang, "shown to the user", "показано пользователю")
+}
+
+/// `enable_toolset` of a set that is already active.
+pub fn already_active(lang: Language, set: &str) -> String {
+    match lang {
+        Language::En => format!("toolset {set} already active, timeout extended"),
+        Language::Ru => format!("набор {set} уже активен, таймаут продлён"),
+    }
+}
+
+/// `enable_toolset` switched a set on (seen only in traces: the call is invisible).
+pub fn enabled(lang: Language, set: &str) -> String {
+    match lang {
+        Language::En => format!("toolset {set} enabled"),
+        Language::Ru => format!("набор {set} включён"),
+    }
+}
+
+/// `disable_toolset` switched sets off (seen only in traces).
+pub fn disabled(lang: Language, sets: &str) -> String {
+    match lang {
+        Language::En => format!("toolset {sets} disabled"),
+        Language::Ru => format!("набор {sets} выключен"),
+    }
+}
+
+/// `disable_toolset` with nothing active.
+pub fn no_active_toolsets(lang: Language) -> &'static str {
+    pick(lang, "no active toolsets", "нет активных наборов")
+}
+
+/// `disable_toolset|x` where x exists but is not active.
+pub fn not_active(lang: Language, set: &str, active: &str) -> String {
+    match lang {
+        Language::En => format!("toolset {set} is not active; active: {active}"),
+        Language::Ru => format!("набор {set} не активен; активны: {active}"),
+    }
+}
+
+/// A toolset name that does not exist.
+pub fn no_toolset(lang: Language, set: &str, available: &str) -> String {
+    match lang {
+        Language::En => format!("no toolset {set:?}; available: {available}"),
+        Language::Ru => format!("набора {set:?} нет; доступны: {available}"),
+    }
+}
+
+/// A skill name that does not exist.
+pub fn no_skill(lang: Language, skill: &str, available: &str) -> String {
+    match lang {
+        Language::En => format!("no skill {skill:?}; available: {available}"),
+        Language::Ru => format!("навыка {skill:?} нет; доступны: {available}"),
+    }
+}
+
+/// A tool name that is neither a core tool nor `<known set>_<verb>`.
+pub fn no_tool(lang: Language, tool: &str, core: &str, sets: &str) -> String {
+    match lang {
+        Language::En => format!("no tool {tool:?}; core tools: {core}; toolsets: {sets}"),
+        Language::Ru => format!("инструмента {tool:?} нет; базовые: {core}; наборы: {sets}"),
+    }
+}
+
+/// `<set>_<verb>` where the set exists but has no such verb; lists its tools.
+pub fn no_such_tool_in_set(lang: Language, tool: &str, set: &str, tools: &str) -> String {
+    match lang {
+        Language::En => format!("no tool {tool:?}. Toolset {set} is active, its tools:\n{tools}"),
+        Language::Ru => {
+            format!("инструмента {tool:?} нет. Набор {set} активен, его инструменты:\n{tools}")
+        }
+    }
+}
+
+/// Arguments that do not fit the tool's schema.
+pub fn args_invalid(lang: Language, schema: &str) -> String {
+    match lang {
+        Language::En => format!("arguments invalid, expected: {schema}"),
+        Language::Ru => format!("аргументы неверны, ожидается: {schema}"),
+    }
+}
+
+/// Seed §7: a call to a tool of an inactive set whose arguments did not fit.
+/// The set is now active; say plainly that the call did NOT run.
+pub fn substituted(lang: Language, set: &str, tools: &str, tool: &str, schema: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "Toolset {set} activated. Its tools:\n{tools}\n\
+             {tool} was NOT executed yet. To run it, call: TOOL_CALL: {schema}"
+        ),
+        Language::Ru => format!(
+            "Набор {set} активирован. Его инструменты:\n{tools}\n\
+             {tool} ещё НЕ выполнялся. Чтобы выполнить, вызови: TOOL_CALL: {schema}"
+        ),
+    }
+}
+
+/// Appended to a tool result when the reply held more than one call.
+pub fn only_first_call_ran(lang: Language, dropped: usize) -> String {
+    match lang {
+        Language::En => {
+            format!("\n(only the first TOOL_CALL of a reply runs; {dropped} more ignored)")
+        }
+        Language::Ru => {
+            format!("\n(выполняется только первый TOOL_CALL ответа; ещё {dropped} пропущено)")
+        }
+    }
+}
+
+/// Marks a tool result cut at [`crate::limits::MAX_TOOL_RESULT_CHARS`].
+pub fn truncated(lang: Language) -> &'static str {
+    pick(lang, "\n[truncated]", "\n[обрезано]")
+}
+
+/// Word for "none" in lists.
+pub fn none(lang: Language) -> &'static str {
+    pick(lang, "none", "нет")
+}
+
+/// Told to the user when a turn used up its tool rounds.
+pub fn round_limit(lang: Language, rounds: u32) -> String {
+    match lang {
+        Language::En => format!(
+            "Sorry, I stopped after {rounds} tool steps without reaching an answer. \
+             Please rephrase or ask me to continue."
+        ),
+        Language::Ru => format!(
+            "Извините, я остановился после {rounds} шагов с инструментами и не дошёл до ответа. \
+             Переформулируйте или попросите продолжить."
+        ),
+    }
+}
+
+/// Stored as the assistant's message when a turn ended because the model call
+/// failed, so user and assistant messages keep alternating.
+pub fn no_reply(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "(no reply: the model call failed)",
+        "(нет ответа: вызов модели не удался)",
+    )
+}
+
+// -------------------------------------------------------------- media toolset
+
+/// Catalogue line of the media toolset.
+pub fn media_summary(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "films: search, details, play",
+        "фильмы: поиск, детали, запуск",
+    )
+}
+
+/// `media_search` description.
+pub fn media_search_desc(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "find films by title or words",
+        "найти фильмы по названию или словам",
+    )
+}
+
+/// `media_info` description.
+pub fn media_info_desc(lang: Language) -> &'static str {
+    pick(lang, "film details by id", "детали фильма по id")
+}
+
+/// `media_play` description.
+pub fn media_play_desc(lang: Language) -> &'static str {
+    pick(lang, "start playing a film by id", "запустить фильм по id")
+}
+
+/// `media_search` found nothing.
+pub fn media_nothing_found(lang: Language, query: &str) -> String {
+    match lang {
+        Language::En => format!("nothing found for {query:?}"),
+        Language::Ru => format!("по запросу {query:?} ничего не найдено"),
+    }
+}
+
+/// `media_search` found more than it shows.
+pub fn media_more(lang: Language, more: usize) -> String {
+    match lang {
+        Language::En => format!("…and {more} more; refine the query"),
+        Language::Ru => format!("…и ещё {more}; уточни запрос"),
+    }
+}
+
+/// `media_info` / `media_play` with an id not in the catalogue.
+pub fn media_no_id(lang: Language, id: &str) -> String {
+    match lang {
+        Language::En => format!("no film with id {id:?}; find ids with media_search|query"),
+        Language::Ru => format!("фильма с id {id:?} нет; id ищи через media_search|query"),
+    }
+}
+
+/// `media_play` started.
+pub fn media_playing(lang: Language, title: &str) -> String {
+    match lang {
+        Language::En => format!("playing: {title}"),
+        Language::Ru => format!("запущено: {title}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn language_parses_codes_and_rejects_others() {
+        assert_eq!("en".parse::<Language>(), Ok(Language::En));
+        assert_eq!(" RU ".parse::<Language>(), Ok(Language::Ru));
+        assert_eq!(
+            "de".parse::<Language>(),
+            Err(UnknownLanguage("de".to_owned()))
+        );
+        assert_eq!(Language::Ru.to_string(), "ru");
+    }
+
+    #[test]
+    fn every_text_differs_between_languages() {
+        let (en, ru) = (Language::En, Language::Ru);
+        assert_ne!(preamble(en), preamble(ru));
+        assert_ne!(shown(en), shown(ru));
+        assert_ne!(weekday(en, 0), weekday(ru, 0));
+        assert_ne!(round_limit(en, 3), round_limit(ru, 3));
+        assert_ne!(no_reply(en), no_reply(ru));
+    }
+
+    #[test]
+    fn weekday_wraps_instead_of_panicking() {
+        assert_eq!(weekday(Language::En, 7), "Monday");
+        assert_eq!(weekday(Language::En, 6), "Sunday");
+    }
+}

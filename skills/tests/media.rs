@@ -1,0 +1,123 @@
+//! The data-driven media toolset: search ranking and limits, details, play,
+//! unknown ids, and the catalogue JSON shape the node loads.
+
+mod common;
+
+use common::films;
+use porfiry_skills::limits::MAX_MEDIA_SEARCH_RESULTS;
+use porfiry_skills::{
+    Args, ClientEvent, Invocation, Language, MediaEntry, MediaToolset, Toolset, ToolsetRegistry,
+};
+
+fn registry(entries: Vec<MediaEntry>, lang: Language) -> ToolsetRegistry {
+    let mut r = ToolsetRegistry::new();
+    r.register(MediaToolset::new(entries, lang)).unwrap();
+    r
+}
+
+fn ran(inv: Invocation) -> porfiry_skills::ToolOutput {
+    match inv {
+        Invocation::Ran(out) => out,
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn search_puts_title_hits_first_and_ignores_case_and_punctuation() {
+    let r = registry(films(), Language::En);
+    let out = ran(r.invoke("media_search", "LARA, croft!"));
+    assert_eq!(
+        out.text,
+        "tt0146316 — Lara Croft: Tomb Raider (2001)\n\
+         tt0325703 — Lara Croft Tomb Raider: The Cradle of Life (2003)\n\
+         tt1365519 — Tomb Raider (2018)"
+    );
+    let out = ran(r.invoke("media_search", "simulation"));
+    assert_eq!(out.text, "tt0133093 — The Matrix (1999)");
+}
+
+#[test]
+fn search_reports_nothing_found_in_words() {
+    let r = registry(films(), Language::En);
+    assert_eq!(
+        ran(r.invoke("media_search", "godzilla")).text,
+        "nothing found for \"godzilla\""
+    );
+    assert_eq!(
+        ran(r.invoke("media_search", "?!")).text,
+        "nothing found for \"?!\""
+    );
+    let ru = registry(films(), Language::Ru);
+    assert_eq!(
+        ran(ru.invoke("media_search", "годзилла")).text,
+        "по запросу \"годзилла\" ничего не найдено"
+    );
+}
+
+#[test]
+fn search_shows_at_most_the_limit_and_says_how_many_more() {
+    let many: Vec<MediaEntry> = (0..MAX_MEDIA_SEARCH_RESULTS + 3)
+        .map(|i| MediaEntry {
+            id: format!("id{i}"),
+            title: format!("Star film {i}"),
+            year: None,
+            description: String::new(),
+        })
+        .collect();
+    let out = ran(registry(many, Language::En).invoke("media_search", "star"));
+    let lines: Vec<&str> = out.text.lines().collect();
+    assert_eq!(lines.len(), MAX_MEDIA_SEARCH_RESULTS + 1);
+    assert_eq!(lines[0], "id0 — Star film 0");
+    assert_eq!(*lines.last().unwrap(), "…and 3 more; refine the query");
+}
+
+#[test]
+fn info_gives_details_and_handles_missing_years_and_descriptions() {
+    let r = registry(films(), Language::En);
+    assert_eq!(
+        ran(r.invoke("media_info", "tt0133093")).text,
+        "tt0133093 — The Matrix (1999): A hacker learns the world is a simulation."
+    );
+    assert_eq!(
+        ran(r.invoke("media_info", "tt0000001")).text,
+        "tt0000001 — Untitled Home Video"
+    );
+}
+
+#[test]
+fn play_emits_an_action_and_unknown_ids_fail_in_words() {
+    let r = registry(films(), Language::En);
+    let out = ran(r.invoke("media_play", "tt1365519"));
+    assert!(out.ok);
+    assert_eq!(out.text, "playing: Tomb Raider");
+    assert_eq!(
+        out.events,
+        [ClientEvent::Action {
+            tool: "media_play".into(),
+            value: "tt1365519".into()
+        }]
+    );
+    let out = ran(r.invoke("media_play", "tt9"));
+    assert!(!out.ok);
+    assert!(out.events.is_empty());
+}
+
+#[test]
+fn a_direct_call_with_an_unlisted_tool_answers_instead_of_panicking() {
+    let set = MediaToolset::new(films(), Language::En);
+    let out = set.call("media_stop", &Args::default());
+    assert!(!out.ok);
+    assert!(out.text.contains("media_search|query"), "{}", out.text);
+}
+
+#[test]
+fn catalogue_entries_read_from_json_with_optional_fields() {
+    let json = r#"[{"id":"a","title":"A","year":2001,"description":"d"},{"id":"b","title":"B"}]"#;
+    let entries: Vec<MediaEntry> = serde_yaml_ng::from_str(json).unwrap();
+    assert_eq!(entries[0].year, Some(2001));
+    assert_eq!(entries[1].year, None);
+    assert_eq!(entries[1].description, "");
+    let set = MediaToolset::new(entries, Language::En);
+    assert_eq!(set.entries().len(), 2);
+    assert_eq!(set.summary(), "films: search, details, play");
+}

@@ -1,0 +1,161 @@
+//! The toolset registry on its own, as the HMP cognitive core uses it:
+//! registration checks, prefix routing, argument checking, invocation.
+
+mod common;
+
+use common::{Notes, films};
+use porfiry_skills::{
+    ArgSpec, Args, ArgsError, Invocation, Language, MediaToolset, RegistryError, Route, ToolOutput,
+    ToolSpec, Toolset, ToolsetRegistry,
+};
+
+struct Custom {
+    name: &'static str,
+    tools: Vec<ToolSpec>,
+}
+
+impl Toolset for Custom {
+    fn name(&self) -> &str {
+        self.name
+    }
+    fn summary(&self) -> &str {
+        "custom"
+    }
+    fn tools(&self) -> &[ToolSpec] {
+        &self.tools
+    }
+    fn call(&self, tool: &str, _args: &Args) -> ToolOutput {
+        ToolOutput::ok(tool)
+    }
+}
+
+fn custom(name: &'static str, tools: &[&str]) -> Custom {
+    Custom {
+        name,
+        tools: tools
+            .iter()
+            .map(|t| ToolSpec::new(t, "d", vec![]))
+            .collect(),
+    }
+}
+
+fn registry() -> ToolsetRegistry {
+    let mut r = ToolsetRegistry::new();
+    r.register(MediaToolset::new(films(), Language::En))
+        .unwrap();
+    r.register(Notes::new()).unwrap();
+    r
+}
+
+#[test]
+fn registration_refuses_every_kind_of_bad_set() {
+    let mut r = registry();
+    assert_eq!(
+        r.register(custom("media", &["media_x"])),
+        Err(RegistryError::DuplicateSet("media".into()))
+    );
+    assert_eq!(
+        r.register(custom("my_set", &[])),
+        Err(RegistryError::BadSetName("my_set".into()))
+    );
+    assert_eq!(
+        r.register(custom("", &[])),
+        Err(RegistryError::BadSetName("".into()))
+    );
+    assert_eq!(
+        r.register(custom("Web", &[])),
+        Err(RegistryError::BadSetName("Web".into()))
+    );
+    assert!(matches!(
+        r.register(custom("web", &["fetch"])),
+        Err(RegistryError::BadToolName { .. })
+    ));
+    assert!(matches!(
+        r.register(custom("web", &["web_"])),
+        Err(RegistryError::BadToolName { .. })
+    ));
+    assert!(matches!(
+        r.register(custom("web", &["webfetch"])),
+        Err(RegistryError::BadToolName { .. })
+    ));
+    assert!(matches!(
+        r.register(custom("web", &["web_Fetch"])),
+        Err(RegistryError::BadToolName { .. })
+    ));
+    assert_eq!(
+        r.register(custom("web", &["web_get", "web_get"])),
+        Err(RegistryError::DuplicateTool("web_get".into()))
+    );
+    assert_eq!(
+        r.register(custom("read", &["read_skill"])),
+        Err(RegistryError::ClashesWithCoreTool("read_skill".into()))
+    );
+    let bad_order = Custom {
+        name: "web",
+        tools: vec![ToolSpec::new(
+            "web_get",
+            "d",
+            vec![ArgSpec::word("a").optional(), ArgSpec::word("b")],
+        )],
+    };
+    assert_eq!(
+        r.register(bad_order),
+        Err(RegistryError::RequiredAfterOptional("web_get".into()))
+    );
+    assert_eq!(r.len(), 2, "nothing half-registered");
+    r.register(custom("web", &["web_get", "web_get_all"]))
+        .unwrap();
+    assert_eq!(r.names().collect::<Vec<_>>(), ["media", "notes", "web"]);
+}
+
+#[test]
+fn the_prefix_routes_and_identifies_the_set() {
+    let r = registry();
+    assert!(
+        matches!(r.route("media_info"), Route::Tool(set, spec) if set.name() == "media" && spec.name == "media_info")
+    );
+    assert!(matches!(r.route("notes_add"), Route::Tool(set, _) if set.name() == "notes"));
+    assert!(matches!(r.route("media_nope"), Route::UnknownVerb(set) if set.name() == "media"));
+    assert!(matches!(r.route("web_get"), Route::Unknown));
+    assert!(
+        matches!(r.route("media"), Route::Unknown),
+        "no underscore, no route"
+    );
+    assert_eq!(r.set_of("notes_list").map(|s| s.name()), Some("notes"));
+}
+
+#[test]
+fn invoke_checks_arguments_before_running() {
+    let r = registry();
+    assert_eq!(
+        r.invoke("notes_list", ""),
+        Invocation::Ran(ToolOutput::ok("1. buy milk"))
+    );
+    assert_eq!(
+        r.invoke("notes_mark", "x"),
+        Invocation::InvalidArgs {
+            schema: "notes_mark|n(number)|[state(done/open)]".into(),
+            error: ArgsError::NotANumber {
+                name: "n".into(),
+                value: "x".into()
+            },
+        }
+    );
+    assert_eq!(
+        r.invoke("notes_zap", ""),
+        Invocation::UnknownVerb {
+            set: "notes".into()
+        }
+    );
+    assert_eq!(r.invoke("web_get", ""), Invocation::UnknownTool);
+    match r.invoke("media_info", "nope") {
+        Invocation::Ran(out) => {
+            assert!(!out.ok);
+            assert_eq!(
+                out.text,
+                "no film with id \"nope\"; find ids with media_search|query"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

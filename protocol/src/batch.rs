@@ -1,0 +1,43 @@
+//! Batch verification of many received envelopes at once: every cheap check
+//! per item first (size, shape, limits, weak keys, expiry), then one ed25519
+//! batch equation over the survivors; if that fails, each is verified alone
+//! to find the bad ones.
+//!
+//! Weak (small-order) author keys are refused before the batch, as batch
+//! verification does not refuse them itself. Honestly made signatures get
+//! the same answer here as from `verify_strict`; see docs/protocol.md for
+//! the signatures only an author could craft on purpose that may differ.
+
+use ed25519_dalek::{Signature, VerifyingKey};
+
+use crate::error::ItemError;
+use crate::verified::{Unverified, VerifiedItem};
+
+/// Decodes and verifies each envelope; result `i` belongs to `envelopes[i]`.
+pub fn verify_batch(envelopes: &[&[u8]], now_ms: u64) -> Vec<Result<VerifiedItem, ItemError>> {
+    let checked: Vec<Result<Unverified, ItemError>> = envelopes
+        .iter()
+        .map(|bytes| Unverified::check(bytes, now_ms))
+        .collect();
+    let ready: Vec<&Unverified> = checked.iter().filter_map(|c| c.as_ref().ok()).collect();
+    let batch_ok = match ready.len() {
+        0 | 1 => false, // nothing to gain: verify alone, strictly
+        _ => {
+            let messages: Vec<&[u8]> = ready.iter().map(|u| u.payload_bytes()).collect();
+            let signatures: Vec<Signature> = ready.iter().map(|u| u.signature()).collect();
+            let keys: Vec<VerifyingKey> = ready.iter().map(|u| u.key).collect();
+            ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok()
+        }
+    };
+    checked
+        .into_iter()
+        .map(|c| {
+            let unverified = c?;
+            if batch_ok {
+                Ok(unverified.into_verified())
+            } else {
+                unverified.verify_strict()
+            }
+        })
+        .collect()
+}

@@ -1,0 +1,262 @@
+//! The body of each item kind: one struct per kind, holding only what the
+//! author shares. Local-only fields (a note's tags, llm_id, hidden, read)
+//! and secrets (an LLM's API key) have no field here, so they can never
+//! enter a payload.
+
+use serde::{Deserialize, Serialize, Serializer};
+
+use crate::error::ItemError;
+use crate::item_id::ItemId;
+use crate::kinds::ItemKind;
+
+/// A message in the shared notebook (HMP `notes`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    /// The message, 1..=MAX_TEXT_BYTES bytes.
+    pub text: String,
+    /// Optional topic line.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    /// Who is addressed (peer ids or names), at most MAX_LIST_ITEMS.
+    pub mentions: Vec<String>,
+    /// Hashtags without `#`, at most MAX_LIST_ITEMS.
+    pub hashtags: Vec<String>,
+    /// 0 = ordinary; higher = more urgent.
+    pub priority: u8,
+    /// Who wrote it: "user", "llm", "system", or a free label.
+    pub source: String,
+    /// The item this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<ItemId>,
+}
+
+/// A way out of a stagnation (HMP `stagnation_strategies`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StagnationStrategy {
+    /// Short name.
+    pub name: String,
+    /// Family of strategy (e.g. "mesh", "flashback", "random-walk").
+    pub class: String,
+    /// What it does and when it helps.
+    pub description: String,
+    /// The steps, in order.
+    pub steps: Vec<String>,
+    /// Relative cost, 0 = cheapest; cheap strategies are tried first.
+    pub cost: u8,
+}
+
+/// A thinking method: what to do when a solution will not come.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ThinkingMethod {
+    /// Short name.
+    pub name: String,
+    /// What it does and when it helps.
+    pub description: String,
+    /// The steps, in order.
+    pub steps: Vec<String>,
+}
+
+/// A score the author gives another item.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rating {
+    /// The rated item.
+    pub target: ItemId,
+    /// MIN_SCORE..=MAX_SCORE (-3..=+3, the HMP validation scale).
+    pub score: i8,
+    /// Why, possibly empty.
+    pub comment: String,
+}
+
+/// Optional limits of an advertised LLM.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmLimits {
+    /// Context window in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u32>,
+    /// Longest reply in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_output_tokens: Option<u32>,
+    /// Requests per minute the owner allows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requests_per_minute: Option<u32>,
+}
+
+/// Where an LLM can be reached. There is deliberately no API key field:
+/// secrets stay in the local `llm_registry` row and never travel.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmAddress {
+    /// Short name.
+    pub name: String,
+    /// An `http://` or `https://` URL without credentials, or a node's peer
+    /// id (`12D3KooW…`) to offload tasks to that node.
+    pub endpoint: String,
+    /// Model name as the endpoint knows it.
+    pub model: String,
+    /// Capabilities ("chat", "tools", "vision", …).
+    pub features: Vec<String>,
+    /// Advertised limits.
+    pub limits: LlmLimits,
+}
+
+/// A tombstone: the author withdraws one of its own earlier items. (That
+/// the target has the same author is checked where the target is known.)
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Retraction {
+    /// The withdrawn item.
+    pub target: ItemId,
+}
+
+/// An item's body; the variant is the item's kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Body {
+    /// See [`Note`].
+    Note(Note),
+    /// See [`StagnationStrategy`].
+    StagnationStrategy(StagnationStrategy),
+    /// See [`ThinkingMethod`].
+    ThinkingMethod(ThinkingMethod),
+    /// See [`Rating`].
+    Rating(Rating),
+    /// See [`LlmAddress`].
+    LlmAddress(LlmAddress),
+    /// See [`Retraction`].
+    Retraction(Retraction),
+}
+
+/// Written as the bare struct of its variant; the kind travels in the header.
+impl Serialize for Body {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Body::Note(b) => b.serialize(serializer),
+            Body::StagnationStrategy(b) => b.serialize(serializer),
+            Body::ThinkingMethod(b) => b.serialize(serializer),
+            Body::Rating(b) => b.serialize(serializer),
+            Body::LlmAddress(b) => b.serialize(serializer),
+            Body::Retraction(b) => b.serialize(serializer),
+        }
+    }
+}
+
+impl Body {
+    /// The kind of this body.
+    pub fn kind(&self) -> ItemKind {
+        match self {
+            Body::Note(_) => ItemKind::Note,
+            Body::StagnationStrategy(_) => ItemKind::StagnationStrategy,
+            Body::ThinkingMethod(_) => ItemKind::ThinkingMethod,
+            Body::Rating(_) => ItemKind::Rating,
+            Body::LlmAddress(_) => ItemKind::LlmAddress,
+            Body::Retraction(_) => ItemKind::Retraction,
+        }
+    }
+
+    /// Reads a body of `kind` from a decoded CBOR value; any other shape
+    /// (missing, extra or mistyped fields) is a `KindMismatch`.
+    pub(crate) fn from_value(kind: ItemKind, value: ciborium::Value) -> Result<Body, ItemError> {
+        fn read<T: serde::de::DeserializeOwned>(
+            kind: ItemKind,
+            v: ciborium::Value,
+        ) -> Result<T, ItemError> {
+            v.deserialized().map_err(|e| ItemError::KindMismatch {
+                kind,
+                detail: e.to_string(),
+            })
+        }
+        Ok(match kind {
+            ItemKind::Note => Body::Note(read(kind, value)?),
+            ItemKind::StagnationStrategy => Body::StagnationStrategy(read(kind, value)?),
+            ItemKind::ThinkingMethod => Body::ThinkingMethod(read(kind, value)?),
+            ItemKind::Rating => Body::Rating(read(kind, value)?),
+            ItemKind::LlmAddress => Body::LlmAddress(read(kind, value)?),
+            ItemKind::Retraction => Body::Retraction(read(kind, value)?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn addr(endpoint: &str) -> Body {
+        Body::LlmAddress(LlmAddress {
+            name: "home".into(),
+            endpoint: endpoint.into(),
+            model: "qwen3".into(),
+            features: vec!["chat".into()],
+            limits: LlmLimits::default(),
+        })
+    }
+
+    #[test]
+    fn llm_address_has_no_secret_field() {
+        let Body::LlmAddress(a) = addr("https://llm.example.org") else {
+            unreachable!()
+        };
+        let json = serde_json_like(&a);
+        for secret in ["api_key", "apikey", "key", "token", "secret", "password"] {
+            assert!(
+                !json.contains(&format!("\"{secret}\"")),
+                "{secret} in {json}"
+            );
+        }
+        // And a body carrying one is refused rather than silently dropped.
+        let mut map = ciborium::Value::serialized(&a).unwrap();
+        if let ciborium::Value::Map(m) = &mut map {
+            m.push(("api_key".into(), "sk-123".into()));
+        }
+        assert!(matches!(
+            Body::from_value(ItemKind::LlmAddress, map),
+            Err(ItemError::KindMismatch {
+                kind: ItemKind::LlmAddress,
+                ..
+            })
+        ));
+    }
+
+    /// The field names a serialized value carries, as `"name"` strings.
+    fn serde_json_like<T: Serialize>(v: &T) -> String {
+        fn walk(v: &ciborium::Value, out: &mut String) {
+            match v {
+                ciborium::Value::Map(m) => m.iter().for_each(|(k, v)| {
+                    if let ciborium::Value::Text(t) = k {
+                        out.push_str(&format!("\"{t}\" "));
+                    }
+                    walk(v, out);
+                }),
+                ciborium::Value::Array(a) => a.iter().for_each(|v| walk(v, out)),
+                _ => {}
+            }
+        }
+        let mut out = String::new();
+        walk(&ciborium::Value::serialized(v).unwrap(), &mut out);
+        out
+    }
+
+    #[test]
+    fn a_body_read_as_another_kind_is_a_mismatch() {
+        let r = Rating {
+            target: ItemId([1; 32]),
+            score: 1,
+            comment: "ok".into(),
+        };
+        let v = ciborium::Value::serialized(&r).unwrap();
+        for kind in ItemKind::ALL {
+            let got = Body::from_value(kind, v.clone());
+            if kind == ItemKind::Rating {
+                assert_eq!(got, Ok(Body::Rating(r.clone())));
+            } else {
+                assert!(
+                    matches!(got, Err(ItemError::KindMismatch { kind: k, .. }) if k == kind),
+                    "{kind}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,166 @@
+//! Shared test helpers: proptest strategies for every body kind and for
+//! whole drafts (always within the limits), and a few fixed sample items.
+#![allow(dead_code)] // each test file uses a different subset
+
+use porfiry_protocol::limits::{MAX_HOPS, MAX_SCORE, MIN_SCORE};
+use porfiry_protocol::{
+    Audience, Body, ItemId, LlmAddress, LlmLimits, NodeKey, Note, PayloadDraft, Rating, Retraction,
+    StagnationStrategy, ThinkingMethod, VerifiedItem, sign,
+};
+use proptest::prelude::*;
+
+/// Short printable text, any script.
+pub fn short() -> impl Strategy<Value = String> {
+    "\\PC{0,24}"
+}
+
+/// Non-empty short text.
+pub fn name() -> impl Strategy<Value = String> {
+    "\\PC{1,24}"
+}
+
+pub fn list() -> impl Strategy<Value = Vec<String>> {
+    prop::collection::vec(short(), 0..6)
+}
+
+pub fn item_id() -> impl Strategy<Value = ItemId> {
+    any::<[u8; 32]>().prop_map(ItemId)
+}
+
+pub fn audience() -> impl Strategy<Value = Audience> {
+    prop_oneof![
+        Just(Audience::Public),
+        Just(Audience::Friends),
+        "[a-z0-9_-]{1,32}".prop_map(Audience::Group),
+    ]
+}
+
+pub fn endpoint() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "https?://[a-z0-9.-]{1,30}(:[0-9]{1,5})?(/[a-z0-9/]{0,20})?",
+        any::<[u8; 32]>().prop_map(|seed| NodeKey::from_seed(seed).peer_id().to_string()),
+    ]
+}
+
+pub fn body() -> impl Strategy<Value = Body> {
+    prop_oneof![
+        (
+            "\\PC{1,200}",
+            prop::option::of(short()),
+            list(),
+            list(),
+            any::<u8>(),
+            short(),
+            prop::option::of(item_id())
+        )
+            .prop_map(
+                |(text, topic, mentions, hashtags, priority, source, reply_to)| {
+                    Body::Note(Note {
+                        text,
+                        topic,
+                        mentions,
+                        hashtags,
+                        priority,
+                        source,
+                        reply_to,
+                    })
+                }
+            ),
+        (name(), short(), short(), list(), any::<u8>()).prop_map(
+            |(name, class, description, steps, cost)| {
+                Body::StagnationStrategy(StagnationStrategy {
+                    name,
+                    class,
+                    description,
+                    steps,
+                    cost,
+                })
+            }
+        ),
+        (name(), short(), list()).prop_map(|(name, description, steps)| Body::ThinkingMethod(
+            ThinkingMethod {
+                name,
+                description,
+                steps
+            }
+        )),
+        (item_id(), MIN_SCORE..=MAX_SCORE, short()).prop_map(|(target, score, comment)| {
+            Body::Rating(Rating {
+                target,
+                score,
+                comment,
+            })
+        }),
+        (
+            name(),
+            endpoint(),
+            short(),
+            list(),
+            prop::option::of(any::<u32>()),
+            prop::option::of(any::<u32>()),
+            prop::option::of(any::<u32>())
+        )
+            .prop_map(|(name, endpoint, model, features, c, o, r)| {
+                Body::LlmAddress(LlmAddress {
+                    name,
+                    endpoint,
+                    model,
+                    features,
+                    limits: LlmLimits {
+                        context_tokens: c,
+                        max_output_tokens: o,
+                        requests_per_minute: r,
+                    },
+                })
+            }),
+        item_id().prop_map(|target| Body::Retraction(Retraction { target })),
+    ]
+}
+
+pub fn draft() -> impl Strategy<Value = PayloadDraft> {
+    (
+        0u64..u64::MAX / 2,
+        audience(),
+        1..=MAX_HOPS,
+        prop::option::of(1u64..u64::MAX / 2),
+        prop::option::of(item_id()),
+        body(),
+    )
+        .prop_map(
+            |(created_ms, audience, max_hops, ttl, replaces, body)| PayloadDraft {
+                created_ms,
+                audience,
+                max_hops,
+                expires_ms: ttl.map(|t| created_ms + t),
+                replaces,
+                body,
+            },
+        )
+}
+
+pub fn key(n: u8) -> NodeKey {
+    NodeKey::from_seed([n; 32])
+}
+
+pub fn note_draft(text: &str) -> PayloadDraft {
+    PayloadDraft {
+        created_ms: 1_700_000_000_000,
+        audience: Audience::Public,
+        max_hops: 3,
+        expires_ms: None,
+        replaces: None,
+        body: Body::Note(Note {
+            text: text.into(),
+            topic: Some("mesh".into()),
+            mentions: vec![],
+            hashtags: vec!["hmp".into()],
+            priority: 1,
+            source: "user".into(),
+            reply_to: None,
+        }),
+    }
+}
+
+pub fn sample_item(n: u8, text: &str) -> VerifiedItem {
+    sign(&key(n), &note_draft(text)).unwrap()
+}

@@ -1,0 +1,90 @@
+//! The composed libp2p behaviour of a node: friend gate, connection limits,
+//! identify, ping and the frame request-response protocol.
+//!
+//! Field order matters: libp2p asks each part in turn whether to accept a
+//! connection, so the friend gate comes first and a stranger is denied before
+//! any other part sets up a handler for it. Denial happens when the connection
+//! is established (after noise told us the peer id) and before any stream is
+//! opened, so nothing a stranger sends is ever read.
+
+use libp2p::allow_block_list::{self, AllowedPeers};
+use libp2p::connection_limits::{self, ConnectionLimits};
+use libp2p::identity::PublicKey;
+use libp2p::request_response::{self, OutboundRequestId, ProtocolSupport, ResponseChannel};
+use libp2p::swarm::NetworkBehaviour;
+use libp2p::{PeerId, identify, ping};
+
+use super::codec::{Frame, FrameCodec};
+use super::limits::{
+    FRAME_PROTOCOL, IDENTIFY_PROTOCOL_VERSION, MAX_CONCURRENT_STREAMS, MAX_ESTABLISHED_PER_PEER,
+    MAX_ESTABLISHED_TOTAL, MAX_PENDING_INCOMING, PING_INTERVAL, REQUEST_TIMEOUT,
+};
+
+/// Every protocol a Porfiry node speaks, behind the friend gate.
+#[derive(NetworkBehaviour)]
+pub struct MeshBehaviour {
+    /// Only friends may connect, either way; removing one closes its links.
+    gate: allow_block_list::Behaviour<AllowedPeers>,
+    /// Caps on established and half-open connections.
+    limits: connection_limits::Behaviour,
+    /// Tells a friend our listen addresses and protocol version.
+    identify: identify::Behaviour,
+    /// Liveness checks; the driver closes a link whose ping fails.
+    ping: ping::Behaviour,
+    /// Opaque byte frames, one per request, acknowledged by an empty response.
+    frames: request_response::Behaviour<FrameCodec>,
+}
+
+impl MeshBehaviour {
+    /// A behaviour with an empty friend list and a frame cap of `max_frame_bytes`.
+    pub fn new(local_key: &PublicKey, max_frame_bytes: u32) -> Self {
+        let limits = ConnectionLimits::default()
+            .with_max_established_per_peer(Some(MAX_ESTABLISHED_PER_PEER))
+            .with_max_established(Some(MAX_ESTABLISHED_TOTAL))
+            .with_max_pending_incoming(Some(MAX_PENDING_INCOMING));
+        let frames_config = request_response::Config::default()
+            .with_request_timeout(REQUEST_TIMEOUT)
+            .with_max_concurrent_streams(MAX_CONCURRENT_STREAMS);
+        Self {
+            gate: allow_block_list::Behaviour::default(),
+            limits: connection_limits::Behaviour::new(limits),
+            identify: identify::Behaviour::new(identify::Config::new(
+                IDENTIFY_PROTOCOL_VERSION.to_owned(),
+                local_key.clone(),
+            )),
+            ping: ping::Behaviour::new(ping::Config::new().with_interval(PING_INTERVAL)),
+            frames: request_response::Behaviour::with_codec(
+                FrameCodec::new(max_frame_bytes),
+                [(FRAME_PROTOCOL, ProtocolSupport::Full)],
+                frames_config,
+            ),
+        }
+    }
+
+    /// Lets `peer` connect and be dialled. Returns whether it was new.
+    pub fn allow(&mut self, peer: PeerId) -> bool {
+        self.gate.allow_peer(peer)
+    }
+
+    /// Stops letting `peer` connect and closes its open connections.
+    /// Returns whether it had been allowed.
+    pub fn disallow(&mut self, peer: PeerId) -> bool {
+        self.gate.disallow_peer(peer)
+    }
+
+    /// Whether `peer` is on the friend list.
+    pub fn is_allowed(&self, peer: &PeerId) -> bool {
+        self.gate.allowed_peers().contains(peer)
+    }
+
+    /// Starts sending one frame to a connected `peer`.
+    pub fn send_frame(&mut self, peer: &PeerId, frame: Vec<u8>) -> OutboundRequestId {
+        self.frames.send_request(peer, Frame::Body(frame))
+    }
+
+    /// Acknowledges a received frame (an empty response). Returns false if the
+    /// stream is already gone (timed out or connection closed).
+    pub fn acknowledge(&mut self, channel: ResponseChannel<Vec<u8>>) -> bool {
+        self.frames.send_response(channel, Vec::new()).is_ok()
+    }
+}

@@ -1,0 +1,459 @@
+//! The mesh driver task: owns the swarm, takes [`MeshCommand`]s, gives out
+//! [`MeshEvent`]s. This is the IO edge where the replication engine plugs in:
+//! `FrameReceived` → decode + verify → engine input; engine output → `Send`.
+//!
+//! Decisions made here:
+//! - Only friends connect. A stranger is denied by the gate when its connection
+//!   is established, logged with `warn!` naming it, and reported as
+//!   `PeerRefused`; no stream of it is ever opened, so nothing it sends is read.
+//!   A frame from a peer removed a moment ago is dropped, not delivered.
+//! - An oversized (or truncated) frame drops only its stream; the connection is
+//!   KEPT. The peer is an authenticated friend, so an oversized frame means a
+//!   bug or a version mismatch, not an attack that gets anywhere (we read only
+//!   its 4-byte prefix); closing would also lose every other frame in flight on
+//!   that link and make the friend reconnect, catch up and likely send the same
+//!   frame again in a loop. It is reported as `FrameRejected`. The sender's
+//!   stream stays stalled (it is out of yamux credit and we never read on) until
+//!   its `REQUEST_TIMEOUT`, when it sees `SendFailed { Timeout }`; its other
+//!   streams are unaffected.
+//! - Frames go only to connected friends (no dial on send): the engine learns of
+//!   connections from `PeerConnected` and catches up then. At most
+//!   `MAX_IN_FLIGHT_PER_PEER` frames are unacknowledged per peer, more wait in a
+//!   bounded queue. Frames to one peer may be delivered out of order (each
+//!   travels on its own stream).
+//! - Friends with addresses are dialled by both profiles and redialled with
+//!   backoff ([`RedialPlan`]); only a server listens. A ping failure closes
+//!   that connection, which then counts as a drop.
+//! - The clock is `tokio::time::Instant` since the driver started, read only
+//!   here and passed to the pure schedules as `now_ms`.
+
+use std::collections::{HashMap, VecDeque};
+use std::time::Duration;
+
+use futures::StreamExt;
+use libp2p::allow_block_list::NotAllowed;
+use libp2p::identity::Keypair;
+use libp2p::request_response::{self, Message, OutboundRequestId};
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+use libp2p::swarm::{DialError, ListenError, SwarmEvent};
+use libp2p::{Multiaddr, PeerId, Swarm, identify, ping};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use super::behaviour::{MeshBehaviour, MeshBehaviourEvent};
+use super::codec::Frame;
+use super::config::MeshConfig;
+use super::error::MeshError;
+use super::events::{MeshCommand, MeshEvent, SendFailure};
+use super::handle::MeshHandle;
+use super::limits::{
+    COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER,
+};
+use super::outbox::{Outbox, QueueFull};
+use super::redial::RedialPlan;
+use super::swarm::build_swarm;
+
+/// What woke the driver loop.
+enum Wake {
+    Command(Option<MeshCommand>),
+    Swarm(Box<SwarmEvent<MeshBehaviourEvent>>),
+    Redial,
+}
+
+/// Whether the loop goes on.
+#[derive(PartialEq, Eq)]
+enum Flow {
+    Continue,
+    Stop,
+}
+
+/// The task that runs one node's libp2p swarm.
+pub struct MeshDriver {
+    swarm: Swarm<MeshBehaviour>,
+    commands: mpsc::Receiver<MeshCommand>,
+    events: mpsc::Sender<MeshEvent>,
+    pending: VecDeque<MeshEvent>,
+    friends: HashMap<PeerId, Vec<Multiaddr>>,
+    redial: RedialPlan<PeerId>,
+    outbox: Outbox<PeerId, OutboundRequestId>,
+    max_frame_bytes: u32,
+    started: Instant,
+}
+
+impl MeshDriver {
+    /// Builds the swarm for `keypair`, starts listening (server) and returns the
+    /// driver with its command handle and event receiver. Friends in `config`
+    /// are allowed at once and dialled when the driver runs. Must be called
+    /// inside a tokio runtime.
+    pub fn new(
+        keypair: Keypair,
+        config: MeshConfig,
+    ) -> Result<(Self, MeshHandle, mpsc::Receiver<MeshEvent>), MeshError> {
+        config.validate()?;
+        let mut swarm = build_swarm(keypair, config.profile, config.max_frame_bytes)?;
+        for address in &config.listen {
+            swarm
+                .listen_on(address.clone())
+                .map_err(|source| MeshError::Listen {
+                    address: address.clone(),
+                    source,
+                })?;
+        }
+        let (command_tx, commands) = mpsc::channel(COMMAND_QUEUE_LEN);
+        let (events, event_rx) = mpsc::channel(EVENT_QUEUE_LEN);
+        let mut driver = Self {
+            swarm,
+            commands,
+            events,
+            pending: VecDeque::new(),
+            friends: HashMap::new(),
+            redial: RedialPlan::new(config.backoff),
+            outbox: Outbox::new(MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER),
+            max_frame_bytes: config.max_frame_bytes,
+            started: Instant::now(),
+        };
+        for friend in config.friends {
+            driver.add_friend(friend.peer, friend.addresses);
+        }
+        Ok((driver, MeshHandle::new(command_tx), event_rx))
+    }
+
+    /// This node's peer id.
+    pub fn local_peer_id(&self) -> PeerId {
+        *self.swarm.local_peer_id()
+    }
+
+    /// Runs [`MeshDriver::run`] on a new tokio task.
+    pub fn spawn(self) -> JoinHandle<()> {
+        tokio::spawn(self.run())
+    }
+
+    /// Runs until `Shutdown`, until every handle is dropped, or until the
+    /// event receiver is dropped. The swarm (listeners, connections) is
+    /// dropped on return.
+    pub async fn run(mut self) {
+        tracing::info!(peer = %self.local_peer_id(), "mesh driver started");
+        loop {
+            let wake_at = self
+                .redial
+                .next_wake_ms()
+                .map(|ms| self.started + Duration::from_millis(ms));
+            let wake = tokio::select! {
+                command = self.commands.recv() => Wake::Command(command),
+                event = self.swarm.select_next_some() => Wake::Swarm(Box::new(event)),
+                () = sleep_until(wake_at) => Wake::Redial,
+            };
+            let flow = match wake {
+                Wake::Command(None) => Flow::Stop,
+                Wake::Command(Some(command)) => self.on_command(command),
+                Wake::Swarm(event) => {
+                    self.on_swarm_event(*event);
+                    Flow::Continue
+                }
+                Wake::Redial => {
+                    self.dial_due();
+                    Flow::Continue
+                }
+            };
+            if !self.flush_events().await {
+                tracing::info!("mesh event receiver dropped; driver stops");
+                break;
+            }
+            if flow == Flow::Stop {
+                break;
+            }
+        }
+        tracing::info!(peer = %self.local_peer_id(), "mesh driver stopped");
+    }
+
+    /// Hands queued events to the consumer; false if it is gone.
+    async fn flush_events(&mut self) -> bool {
+        while let Some(event) = self.pending.pop_front() {
+            if self.events.send(event).await.is_err() {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn now_ms(&self) -> u64 {
+        u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX)
+    }
+
+    fn emit(&mut self, event: MeshEvent) {
+        self.pending.push_back(event);
+    }
+
+    fn on_command(&mut self, command: MeshCommand) -> Flow {
+        match command {
+            MeshCommand::AddFriend { peer, addresses } => self.add_friend(peer, addresses),
+            MeshCommand::RemoveFriend { peer } => self.remove_friend(peer),
+            MeshCommand::Send { peer, frame } => self.send(peer, frame),
+            MeshCommand::Shutdown => return Flow::Stop,
+        }
+        Flow::Continue
+    }
+
+    fn add_friend(&mut self, peer: PeerId, addresses: Vec<Multiaddr>) {
+        self.swarm.behaviour_mut().allow(peer);
+        let previous = self.friends.insert(peer, addresses.clone());
+        tracing::info!(%peer, ?addresses, "friend added");
+        if previous.as_ref() != Some(&addresses) {
+            // New or changed addresses: dial them at once, not after old backoff.
+            self.redial.remove(&peer);
+        }
+        if addresses.is_empty() {
+            return;
+        }
+        self.redial.add(peer, self.now_ms());
+        if self.swarm.is_connected(&peer) {
+            self.redial.connected(&peer);
+        }
+    }
+
+    fn remove_friend(&mut self, peer: PeerId) {
+        self.friends.remove(&peer);
+        self.redial.remove(&peer);
+        // Disallowing closes every connection to the peer.
+        if self.swarm.behaviour_mut().disallow(peer) {
+            tracing::info!(%peer, "friend removed; closing its connections");
+        }
+    }
+
+    fn send(&mut self, peer: PeerId, frame: Vec<u8>) {
+        let refusal = if frame.len() as u64 > u64::from(self.max_frame_bytes) {
+            Some(SendFailure::TooLarge {
+                len: frame.len() as u64,
+                max: self.max_frame_bytes,
+            })
+        } else if !self.friends.contains_key(&peer) {
+            Some(SendFailure::NotFriend)
+        } else if !self.swarm.is_connected(&peer) {
+            Some(SendFailure::NotConnected)
+        } else {
+            let swarm = &mut self.swarm;
+            match self
+                .outbox
+                .offer(&peer, frame, |f| swarm.behaviour_mut().send_frame(&peer, f))
+            {
+                Ok(()) => None,
+                Err(QueueFull(_)) => Some(SendFailure::QueueFull),
+            }
+        };
+        if let Some(reason) = refusal {
+            tracing::debug!(%peer, ?reason, "frame not sent");
+            self.emit(MeshEvent::SendFailed { peer, reason });
+        }
+    }
+
+    /// A request ended: free its slot and send the peer's next queued frame.
+    fn request_finished(&mut self, id: OutboundRequestId) -> bool {
+        let swarm = &mut self.swarm;
+        self.outbox
+            .finished(&id, |peer, f| swarm.behaviour_mut().send_frame(peer, f))
+            .is_some()
+    }
+
+    fn dial_due(&mut self) {
+        let now = self.now_ms();
+        for peer in self.redial.take_due(now) {
+            let addresses = self.friends.get(&peer).cloned().unwrap_or_default();
+            let opts = DialOpts::peer_id(peer)
+                .addresses(addresses)
+                .condition(PeerCondition::DisconnectedAndNotDialing)
+                .build();
+            match self.swarm.dial(opts) {
+                Ok(()) => tracing::debug!(%peer, "dialling friend"),
+                Err(DialError::DialPeerConditionFalse(_)) if self.swarm.is_connected(&peer) => {
+                    self.redial.connected(&peer);
+                }
+                // Already dialling (e.g. a dial we did not start): its outcome
+                // arrives as a swarm event like any other.
+                Err(DialError::DialPeerConditionFalse(_)) => {}
+                Err(error) => {
+                    tracing::debug!(%peer, %error, "could not dial friend");
+                    self.redial.dial_failed(&peer, now);
+                }
+            }
+        }
+    }
+
+    fn on_swarm_event(&mut self, event: SwarmEvent<MeshBehaviourEvent>) {
+        match event {
+            SwarmEvent::NewListenAddr { address, .. } => {
+                tracing::info!(%address, "listening");
+                self.emit(MeshEvent::Listening { address });
+            }
+            SwarmEvent::ConnectionEstablished {
+                peer_id,
+                num_established,
+                endpoint,
+                ..
+            } => {
+                tracing::debug!(peer = %peer_id, address = %endpoint.get_remote_address(), "connected");
+                self.redial.connected(&peer_id);
+                if num_established.get() == 1 {
+                    self.emit(MeshEvent::PeerConnected { peer: peer_id });
+                }
+            }
+            SwarmEvent::ConnectionClosed {
+                peer_id,
+                num_established,
+                cause,
+                ..
+            } => {
+                tracing::debug!(peer = %peer_id, ?cause, "connection closed");
+                if num_established == 0 {
+                    for _ in self.outbox.drop_peer(&peer_id) {
+                        self.emit(MeshEvent::SendFailed {
+                            peer: peer_id,
+                            reason: SendFailure::ConnectionClosed,
+                        });
+                    }
+                    self.redial.disconnected(&peer_id, self.now_ms());
+                    self.emit(MeshEvent::PeerDisconnected { peer: peer_id });
+                }
+            }
+            SwarmEvent::IncomingConnectionError {
+                peer_id,
+                send_back_addr,
+                error,
+                ..
+            } => {
+                self.on_incoming_error(peer_id, send_back_addr, error);
+            }
+            SwarmEvent::OutgoingConnectionError {
+                peer_id: Some(peer),
+                error,
+                ..
+            } => {
+                if let DialError::Denied { cause } = &error
+                    && cause.downcast_ref::<NotAllowed>().is_some()
+                {
+                    tracing::warn!(%peer, "refused to dial a peer that is not a friend");
+                }
+                tracing::debug!(%peer, %error, "dial failed");
+                self.redial.dial_failed(&peer, self.now_ms());
+            }
+            SwarmEvent::ListenerClosed {
+                addresses, reason, ..
+            } => {
+                tracing::warn!(?addresses, ?reason, "listener closed");
+            }
+            SwarmEvent::ListenerError { error, .. } => {
+                tracing::warn!(%error, "listener error");
+            }
+            SwarmEvent::Behaviour(event) => self.on_behaviour_event(event),
+            _ => {}
+        }
+    }
+
+    fn on_incoming_error(&mut self, peer: Option<PeerId>, from: Multiaddr, error: ListenError) {
+        match (peer, &error) {
+            (Some(peer), ListenError::Denied { cause })
+                if cause.downcast_ref::<NotAllowed>().is_some() =>
+            {
+                tracing::warn!(%peer, %from, "refused a connection from a peer that is not a friend");
+                self.emit(MeshEvent::PeerRefused { peer });
+            }
+            (_, ListenError::Denied { cause }) => {
+                tracing::warn!(?peer, %from, %cause, "refused an incoming connection");
+            }
+            _ => tracing::debug!(?peer, %from, %error, "incoming connection failed"),
+        }
+    }
+
+    fn on_behaviour_event(&mut self, event: MeshBehaviourEvent) {
+        match event {
+            MeshBehaviourEvent::Frames(event) => self.on_frames_event(event),
+            MeshBehaviourEvent::Ping(ping::Event {
+                peer,
+                connection,
+                result: Err(failure),
+            }) => {
+                if matches!(failure, ping::Failure::Unsupported) {
+                    tracing::debug!(%peer, "friend does not answer pings");
+                } else {
+                    tracing::info!(%peer, %failure, "ping failed; closing the connection");
+                    self.swarm.close_connection(connection);
+                }
+            }
+            MeshBehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
+                tracing::debug!(
+                    peer = %peer_id,
+                    protocol = %info.protocol_version,
+                    agent = %info.agent_version,
+                    "identified friend"
+                );
+            }
+            MeshBehaviourEvent::Gate(never) | MeshBehaviourEvent::Limits(never) => match never {},
+            MeshBehaviourEvent::Ping(_) | MeshBehaviourEvent::Identify(_) => {}
+        }
+    }
+
+    fn on_frames_event(&mut self, event: request_response::Event<Frame, Vec<u8>>) {
+        match event {
+            request_response::Event::Message {
+                peer,
+                message:
+                    Message::Request {
+                        request, channel, ..
+                    },
+                ..
+            } => {
+                if !self.friends.contains_key(&peer) {
+                    // Removed while the frame was in transit: not delivered,
+                    // not acknowledged.
+                    tracing::warn!(%peer, "dropped a frame from a peer that is no longer a friend");
+                    return;
+                }
+                match request {
+                    Frame::Body(frame) => {
+                        self.swarm.behaviour_mut().acknowledge(channel);
+                        self.emit(MeshEvent::FrameReceived { peer, frame });
+                    }
+                    Frame::Refused(reason) => {
+                        // Dropping `channel` unanswered ends the stream.
+                        tracing::warn!(%peer, %reason, "rejected a frame; stream dropped, connection kept");
+                        self.emit(MeshEvent::FrameRejected { peer, reason });
+                    }
+                }
+            }
+            request_response::Event::Message {
+                message: Message::Response { request_id, .. },
+                ..
+            } => {
+                self.request_finished(request_id);
+            }
+            request_response::Event::OutboundFailure {
+                peer,
+                request_id,
+                error,
+                ..
+            } => {
+                if self.request_finished(request_id) {
+                    tracing::debug!(%peer, %error, "frame not acknowledged");
+                    self.emit(MeshEvent::SendFailed {
+                        peer,
+                        reason: SendFailure::from(&error),
+                    });
+                }
+            }
+            // Our acknowledgement could not be written (link closed, or we
+            // dropped it on purpose for a refused frame): nothing to report.
+            request_response::Event::InboundFailure { peer, error, .. } => {
+                tracing::debug!(%peer, %error, "inbound frame stream ended");
+            }
+            request_response::Event::ResponseSent { .. } => {}
+        }
+    }
+}
+
+/// Sleeps until `at`, or forever when there is nothing to wake for.
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

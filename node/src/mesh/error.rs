@@ -1,0 +1,36 @@
+//! Everything that can go wrong setting up or talking to the mesh driver.
+
+use std::io;
+
+use libp2p::Multiaddr;
+use libp2p::core::transport::TransportError;
+
+/// A mesh setup or driver failure, one variant per cause.
+#[derive(Debug, thiserror::Error)]
+pub enum MeshError {
+    /// A profile name other than `server` or `phone`.
+    #[error("unknown profile {0:?}: expected phone|server")]
+    UnknownProfile(String),
+    /// The phone profile was given addresses to listen on.
+    #[error("the phone profile does not listen, but listen addresses were given: {0:?}")]
+    PhoneListens(Vec<Multiaddr>),
+    /// A frame cap of zero would refuse every frame.
+    #[error("the frame size cap must be above zero")]
+    ZeroFrameCap,
+    /// The noise handshake could not be set up from the node key.
+    #[error("cannot set up the noise handshake: {0}")]
+    Noise(#[from] libp2p::noise::Error),
+    /// A listen address was refused by the transport (bad form or in use).
+    #[error("cannot listen on {address}: {source}")]
+    Listen {
+        address: Multiaddr,
+        #[source]
+        source: TransportError<io::Error>,
+    },
+    /// The command queue is full (only from `try_command`).
+    #[error("the mesh driver's command queue is full")]
+    CommandQueueFull,
+    /// The driver task has ended, so the command was not delivered.
+    #[error("the mesh driver has stopped")]
+    DriverStopped,
+}

@@ -1,0 +1,127 @@
+//! What goes into the driver (commands) and what comes out (events).
+//!
+//! Frames are opaque bytes: the caller encodes wire messages before `Send` and
+//! decodes and verifies `FrameReceived` bodies itself, so the engine plugs in
+//! here without the driver changing.
+
+use libp2p::request_response::OutboundFailure;
+use libp2p::{Multiaddr, PeerId};
+
+use super::codec::FrameError;
+
+/// An instruction to the driver.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MeshCommand {
+    /// Let `peer` connect; dial it at `addresses` (if any) and keep redialling.
+    /// Adding a known friend replaces its addresses.
+    AddFriend {
+        peer: PeerId,
+        addresses: Vec<Multiaddr>,
+    },
+    /// Stop letting `peer` connect and close its connections now.
+    RemoveFriend { peer: PeerId },
+    /// Send one frame to a connected friend.
+    Send { peer: PeerId, frame: Vec<u8> },
+    /// Stop the driver: listeners and connections close, the task ends.
+    Shutdown,
+}
+
+/// Something that happened on the mesh.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum MeshEvent {
+    /// A listener is bound to `address` (server profile).
+    Listening { address: Multiaddr },
+    /// The first connection to a friend is up.
+    PeerConnected { peer: PeerId },
+    /// The last connection to a friend closed.
+    PeerDisconnected { peer: PeerId },
+    /// A friend sent a frame (already acknowledged to it).
+    FrameReceived { peer: PeerId, frame: Vec<u8> },
+    /// A friend's frame broke the framing (over the cap, or cut short); the
+    /// rest of it was not read, its stream was dropped unanswered, the
+    /// connection kept.
+    FrameRejected { peer: PeerId, reason: FrameError },
+    /// A frame we were asked to send was not acknowledged.
+    SendFailed { peer: PeerId, reason: SendFailure },
+    /// A peer that is not a friend tried to connect and was refused.
+    PeerRefused { peer: PeerId },
+}
+
+/// Why a frame we sent was not acknowledged.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SendFailure {
+    /// The frame is over the cap; nothing was sent.
+    TooLarge { len: u64, max: u32 },
+    /// The peer is not a friend; nothing was sent.
+    NotFriend,
+    /// The friend is not connected; nothing was sent (catch-up covers it later).
+    NotConnected,
+    /// The friend's queue is full; nothing was sent.
+    QueueFull,
+    /// The link closed before the frame was acknowledged; it may or may not
+    /// have arrived.
+    ConnectionClosed,
+    /// No acknowledgement within the request timeout; it may have arrived.
+    Timeout,
+    /// The friend does not speak our frame protocol.
+    Unsupported,
+    /// The stream failed (for example, the friend refused the frame).
+    Io(String),
+}
+
+impl From<&OutboundFailure> for SendFailure {
+    fn from(failure: &OutboundFailure) -> Self {
+        match failure {
+            OutboundFailure::DialFailure | OutboundFailure::ConnectionClosed => {
+                Self::ConnectionClosed
+            }
+            OutboundFailure::Timeout => Self::Timeout,
+            OutboundFailure::UnsupportedProtocols => Self::Unsupported,
+            OutboundFailure::Io(error) => match FrameError::from_io(error) {
+                Some(FrameError::TooLarge { len, max }) => Self::TooLarge {
+                    len: *len,
+                    max: *max,
+                },
+                _ => Self::Io(error.to_string()),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io;
+
+    use super::*;
+
+    fn frame_io(e: FrameError) -> io::Error {
+        io::Error::new(io::ErrorKind::InvalidData, e)
+    }
+
+    #[test]
+    fn outbound_failures_map_to_send_failures() {
+        assert_eq!(
+            SendFailure::from(&OutboundFailure::Timeout),
+            SendFailure::Timeout
+        );
+        assert_eq!(
+            SendFailure::from(&OutboundFailure::ConnectionClosed),
+            SendFailure::ConnectionClosed
+        );
+        assert_eq!(
+            SendFailure::from(&OutboundFailure::DialFailure),
+            SendFailure::ConnectionClosed
+        );
+        assert_eq!(
+            SendFailure::from(&OutboundFailure::UnsupportedProtocols),
+            SendFailure::Unsupported
+        );
+        let big = OutboundFailure::Io(frame_io(FrameError::TooLarge { len: 9, max: 4 }));
+        assert_eq!(
+            SendFailure::from(&big),
+            SendFailure::TooLarge { len: 9, max: 4 }
+        );
+        let other = OutboundFailure::Io(io::Error::other("reset"));
+        assert_eq!(SendFailure::from(&other), SendFailure::Io("reset".into()));
+    }
+}

@@ -1,0 +1,98 @@
+//! Named limits of the libp2p driver, each with the reason for its number.
+//!
+//! Item-level limits (envelope size, text length, hops) live in
+//! `porfiry_protocol::limits`; these bound what the transport carries and how
+//! many connections, streams and queued bytes one node keeps.
+
+use std::time::Duration;
+
+use libp2p::StreamProtocol;
+
+/// The request-response protocol our frames travel on. The version suffix
+/// changes only when the framing itself changes (not when wire messages do).
+pub const FRAME_PROTOCOL: StreamProtocol = StreamProtocol::new("/porfiry/frame/1");
+
+/// Protocol version string announced through identify, so a peer can tell a
+/// Porfiry node (and its framing generation) from any other libp2p node.
+pub const IDENTIFY_PROTOCOL_VERSION: &str = "/porfiry/1";
+
+/// Largest frame body accepted or sent, checked from the 4-byte length prefix
+/// BEFORE any of the body is read. 4 MiB holds a catch-up batch of 63 envelopes
+/// at `porfiry_protocol::limits::MAX_ENVELOPE_BYTES` (64 KiB) plus message
+/// headers, or several thousand typical notes; a peer that pins every stream
+/// slot still costs at most `MAX_CONCURRENT_STREAMS` × 4 MiB, and the body is
+/// read as it arrives, so an announced length alone allocates nothing big.
+pub const MAX_FRAME_BYTES: u32 = 4 * 1024 * 1024;
+
+/// Bytes of the big-endian length prefix in front of every frame body: a u32
+/// covers `MAX_FRAME_BYTES` with room to spare and is fixed-size, so the cap is
+/// checked after exactly four bytes.
+pub const FRAME_PREFIX_BYTES: usize = 4;
+
+/// Most established connections to one peer: two lets two friends that both
+/// know each other's address dial at the same moment without one dial being
+/// refused; a third is always a bug or abuse.
+pub const MAX_ESTABLISHED_PER_PEER: u32 = 2;
+
+/// Most established connections in total: 128 friends (a person's circle plus
+/// their servers and phones) with two links each. Strangers never get this far.
+pub const MAX_ESTABLISHED_TOTAL: u32 = 256;
+
+/// Most inbound connections still in their handshake. Anyone can start one
+/// (the peer id is known only after noise), so this bounds the key-exchange
+/// work strangers can make a server do at once.
+pub const MAX_PENDING_INCOMING: u32 = 32;
+
+/// How long a server keeps an idle friend connection: an hour, so phones that
+/// dialled in stay reachable for live push between the engine's periodic
+/// catch-ups. Dead links are found by ping, not by idleness.
+pub const SERVER_IDLE_TIMEOUT: Duration = Duration::from_secs(60 * 60);
+
+/// How long a phone keeps an idle connection: five minutes, longer than the
+/// engine's periodic catch-up interval, so a healthy link never idles out, yet a
+/// link nothing uses stops costing radio wake-ups.
+pub const PHONE_IDLE_TIMEOUT: Duration = Duration::from_secs(5 * 60);
+
+/// Time for TCP connect + noise + yamux negotiation: 20 s covers a slow mobile
+/// link with a few retransmits; a dial that takes longer is retried by backoff.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(20);
+
+/// Time for one frame to be written and acknowledged: a full 4 MiB frame over a
+/// 1 Mbit/s mobile uplink takes about 34 s, so 60 s leaves margin.
+pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Concurrent request-response streams per connection (ours and the peer's
+/// together): room for `MAX_IN_FLIGHT_PER_PEER` in each direction on one link
+/// with slack; past this libp2p refuses new streams.
+pub const MAX_CONCURRENT_STREAMS: usize = 32;
+
+/// Frames sent to one peer and not yet acknowledged: 8 keeps a link busy while
+/// staying well under `MAX_CONCURRENT_STREAMS`; 32 measured no faster on
+/// loopback (the per-stream CPU cost, not latency, is the bound there).
+pub const MAX_IN_FLIGHT_PER_PEER: usize = 8;
+
+/// Bytes queued for one peer behind the in-flight frames: four full frames. The
+/// engine batches and catches up on reconnect, so a deeper queue would only hold
+/// stale data; a frame that does not fit is reported as `QueueFull`.
+pub const MAX_QUEUED_BYTES_PER_PEER: usize = 4 * MAX_FRAME_BYTES as usize;
+
+/// Interval between pings on each connection: 30 s is under the ~60 s idle
+/// timeout of common NATs and carrier gateways, at half the wake-ups of
+/// libp2p's 15 s default.
+pub const PING_INTERVAL: Duration = Duration::from_secs(30);
+
+/// First redial delay after a working link drops, in ms: 1 s, since a restarted
+/// server is usually back within seconds.
+pub const BACKOFF_BASE_MS: u64 = 1_000;
+
+/// Longest redial delay, in ms: 5 min, so a phone that was offline for hours
+/// reconnects within five minutes of its friend coming back, at ~12 dials/hour.
+pub const BACKOFF_CAP_MS: u64 = 5 * 60 * 1_000;
+
+/// Commands waiting for the driver: enough for a burst of engine output; a full
+/// queue makes the sender wait (back-pressure) rather than drop.
+pub const COMMAND_QUEUE_LEN: usize = 256;
+
+/// Events waiting for the consumer: a burst of received frames; a full queue
+/// makes the driver stop reading the network until the consumer catches up.
+pub const EVENT_QUEUE_LEN: usize = 1024;

@@ -1,0 +1,39 @@
+//! The libp2p mesh driver: the only place in the workspace that knows libp2p.
+//!
+//! A node runs one [`MeshDriver`] task. The rest of the node talks to it
+//! through a [`MeshHandle`] (commands: add/remove friend, send a frame,
+//! shutdown) and reads [`MeshEvent`]s (listening, peer connected/disconnected,
+//! frame received/rejected, send failed, stranger refused). Frames are opaque
+//! bytes; the replication engine's wire messages are encoded and verified by
+//! whoever sits between the engine and this driver.
+//!
+//! Files: [`limits`] (every number, with its reason), [`config`] (profiles,
+//! friends), [`codec`] (length-prefixed frames with a size cap checked before
+//! the body is read), [`behaviour`] (friend gate, connection limits, identify,
+//! ping, frames), [`swarm`] (TCP + noise + yamux), [`redial`] (pure backoff
+//! schedule), [`outbox`] (pure per-peer send window), [`events`] (commands and
+//! events), [`handle`] (the command handle), [`driver`] (the task), [`error`].
+
+pub mod behaviour;
+pub mod codec;
+pub mod config;
+pub mod driver;
+pub mod error;
+pub mod events;
+pub mod handle;
+pub mod limits;
+pub mod outbox;
+pub mod redial;
+pub mod swarm;
+
+pub use codec::FrameError;
+pub use config::{Friend, MeshConfig, Profile};
+pub use driver::MeshDriver;
+pub use error::MeshError;
+pub use events::{MeshCommand, MeshEvent, SendFailure};
+pub use handle::MeshHandle;
+pub use redial::Backoff;
+
+/// The libp2p types the rest of the node needs, so it never imports libp2p.
+pub use libp2p::identity::Keypair;
+pub use libp2p::{Multiaddr, PeerId};

@@ -1,0 +1,32 @@
+//! Builds the libp2p swarm: TCP + noise + yamux under the [`MeshBehaviour`],
+//! with the profile's idle timeout.
+
+use libp2p::identity::Keypair;
+use libp2p::{Swarm, SwarmBuilder, noise, tcp, yamux};
+
+use super::behaviour::MeshBehaviour;
+use super::config::Profile;
+use super::error::MeshError;
+use super::limits::CONNECT_TIMEOUT;
+
+/// A swarm for `keypair` speaking TCP with noise encryption and yamux
+/// multiplexing, Nagle off, an empty friend list and the frame cap given.
+/// Must be called inside a tokio runtime.
+pub fn build_swarm(
+    keypair: Keypair,
+    profile: Profile,
+    max_frame_bytes: u32,
+) -> Result<Swarm<MeshBehaviour>, MeshError> {
+    let Ok(with_behaviour) = SwarmBuilder::with_existing_identity(keypair)
+        .with_tokio()
+        .with_tcp(
+            tcp::Config::new().nodelay(true),
+            noise::Config::new,
+            yamux::Config::default,
+        )?
+        .with_behaviour(|key| MeshBehaviour::new(&key.public(), max_frame_bytes));
+    Ok(with_behaviour
+        .with_swarm_config(|c| c.with_idle_connection_timeout(profile.idle_timeout()))
+        .with_connection_timeout(CONNECT_TIMEOUT)
+        .build())
+}

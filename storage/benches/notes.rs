@@ -1,0 +1,82 @@
+//! Notes throughput on a real file: inserting 100k notes in batches (one
+//! transaction per batch), and reading the 50 most recent with 100k present.
+//!
+//! Run: `cargo bench -p porfiry-storage --bench notes -- --warm-up-time 1 --measurement-time 3`
+
+use std::hint::black_box;
+
+use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use porfiry_storage::{DB_FILE_NAME, Note, NoteSource, Store};
+use tempfile::TempDir;
+
+/// Notes in the table for both benches.
+const NOTES: usize = 100_000;
+/// Notes per transaction (`Store::add_many`): one fsync-free WAL commit per
+/// thousand notes, the batch size a catch-up or import would use.
+const BATCH: usize = 1_000;
+/// How many recent notes a prompt context reads.
+const RECENT: u32 = 50;
+
+fn note(i: usize) -> Note {
+    Note {
+        text: format!(
+            "Note {i}: a short message of about the size people write in chat, with a #mesh tag and @bob."
+        ),
+        hashtags: vec!["mesh".into()],
+        mentions: vec!["bob".into()],
+        source: if i.is_multiple_of(3) {
+            NoteSource::Llm
+        } else {
+            NoteSource::User
+        },
+        priority: (i % 4) as i64,
+        tags: vec!["bench".into()],
+        ..Default::default()
+    }
+}
+
+fn fresh() -> (TempDir, Store) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let store = Store::create(dir.path().join(DB_FILE_NAME)).expect("store");
+    (dir, store)
+}
+
+fn fill(store: &Store, notes: &[Note]) {
+    for (b, chunk) in notes.chunks(BATCH).enumerate() {
+        store.add_many(chunk, 1_000 + b as u64).expect("insert");
+    }
+}
+
+fn insert_100k(c: &mut Criterion) {
+    let notes: Vec<Note> = (0..NOTES).map(note).collect();
+    let mut g = c.benchmark_group("notes");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(NOTES as u64));
+    g.bench_function("insert_100k_batches_of_1000", |b| {
+        b.iter_batched(
+            fresh,
+            |(dir, store)| {
+                fill(&store, &notes);
+                (dir, store)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
+fn recent_50(c: &mut Criterion) {
+    let (_dir, store) = fresh();
+    let notes: Vec<Note> = (0..NOTES).map(note).collect();
+    fill(&store, &notes);
+    c.bench_function("notes/recent_50_of_100k", |b| {
+        b.iter(|| {
+            let rows = store.notes_recent(black_box(RECENT)).expect("read");
+            assert_eq!(rows.len(), RECENT as usize);
+            rows
+        })
+    });
+}
+
+criterion_group!(benches, insert_100k, recent_50);
+criterion_main!(benches);

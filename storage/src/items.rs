@@ -1,0 +1,489 @@
+//! The replicated `items` table and the tombstones (`retractions`) it honours.
+//!
+//! Items are stored exactly as received (the whole signed envelope in
+//! `payload`) next to copies of their routing facts, so nothing is decoded
+//! to route them or to seed the replication engine. Inserting is idempotent
+//! on the item id; an item its author withdrew is never accepted again; and
+//! [`Store::items_for_friend`] is the single answer to "which items may this
+//! friend receive", decided by [`porfiry_protocol::may_send`].
+
+use porfiry_protocol::audience::valid_group_name;
+use porfiry_protocol::engine::ItemRecord as EngineRecord;
+use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, ItemRoute, may_send};
+use rusqlite::types::Type;
+use rusqlite::{OptionalExtension, Row, params};
+
+use crate::error::{Result, StorageError};
+use crate::limits::MAX_ITEMS_PER_BATCH;
+use crate::peers::check_peer_id;
+use crate::query::int_param;
+use crate::record::{item_id_from_row, item_id_to_sql};
+use crate::store::Store;
+
+/// An item's routing facts: every column but the envelope bytes. This is
+/// what the replication engine is seeded with at start-up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemMeta {
+    /// Item id (SHA-256 of the envelope).
+    pub id: ItemId,
+    /// Author's peer id.
+    pub author: String,
+    /// Item kind.
+    pub kind: ItemKind,
+    /// Who may receive it.
+    pub audience: Audience,
+    /// Author's creation time (Unix ms); the reconciliation key.
+    pub created_ms: u64,
+    /// Expiry (Unix ms), if the author set one.
+    pub expires_ms: Option<u64>,
+    /// The friend it came from; `None` for this node's own items.
+    pub received_from: Option<String>,
+    /// The author's hop limit.
+    pub max_hops: u8,
+    /// How many more hops this copy may travel (at most `max_hops`).
+    pub hops_left: u8,
+    /// For a retraction: the item it withdraws.
+    pub retracts: Option<ItemId>,
+    /// The earlier item of the same author this one supersedes.
+    pub replaces: Option<ItemId>,
+}
+
+/// One stored item: its routing facts plus the envelope bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemRecord {
+    /// Item id (SHA-256 of the envelope).
+    pub id: ItemId,
+    /// Author's peer id.
+    pub author: String,
+    /// Item kind.
+    pub kind: ItemKind,
+    /// Who may receive it.
+    pub audience: Audience,
+    /// Author's creation time (Unix ms).
+    pub created_ms: u64,
+    /// Expiry (Unix ms), if the author set one.
+    pub expires_ms: Option<u64>,
+    /// The friend it came from; `None` for this node's own items.
+    pub received_from: Option<String>,
+    /// The author's hop limit.
+    pub max_hops: u8,
+    /// How many more hops this copy may travel (at most `max_hops`).
+    pub hops_left: u8,
+    /// For a retraction: the item it withdraws.
+    pub retracts: Option<ItemId>,
+    /// The earlier item of the same author this one supersedes.
+    pub replaces: Option<ItemId>,
+    /// The whole signed envelope, as received.
+    pub payload: Vec<u8>,
+    /// The signature (also inside the envelope; kept for quick access).
+    pub signature: Vec<u8>,
+}
+
+impl ItemMeta {
+    /// The routing facts [`may_send`] decides on.
+    pub fn route(&self) -> ItemRoute<'_> {
+        ItemRoute {
+            author: &self.author,
+            audience: &self.audience,
+            hops_left: self.hops_left,
+            received_from: self.received_from.as_deref(),
+            expires_ms: self.expires_ms,
+        }
+    }
+
+    /// The replication engine's record of this item (what
+    /// `porfiry_protocol::engine::Engine::new` is seeded with).
+    pub fn engine_record(&self) -> EngineRecord {
+        EngineRecord {
+            id: self.id,
+            author: self.author.clone(),
+            audience: self.audience.clone(),
+            created_ms: self.created_ms,
+            expires_ms: self.expires_ms,
+            max_hops: self.max_hops,
+            hops_left: self.hops_left,
+            received_from: self.received_from.clone(),
+            retracts: self.retracts,
+            replaces: self.replaces,
+        }
+    }
+
+    /// Reads columns 0..=10 of [`SELECT`].
+    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
+        let parsed = |i: usize| -> rusqlite::Result<&str> { Ok(r.get_ref(i)?.as_str()?) };
+        let conv = |i: usize, e: Box<dyn std::error::Error + Send + Sync>| {
+            rusqlite::Error::FromSqlConversionFailure(i, Type::Text, e)
+        };
+        Ok(ItemMeta {
+            id: ItemId(r.get(0)?),
+            author: r.get(1)?,
+            kind: parsed(2)?.parse().map_err(|e| conv(2, Box::new(e)))?,
+            audience: parsed(3)?.parse().map_err(|e| conv(3, Box::new(e)))?,
+            created_ms: r.get(4)?,
+            expires_ms: r.get(5)?,
+            received_from: r.get(6)?,
+            max_hops: r.get(7)?,
+            hops_left: r.get(8)?,
+            retracts: item_id_from_row(r, 9)?,
+            replaces: item_id_from_row(r, 10)?,
+        })
+    }
+}
+
+impl ItemRecord {
+    /// The routing facts [`may_send`] decides on.
+    pub fn route(&self) -> ItemRoute<'_> {
+        ItemRoute {
+            author: &self.author,
+            audience: &self.audience,
+            hops_left: self.hops_left,
+            received_from: self.received_from.as_deref(),
+            expires_ms: self.expires_ms,
+        }
+    }
+
+    /// Its routing facts without the envelope.
+    pub fn meta(&self) -> ItemMeta {
+        ItemMeta {
+            id: self.id,
+            author: self.author.clone(),
+            kind: self.kind,
+            audience: self.audience.clone(),
+            created_ms: self.created_ms,
+            expires_ms: self.expires_ms,
+            received_from: self.received_from.clone(),
+            max_hops: self.max_hops,
+            hops_left: self.hops_left,
+            retracts: self.retracts,
+            replaces: self.replaces,
+        }
+    }
+
+    /// The items this one withdraws: its retraction target and the item it
+    /// replaces.
+    pub fn supersedes(&self) -> impl Iterator<Item = &ItemId> {
+        self.retracts.iter().chain(self.replaces.iter())
+    }
+
+    /// Checks one record of a batch; errors name its position and id.
+    fn check(&self, index: usize) -> Result<()> {
+        let bad = |reason: String| {
+            Err(StorageError::Invalid {
+                what: format!("item #{index} ({})", self.id),
+                reason,
+            })
+        };
+        let peers = [
+            ("author", Some(&self.author)),
+            ("received_from", self.received_from.as_ref()),
+        ];
+        for (field, peer) in peers {
+            if let Some(p) = peer
+                && let Err(e) = check_peer_id(p)
+            {
+                return bad(format!("{field}: {e}"));
+            }
+        }
+        if self.hops_left > self.max_hops {
+            return bad(format!(
+                "hops_left {} exceeds max_hops {}",
+                self.hops_left, self.max_hops
+            ));
+        }
+        if self.retracts.is_some() != (self.kind == ItemKind::Retraction) {
+            return bad("retracts is set exactly on retraction items".into());
+        }
+        if let Audience::Group(g) = &self.audience
+            && !valid_group_name(g)
+        {
+            return bad(format!("bad group name {g:?}"));
+        }
+        if self.payload.is_empty() {
+            return bad("empty payload".into());
+        }
+        Ok(())
+    }
+
+    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
+        let m = ItemMeta::from_row(r)?;
+        Ok(ItemRecord {
+            id: m.id,
+            author: m.author,
+            kind: m.kind,
+            audience: m.audience,
+            created_ms: m.created_ms,
+            expires_ms: m.expires_ms,
+            received_from: m.received_from,
+            max_hops: m.max_hops,
+            hops_left: m.hops_left,
+            retracts: m.retracts,
+            replaces: m.replaces,
+            payload: r.get(11)?,
+            signature: r.get(12)?,
+        })
+    }
+}
+
+/// The columns in [`SELECT`] order, for error messages.
+const COLUMNS: [&str; 13] = [
+    "id",
+    "author",
+    "kind",
+    "audience",
+    "created",
+    "expires",
+    "received_from",
+    "max_hops",
+    "hops_left",
+    "retracts",
+    "replaces",
+    "payload",
+    "signature",
+];
+const META: &str = "SELECT id, author, kind, audience, created, expires, received_from, max_hops, hops_left, \
+                    retracts, replaces FROM items";
+const SELECT: &str = "SELECT id, author, kind, audience, created, expires, received_from, max_hops, hops_left, \
+                      retracts, replaces, payload, signature FROM items";
+
+fn read_err(e: rusqlite::Error) -> StorageError {
+    StorageError::from_read("items", &COLUMNS, e)
+}
+
+impl Store {
+    /// Stores items in one transaction; returns how many were new. An id
+    /// already present, repeated in the batch, or withdrawn by its author is
+    /// skipped without error. A new retraction or replacing item withdraws
+    /// its target in the same transaction: the target (if by the same
+    /// author) is deleted and tombstoned. A malformed record refuses the
+    /// whole batch, storing nothing.
+    pub fn insert_items(&self, items: &[ItemRecord]) -> Result<usize> {
+        if items.len() > MAX_ITEMS_PER_BATCH {
+            return Err(StorageError::invalid(
+                "batch",
+                format!("{} items, at most {MAX_ITEMS_PER_BATCH}", items.len()),
+            ));
+        }
+        for (i, it) in items.iter().enumerate() {
+            it.check(i)?;
+        }
+        self.transaction(|s| {
+            let mut stmt = s.conn.prepare_cached(
+                "INSERT INTO items (id, author, kind, audience, created, expires, received_from,
+                                    max_hops, hops_left, retracts, replaces, payload, signature)
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+                 WHERE NOT EXISTS (SELECT 1 FROM retractions WHERE target = ?1 AND author = ?2)
+                 ON CONFLICT (id) DO NOTHING",
+            )?;
+            let mut inserted = 0;
+            for it in items {
+                let created = int_param("created_ms", it.created_ms)?;
+                let expires = it
+                    .expires_ms
+                    .map(|e| int_param("expires_ms", e))
+                    .transpose()?;
+                let n = stmt
+                    .execute(params![
+                        it.id.as_bytes(),
+                        it.author,
+                        it.kind.as_str(),
+                        it.audience.to_string(),
+                        created,
+                        expires,
+                        it.received_from,
+                        it.max_hops,
+                        it.hops_left,
+                        item_id_to_sql(&it.retracts),
+                        item_id_to_sql(&it.replaces),
+                        it.payload,
+                        it.signature
+                    ])
+                    .map_err(|e| StorageError::from_write("items", e))?;
+                if n > 0 {
+                    for target in it.supersedes() {
+                        s.retract(target, &it.author, it.created_ms)?;
+                    }
+                }
+                inserted += n;
+            }
+            Ok(inserted)
+        })
+    }
+
+    /// The item with this id, if stored.
+    pub fn get_item(&self, id: &ItemId) -> Result<Option<ItemRecord>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SELECT} WHERE id = ?"))?;
+        stmt.query_row([id.as_bytes()], ItemRecord::from_row)
+            .optional()
+            .map_err(read_err)
+    }
+
+    /// Whether an item with this id is stored.
+    pub fn has_item(&self, id: &ItemId) -> Result<bool> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT 1 FROM items WHERE id = ?")?;
+        Ok(stmt.exists([id.as_bytes()])?)
+    }
+
+    /// `(created_ms, id)` of every item created at or after `since_ms`,
+    /// ordered by time then id (the order set reconciliation wants).
+    pub fn item_ids_since(&self, since_ms: u64) -> Result<Vec<(u64, ItemId)>> {
+        let since = int_param("since_ms", since_ms)?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT created, id FROM items WHERE created >= ? ORDER BY created, id",
+        )?;
+        let rows = stmt.query_map([since], |r| Ok((r.get(0)?, ItemId(r.get(1)?))))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| StorageError::from_read("items", &["created", "id"], e))
+    }
+
+    /// The routing facts of every stored item, oldest first, without the
+    /// envelopes: what the replication engine is seeded with at start-up.
+    pub fn item_metas(&self) -> Result<Vec<ItemMeta>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{META} ORDER BY created, id"))?;
+        let rows = stmt.query_map([], ItemMeta::from_row)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(read_err)
+    }
+
+    /// Deletes an item (expiry, cleanup); it may be received again later.
+    /// Returns whether it was there.
+    pub fn delete_item(&self, id: &ItemId) -> Result<bool> {
+        Ok(self
+            .conn
+            .prepare_cached("DELETE FROM items WHERE id = ?")?
+            .execute([id.as_bytes()])?
+            > 0)
+    }
+
+    /// Deletes every item expired at `now_ms`; returns how many.
+    pub fn delete_expired_items(&self, now_ms: u64) -> Result<usize> {
+        let now = int_param("now_ms", now_ms)?;
+        Ok(self
+            .conn
+            .prepare_cached("DELETE FROM items WHERE expires <= ?")?
+            .execute([now])?)
+    }
+
+    /// Records that `author` withdrew item `target` and deletes it if it is
+    /// stored and by that author; returns whether it was deleted. An item
+    /// with that id by that author is never accepted again; another
+    /// author's item with that id is not touched. ([`Store::insert_items`]
+    /// calls this for retraction and replacing items itself.)
+    pub fn retract(&self, target: &ItemId, author: &str, now_ms: u64) -> Result<bool> {
+        check_peer_id(author)?;
+        let now = int_param("now_ms", now_ms)?;
+        self.transaction(|s| {
+            s.conn
+                .prepare_cached(
+                    "INSERT INTO retractions (target, author, retracted) VALUES (?, ?, ?)
+                     ON CONFLICT (target, author) DO NOTHING",
+                )?
+                .execute(params![target.as_bytes(), author, now])?;
+            let n = s
+                .conn
+                .prepare_cached("DELETE FROM items WHERE id = ? AND author = ?")?
+                .execute(params![target.as_bytes(), author])?;
+            Ok(n > 0)
+        })
+    }
+
+    /// Whether `author` withdrew item `id`.
+    pub fn is_retracted(&self, id: &ItemId, author: &str) -> Result<bool> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT 1 FROM retractions WHERE target = ? AND author = ?")?;
+        Ok(stmt.exists(params![id.as_bytes(), author])?)
+    }
+
+    /// Every stored item the friend `friend_peer_id` (tagged with
+    /// `friend_groups`) may receive from this node `local_peer` at `now_ms`,
+    /// oldest first. Live push and catch-up both ask this; the decision is
+    /// [`may_send`]'s, after an SQL prefilter that only drops rows it would
+    /// refuse anyway.
+    pub fn items_for_friend(
+        &self,
+        local_peer: &str,
+        friend_peer_id: &str,
+        friend_groups: &[String],
+        now_ms: u64,
+    ) -> Result<Vec<ItemRecord>> {
+        let friend = FriendView {
+            peer_id: friend_peer_id,
+            groups: friend_groups,
+        };
+        self.for_friend(
+            SELECT,
+            ItemRecord::from_row,
+            ItemRecord::route,
+            local_peer,
+            &friend,
+            now_ms,
+        )
+    }
+
+    /// The same set as [`Store::items_for_friend`], decided the same way,
+    /// as `(created_ms, id)` pairs without loading any envelope: the keys
+    /// set reconciliation (catch-up) works on.
+    pub fn item_keys_for_friend(
+        &self,
+        local_peer: &str,
+        friend_peer_id: &str,
+        friend_groups: &[String],
+        now_ms: u64,
+    ) -> Result<Vec<(u64, ItemId)>> {
+        let friend = FriendView {
+            peer_id: friend_peer_id,
+            groups: friend_groups,
+        };
+        let metas = self.for_friend(
+            META,
+            ItemMeta::from_row,
+            ItemMeta::route,
+            local_peer,
+            &friend,
+            now_ms,
+        )?;
+        Ok(metas.into_iter().map(|m| (m.created_ms, m.id)).collect())
+    }
+
+    /// The one friend query: `select` rows passing the SQL prefilter, kept
+    /// when [`may_send`] admits them.
+    fn for_friend<T>(
+        &self,
+        select: &str,
+        from_row: fn(&Row<'_>) -> rusqlite::Result<T>,
+        route: fn(&T) -> ItemRoute<'_>,
+        local_peer: &str,
+        friend: &FriendView<'_>,
+        now_ms: u64,
+    ) -> Result<Vec<T>> {
+        let now = int_param("now_ms", now_ms)?;
+        let sql = format!(
+            "{select} WHERE hops_left > 0 AND (expires IS NULL OR expires > ?1)
+               AND author <> ?2 AND (received_from IS NULL OR received_from <> ?2)
+               AND (audience = 'public' OR author = ?3)
+             ORDER BY created, id"
+        );
+        let mut stmt = self.conn.prepare_cached(&sql)?;
+        let mut out = Vec::new();
+        let mut rows = stmt.query(params![now, friend.peer_id, local_peer])?;
+        while let Some(row) = rows.next()? {
+            let item = from_row(row).map_err(read_err)?;
+            if may_send(local_peer, &route(&item), friend, now_ms) {
+                out.push(item);
+            }
+        }
+        Ok(out)
+    }
+
+    /// Number of stored items.
+    pub fn item_count(&self) -> Result<u64> {
+        Ok(self
+            .conn
+            .query_row("SELECT count(*) FROM items", [], |r| r.get(0))?)
+    }
+}

@@ -1,0 +1,137 @@
+//! `llm_registry`: the LLMs this agent knows — local servers, remote APIs,
+//! or a friend's node for offload — with the selected main LLM, validators
+//! and trust. Shareable entries are published as LlmAddress items.
+
+use porfiry_protocol::ItemId;
+use std::collections::BTreeMap;
+
+use rusqlite::types::Value;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, StorageError};
+use crate::published::publishable;
+use crate::query::Filter;
+use crate::record::{Stored, record};
+use crate::store::Store;
+
+/// Config keys refused in [`LlmConfig::other`]: secrets never enter the
+/// file (and shareable rows travel to friends). Name an env var instead.
+pub const SECRET_CONFIG_KEYS: &[&str] = &[
+    "api_key",
+    "apikey",
+    "key",
+    "secret",
+    "token",
+    "password",
+    "authorization",
+];
+
+/// How to call one LLM. Holds the *name* of the env var with the API key,
+/// never the key.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LlmConfig {
+    /// Env var holding the API key, if the endpoint needs one.
+    pub api_key_env: Option<String>,
+    /// Sampling temperature.
+    pub temperature: Option<f64>,
+    /// Reply length cap.
+    pub max_tokens: Option<u32>,
+    /// Request timeout.
+    pub timeout_ms: Option<u64>,
+    /// Other settings, kept as given (no secrets: see [`SECRET_CONFIG_KEYS`]).
+    #[serde(flatten)]
+    pub other: BTreeMap<String, serde_json::Value>,
+}
+
+record! {
+    /// One known LLM.
+    pub struct LlmEntry in "llm_registry" search ["name", "model", "description"] check check_llm {
+        /// Unique short name (`qwen-local`, `bob-server`).
+        pub name: String,
+        /// OpenAI-compatible base URL, or a friend's peer id for offload.
+        pub endpoint: String,
+        /// Model name at the endpoint.
+        pub model: String,
+        /// What it is good at.
+        pub description: String,
+        /// Features (`tools`, `vision`, `long-context`, …).
+        pub features: Vec<String> as json,
+        /// Call settings.
+        pub config: LlmConfig as json,
+        /// The selected main LLM (at most one row).
+        pub is_main: bool,
+        /// Votes in cognitive validation.
+        pub is_validator: bool,
+        /// How far its answers are trusted.
+        pub trust: f64,
+        /// Publish it to friends as an LlmAddress item.
+        pub shareable: bool,
+        /// Set once published.
+        pub item_id: Option<ItemId> as item_id,
+        /// For entries merged from friends: the author.
+        pub origin_author: Option<String>,
+        /// For entries merged from friends: the item.
+        pub origin_item_id: Option<ItemId> as item_id,
+    }
+}
+
+publishable!(
+    LlmEntry,
+    "shareable = 1 AND item_id IS NULL AND origin_item_id IS NULL"
+);
+
+fn check_llm(l: &LlmEntry) -> Result<()> {
+    let bad = |reason: String| Err(StorageError::invalid("llm_registry entry", reason));
+    if l.name.trim().is_empty() || l.endpoint.trim().is_empty() {
+        return bad("name and endpoint must not be empty".into());
+    }
+    if !l.trust.is_finite() {
+        return bad("trust must be a finite number".into());
+    }
+    if let Some(k) = l
+        .config
+        .other
+        .keys()
+        .find(|k| SECRET_CONFIG_KEYS.contains(&k.to_ascii_lowercase().as_str()))
+    {
+        return bad(format!(
+            "config key {k:?} looks like a secret; store the env var name in api_key_env"
+        ));
+    }
+    Ok(())
+}
+
+impl Store {
+    /// Makes `id` the main LLM ("llm_registry select"); the previous main
+    /// one is unselected in the same transaction.
+    pub fn llm_select_main(&self, id: i64, now_ms: u64) -> Result<()> {
+        self.transaction(|s| {
+            s.conn
+                .prepare_cached("UPDATE llm_registry SET is_main = 0 WHERE is_main = 1")?
+                .execute([])?;
+            s.set_columns::<LlmEntry>(id, "is_main = 1", &[], now_ms)
+        })
+    }
+
+    /// The selected main LLM, if one is.
+    pub fn llm_main(&self) -> Result<Option<Stored<LlmEntry>>> {
+        let mut f = Filter::default();
+        f.and("is_main = 1", []);
+        Ok(self.select::<LlmEntry>(&f, "id", 1, 0)?.pop())
+    }
+
+    /// Every LLM marked as a validator, by name.
+    pub fn llm_validators(&self) -> Result<Vec<Stored<LlmEntry>>> {
+        let mut f = Filter::default();
+        f.and("is_validator = 1", []);
+        self.select::<LlmEntry>(&f, "name", u32::MAX, 0)
+    }
+
+    /// The LLM with this name, if known.
+    pub fn llm_by_name(&self, name: &str) -> Result<Option<Stored<LlmEntry>>> {
+        let mut f = Filter::default();
+        f.and("name = ?", [Value::Text(name.to_owned())]);
+        Ok(self.select::<LlmEntry>(&f, "id", 1, 0)?.pop())
+    }
+}

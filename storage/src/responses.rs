@@ -1,0 +1,168 @@
+//! Short-term memory: `llm_recent_responses`, the LLM's recent replies with
+//! their anti-stagnation analysis (novelty, ideas, tags, emotions) and
+//! cognitive validation (validator votes, rating, auto_pass).
+
+use std::collections::BTreeMap;
+
+use rusqlite::types::Value;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Result, StorageError};
+use crate::query::{Filter, resolve_limit};
+use crate::record::{Stored, record};
+use crate::store::Store;
+
+/// Emotion strengths run from 1 (faint) to this (seed 003: "сила от 1 до 5").
+pub const MAX_EMOTION_STRENGTH: u8 = 5;
+
+/// Validator votes run from -this to +this (seed 003: "-3 .. +3").
+pub const MAX_VALIDATOR_RATING: i8 = 3;
+
+/// One validator's vote on a reply.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ValidatorVote {
+    /// The validating LLM (its `llm_registry` name).
+    pub llm: String,
+    /// Its vote, -3 ..= +3.
+    pub rating: i8,
+}
+
+record! {
+    /// One recent reply of the LLM and what the reflexes made of it.
+    pub struct RecentResponse in "llm_recent_responses" search ["content", "reflection"] marks [Tagged] check check_response {
+        /// The full reply.
+        pub content: String,
+        /// Short summary of new / refined / discarded ideas.
+        pub reflection: String,
+        /// Quantitative novelty; `None` before it was judged.
+        pub novelty_score: Option<f64>,
+        /// New ideas.
+        pub new_ideas: Vec<String> as json,
+        /// Ideas refined from earlier replies.
+        pub refined_ideas: Vec<String> as json,
+        /// Ideas dropped.
+        pub discarded_ideas: Vec<String> as json,
+        /// Semantic tags of the reply.
+        pub tags: Vec<String> as tags,
+        /// Emotions and their strength, 1 ..= 5.
+        pub emotions: BTreeMap<String, u8> as json,
+        /// This row records an anti-stagnation reflex firing instead of a repeated reply.
+        pub stagnation_reflex: bool,
+        /// No validators existed, so the reply passed unvalidated.
+        pub auto_pass: bool,
+        /// The only validator was the main LLM itself.
+        pub self_validation: bool,
+        /// Mean validator vote (0 with auto_pass).
+        pub rating: f64,
+        /// Votes per value, e.g. {-1: 1, 2: 3}.
+        pub distribution: BTreeMap<i8, u32> as json,
+        /// The raw votes.
+        pub validators: Vec<ValidatorVote> as json,
+        /// The LLM that replied.
+        pub llm_id: Option<String>,
+    }
+}
+
+fn check_response(r: &RecentResponse) -> Result<()> {
+    let bad = |reason: String| Err(StorageError::invalid("recent response", reason));
+    if let Some((name, s)) = r
+        .emotions
+        .iter()
+        .find(|(_, s)| !(1..=MAX_EMOTION_STRENGTH).contains(*s))
+    {
+        return bad(format!(
+            "emotion {name:?} has strength {s}, expected 1 to {MAX_EMOTION_STRENGTH}"
+        ));
+    }
+    let in_range = |v: i8| (-MAX_VALIDATOR_RATING..=MAX_VALIDATOR_RATING).contains(&v);
+    if let Some(v) = r.validators.iter().find(|v| !in_range(v.rating)) {
+        return bad(format!(
+            "vote {} by {:?} is outside -3..=3",
+            v.rating, v.llm
+        ));
+    }
+    if let Some(k) = r.distribution.keys().find(|k| !in_range(**k)) {
+        return bad(format!("distribution key {k} is outside -3..=3"));
+    }
+    if !r.rating.is_finite() || r.novelty_score.is_some_and(|n| !n.is_finite()) {
+        return bad("rating and novelty must be finite numbers".into());
+    }
+    Ok(())
+}
+
+/// How the conditions of a [`Concentration`] combine (seed 003: "и" / "или").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MatchMode {
+    /// Every condition must hold.
+    #[default]
+    All,
+    /// Any one condition is enough.
+    Any,
+}
+
+/// The "concentration" mode of context 1: recent replies with these tags
+/// and/or emotions at or above a strength.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Concentration {
+    /// Tags the reply must carry.
+    pub tags: Vec<String>,
+    /// Emotions with a minimum strength, e.g. ("anxiety", 2).
+    pub emotions: Vec<(String, u8)>,
+    /// How conditions combine.
+    pub mode: MatchMode,
+    /// At most this many replies (`None` = default list limit).
+    pub limit: Option<u32>,
+}
+
+impl Store {
+    /// The `k` most recent replies, newest first (context 1).
+    pub fn responses_recent(&self, k: u32) -> Result<Vec<Stored<RecentResponse>>> {
+        self.select::<RecentResponse>(
+            &Filter::default(),
+            "created DESC, id DESC",
+            resolve_limit(Some(k))?,
+            0,
+        )
+    }
+
+    /// Recent replies matching a concentration filter, newest first. With no
+    /// conditions at all this is the same as [`Store::responses_recent`].
+    pub fn responses_concentrated(&self, c: &Concentration) -> Result<Vec<Stored<RecentResponse>>> {
+        let limit = resolve_limit(c.limit)?;
+        let mut clauses = Vec::new();
+        let mut params = Vec::new();
+        for t in &c.tags {
+            clauses.push("EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.value = ?)");
+            params.push(Value::Text(t.clone()));
+        }
+        for (e, min) in &c.emotions {
+            clauses.push("EXISTS (SELECT 1 FROM json_each(emotions) WHERE json_each.key = ? AND json_each.value >= ?)");
+            params.push(Value::Text(e.clone()));
+            params.push(Value::Integer((*min).into()));
+        }
+        let mut f = Filter::default();
+        if !clauses.is_empty() {
+            let joiner = if c.mode == MatchMode::All {
+                " AND "
+            } else {
+                " OR "
+            };
+            f.and(format!("({})", clauses.join(joiner)), params);
+        }
+        self.select::<RecentResponse>(&f, "created DESC, id DESC", limit, 0)
+    }
+
+    /// Deletes all but the newest `keep` replies ("cleanup of
+    /// llm_recent_responses"); returns how many went.
+    pub fn responses_keep_latest(&self, keep: u32) -> Result<usize> {
+        let n = self
+            .conn
+            .prepare_cached(
+                "DELETE FROM llm_recent_responses WHERE id NOT IN
+                 (SELECT id FROM llm_recent_responses ORDER BY created DESC, id DESC LIMIT ?)",
+            )?
+            .execute([keep])
+            .map_err(|e| StorageError::from_write("llm_recent_responses", e))?;
+        Ok(n)
+    }
+}

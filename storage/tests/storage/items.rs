@@ -1,0 +1,418 @@
+//! The replicated items table, tombstones, and the one "may this friend
+//! receive it" query.
+
+use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, may_send};
+use porfiry_storage::{ItemRecord, StorageError, limits::MAX_ITEMS_PER_BATCH};
+use proptest::prelude::*;
+
+use crate::temp_store;
+
+const ME: &str = "12D3KooWMe";
+const BOB: &str = "12D3KooWBob";
+const CAROL: &str = "12D3KooWCarol";
+
+fn id(n: u8) -> ItemId {
+    ItemId([n; 32])
+}
+
+fn item(n: u8, author: &str, audience: Audience) -> ItemRecord {
+    ItemRecord {
+        id: id(n),
+        author: author.into(),
+        kind: ItemKind::Note,
+        audience,
+        created_ms: 1_000 + u64::from(n),
+        expires_ms: None,
+        received_from: (author != ME).then(|| author.to_owned()),
+        max_hops: 4,
+        hops_left: 3,
+        retracts: None,
+        replaces: None,
+        payload: vec![n, 0xCB, 0x0F],
+        signature: vec![n; 64],
+    }
+}
+
+fn retraction(n: u8, author: &str, target: u8) -> ItemRecord {
+    ItemRecord {
+        kind: ItemKind::Retraction,
+        retracts: Some(id(target)),
+        ..item(n, author, Audience::Public)
+    }
+}
+
+#[test]
+fn insert_is_idempotent_on_id() {
+    let (_dir, store) = temp_store();
+    let a = item(1, ME, Audience::Public);
+    let b = item(2, BOB, Audience::Friends);
+    assert_eq!(
+        store
+            .insert_items(&[a.clone(), b.clone(), a.clone()])
+            .unwrap(),
+        2
+    );
+    assert_eq!(
+        store.insert_items(std::slice::from_ref(&a)).unwrap(),
+        0,
+        "same item again: no error, no row"
+    );
+    let mut other_path = b.clone();
+    other_path.received_from = Some(CAROL.into());
+    assert_eq!(store.insert_items(&[other_path]).unwrap(), 0);
+    assert_eq!(store.item_count().unwrap(), 2);
+    assert_eq!(store.get_item(&a.id).unwrap(), Some(a.clone()));
+    assert_eq!(
+        store.get_item(&b.id).unwrap(),
+        Some(b.clone()),
+        "first copy kept"
+    );
+    assert!(store.has_item(&a.id).unwrap());
+    assert_eq!(store.get_item(&id(9)).unwrap(), None);
+    assert_eq!(store.item_metas().unwrap(), [a.meta(), b.meta()]);
+}
+
+#[test]
+fn stored_metas_seed_the_engine_records() {
+    let (_dir, store) = temp_store();
+    let r = ItemRecord {
+        replaces: Some(id(9)),
+        expires_ms: Some(5_000),
+        ..item(1, BOB, Audience::Public)
+    };
+    store
+        .insert_items(&[r.clone(), retraction(2, BOB, 7)])
+        .unwrap();
+    let engine: Vec<_> = store
+        .item_metas()
+        .unwrap()
+        .iter()
+        .map(|m| m.engine_record())
+        .collect();
+    assert_eq!(engine.len(), 2);
+    let e = &engine[0];
+    assert_eq!(
+        (e.id, e.author.as_str(), &e.audience),
+        (r.id, BOB, &r.audience)
+    );
+    assert_eq!(
+        (e.created_ms, e.expires_ms, e.max_hops, e.hops_left),
+        (1_001, Some(5_000), 4, 3)
+    );
+    assert_eq!(
+        (e.received_from.as_deref(), e.retracts, e.replaces),
+        (Some(BOB), None, Some(id(9)))
+    );
+    assert_eq!(engine[1].retracts, Some(id(7)));
+}
+
+#[test]
+fn a_bad_record_refuses_the_whole_batch() {
+    let (_dir, store) = temp_store();
+    let good = item(1, ME, Audience::Public);
+    let cases = vec![
+        ItemRecord {
+            author: "".into(),
+            ..item(2, ME, Audience::Public)
+        },
+        ItemRecord {
+            received_from: Some("with space".into()),
+            ..item(2, BOB, Audience::Public)
+        },
+        ItemRecord {
+            payload: vec![],
+            ..item(2, ME, Audience::Public)
+        },
+        ItemRecord {
+            created_ms: u64::MAX,
+            ..item(2, ME, Audience::Public)
+        },
+        ItemRecord {
+            hops_left: 5,
+            ..item(2, ME, Audience::Public)
+        },
+        ItemRecord {
+            retracts: Some(id(1)),
+            ..item(2, ME, Audience::Public)
+        },
+        ItemRecord {
+            retracts: None,
+            ..retraction(2, ME, 1)
+        },
+    ];
+    for bad in cases {
+        let r = store.insert_items(&[good.clone(), bad.clone()]);
+        assert!(
+            matches!(r, Err(StorageError::Invalid { .. })),
+            "{bad:?} gave {r:?}"
+        );
+    }
+    let bad_group = ItemRecord {
+        audience: Audience::Group("Not Valid".into()),
+        ..item(3, ME, Audience::Public)
+    };
+    match store.insert_items(&[good.clone(), good.clone(), bad_group]) {
+        Err(StorageError::Invalid { what, reason }) => {
+            assert!(what.starts_with("item #2 (0303"), "{what}");
+            assert!(reason.contains("Not Valid"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(store.item_count().unwrap(), 0);
+    let too_many = vec![good; MAX_ITEMS_PER_BATCH + 1];
+    assert!(store.insert_items(&too_many).is_err());
+}
+
+#[test]
+fn retracted_items_are_deleted_and_never_accepted_again() {
+    let (_dir, store) = temp_store();
+    let a = item(1, BOB, Audience::Public);
+    store.insert_items(std::slice::from_ref(&a)).unwrap();
+    assert!(store.retract(&a.id, BOB, 5).unwrap());
+    assert!(!store.has_item(&a.id).unwrap());
+    assert!(store.is_retracted(&a.id, BOB).unwrap());
+    assert_eq!(
+        store
+            .insert_items(&[a.clone(), item(2, BOB, Audience::Public)])
+            .unwrap(),
+        1
+    );
+    assert!(!store.has_item(&a.id).unwrap());
+    // Retracting something never seen still blocks it later; twice is fine.
+    assert!(!store.retract(&id(7), BOB, 6).unwrap());
+    assert!(!store.retract(&id(7), BOB, 7).unwrap());
+    assert_eq!(
+        store
+            .insert_items(&[item(7, BOB, Audience::Public)])
+            .unwrap(),
+        0
+    );
+    assert!(store.retract(&id(8), "", 8).is_err());
+}
+
+#[test]
+fn only_the_author_can_withdraw_an_item() {
+    let (_dir, store) = temp_store();
+    store
+        .insert_items(&[item(1, BOB, Audience::Public)])
+        .unwrap();
+    assert!(
+        !store.retract(&id(1), CAROL, 5).unwrap(),
+        "carol cannot delete bob's item"
+    );
+    assert!(store.has_item(&id(1)).unwrap());
+    assert!(!store.is_retracted(&id(1), BOB).unwrap());
+    // A tombstone by carol does not block bob's item from arriving.
+    store.retract(&id(2), CAROL, 5).unwrap();
+    assert_eq!(
+        store
+            .insert_items(&[item(2, BOB, Audience::Public)])
+            .unwrap(),
+        1
+    );
+}
+
+#[test]
+fn retraction_and_replacing_items_withdraw_their_targets() {
+    let (_dir, store) = temp_store();
+    store
+        .insert_items(&[
+            item(1, BOB, Audience::Public),
+            item(2, BOB, Audience::Public),
+        ])
+        .unwrap();
+    // A retraction by bob removes bob's item 1 and is itself stored (it replicates).
+    assert_eq!(store.insert_items(&[retraction(10, BOB, 1)]).unwrap(), 1);
+    assert!(!store.has_item(&id(1)).unwrap());
+    assert!(store.has_item(&id(10)).unwrap());
+    // A newer version replacing item 2 removes it; the old one is refused later.
+    let v2 = ItemRecord {
+        replaces: Some(id(2)),
+        ..item(11, BOB, Audience::Public)
+    };
+    assert_eq!(store.insert_items(&[v2]).unwrap(), 1);
+    assert!(!store.has_item(&id(2)).unwrap());
+    assert_eq!(
+        store
+            .insert_items(&[item(2, BOB, Audience::Public)])
+            .unwrap(),
+        0
+    );
+    // Carol's retraction of bob's item 11 does nothing to it.
+    store.insert_items(&[retraction(12, CAROL, 11)]).unwrap();
+    assert!(store.has_item(&id(11)).unwrap());
+    // Retraction first, target later in the same batch: the target is refused.
+    assert_eq!(
+        store
+            .insert_items(&[retraction(13, BOB, 14), item(14, BOB, Audience::Public)])
+            .unwrap(),
+        1
+    );
+    assert!(!store.has_item(&id(14)).unwrap());
+}
+
+#[test]
+fn delete_ids_since_and_expiry() {
+    let (_dir, store) = temp_store();
+    let mut items: Vec<ItemRecord> = (1..=5).map(|n| item(n, ME, Audience::Public)).collect();
+    items[0].expires_ms = Some(2_000);
+    items[1].expires_ms = Some(9_000);
+    store.insert_items(&items).unwrap();
+    let since = store.item_ids_since(1_003).unwrap();
+    assert_eq!(since, [(1_003, id(3)), (1_004, id(4)), (1_005, id(5))]);
+    assert!(store.delete_item(&id(3)).unwrap());
+    assert!(!store.delete_item(&id(3)).unwrap());
+    assert_eq!(
+        store.insert_items(&[items[2].clone()]).unwrap(),
+        1,
+        "deleted, not retracted: may come back"
+    );
+    assert_eq!(store.delete_expired_items(2_000).unwrap(), 1);
+    assert_eq!(store.item_count().unwrap(), 4);
+}
+
+#[test]
+fn items_for_friend_follows_the_policy() {
+    let (_dir, store) = temp_store();
+    let fam = vec!["family".to_string()];
+    let hopless = ItemRecord {
+        hops_left: 0,
+        ..item(6, CAROL, Audience::Public)
+    };
+    let expired = ItemRecord {
+        expires_ms: Some(500),
+        ..item(7, ME, Audience::Public)
+    };
+    let via_bob = ItemRecord {
+        received_from: Some(BOB.into()),
+        ..item(8, CAROL, Audience::Public)
+    };
+    store
+        .insert_items(&[
+            item(1, ME, Audience::Public),
+            item(2, ME, Audience::Friends),
+            item(3, ME, Audience::Group("family".into())),
+            item(4, CAROL, Audience::Public),
+            item(5, CAROL, Audience::Friends),
+            hopless,
+            expired,
+            via_bob,
+            item(9, BOB, Audience::Public),
+        ])
+        .unwrap();
+    let ids = |groups: &[String], friend: &str| -> Vec<u8> {
+        store
+            .items_for_friend(ME, friend, groups, 1_000)
+            .unwrap()
+            .iter()
+            .map(|i| i.id.0[0])
+            .collect()
+    };
+    assert_eq!(ids(&fam, BOB), [1, 2, 3, 4]);
+    assert_eq!(ids(&[], BOB), [1, 2, 4]);
+    assert_eq!(
+        ids(&[], CAROL),
+        [1, 2, 9],
+        "never back to the author or sender"
+    );
+}
+
+#[test]
+fn hand_corrupted_columns_are_clear_errors() {
+    let (_dir, store) = temp_store();
+    store
+        .insert_items(&[item(1, ME, Audience::Public)])
+        .unwrap();
+    let raw = crate::raw(&store);
+    raw.execute("UPDATE items SET audience = 'group:BAD GROUP'", [])
+        .unwrap();
+    match store.items_for_friend(ME, BOB, &[], 0) {
+        Err(StorageError::BadColumn {
+            table: "items",
+            column,
+            ..
+        }) => assert_eq!(column, "audience"),
+        other => panic!("{other:?}"),
+    }
+    raw.execute("UPDATE items SET audience = 'public', kind = 'poem'", [])
+        .unwrap();
+    match store.item_metas() {
+        Err(StorageError::BadColumn {
+            table: "items",
+            column,
+            ..
+        }) => assert_eq!(column, "kind"),
+        other => panic!("{other:?}"),
+    }
+    assert!(
+        raw.execute("UPDATE items SET id = x'0102'", []).is_err(),
+        "ids are 32 bytes"
+    );
+    assert!(
+        raw.execute("UPDATE items SET hops_left = max_hops + 1", [])
+            .is_err()
+    );
+}
+
+fn arb_item() -> impl Strategy<Value = ItemRecord> {
+    let peer = prop::sample::select(vec![ME, BOB, CAROL, "12D3KooWDave"]);
+    let audience = prop_oneof![
+        Just(Audience::Public),
+        Just(Audience::Friends),
+        Just(Audience::Group("family".into())),
+        Just(Audience::Group("club".into())),
+    ];
+    (
+        any::<[u8; 32]>(),
+        peer.clone(),
+        audience,
+        0u64..100,
+        prop::option::of(0u64..100),
+        prop::option::of(peer),
+        0u8..3,
+    )
+        .prop_map(
+            |(id, author, audience, created, expires, from, hops)| ItemRecord {
+                id: ItemId(id),
+                author: author.into(),
+                kind: ItemKind::Note,
+                audience,
+                created_ms: created,
+                expires_ms: expires,
+                received_from: from.map(str::to_owned),
+                max_hops: 3,
+                hops_left: hops,
+                retracts: None,
+                replaces: None,
+                payload: vec![1],
+                signature: vec![2],
+            },
+        )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    /// The SQL prefilter never changes the answer: the result is exactly the
+    /// stored items for which `may_send` says yes.
+    #[test]
+    fn items_for_friend_equals_may_send_over_all_items(
+        items in prop::collection::vec(arb_item(), 0..40),
+        friend in prop::sample::select(vec![BOB, CAROL, "12D3KooWDave"]),
+        in_family in any::<bool>(),
+        now in 0u64..100,
+    ) {
+        let (_dir, store) = temp_store();
+        store.insert_items(&items).unwrap();
+        let groups: Vec<String> = if in_family { vec!["family".into()] } else { vec![] };
+        let full = store.items_for_friend(ME, friend, &groups, now).unwrap();
+        let got: Vec<ItemId> = full.iter().map(|i| i.id).collect();
+        let keys: Vec<(u64, ItemId)> = full.iter().map(|i| (i.created_ms, i.id)).collect();
+        prop_assert_eq!(store.item_keys_for_friend(ME, friend, &groups, now).unwrap(), keys);
+        let view = FriendView { peer_id: friend, groups: &groups };
+        let mut stored = store.item_metas().unwrap();
+        stored.retain(|i| may_send(ME, &i.route(), &view, now));
+        let want: Vec<ItemId> = stored.into_iter().map(|i| i.id).collect();
+        prop_assert_eq!(got, want);
+    }
+}

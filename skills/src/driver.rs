@@ -43,7 +43,7 @@ where
         let answer = match llm.complete(&request).await {
             Ok(answer) => answer,
             Err(e) => {
-                tracing::warn!(error = %e, "model call failed; turn aborted");
+                tracing::debug!(error = %e, "model call failed; turn aborted");
                 session.abort_turn();
                 return Err(e);
             }

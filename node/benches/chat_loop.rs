@@ -1,0 +1,106 @@
+//! Cost of the node's chat layer apart from the model: one whole seed
+//! scenario turn (read_skill → enable → search → answer, four model calls)
+//! through `ChatEngine`/`ChatSession` with an instant in-process model, and
+//! the media toolset's catalogue load and search on a 10,000-film catalogue.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
+use porfiry_node::chat::{
+    ChatConfig, ChatEngine, Clock, Language, Llm, ManualClock, ModelError, ModelRequest,
+    SystemClock,
+};
+use porfiry_node::llm::LlmConfig;
+use porfiry_node::toolsets::media_catalog::parse_catalog;
+use porfiry_skills::{MediaToolset, ToolsetRegistry};
+
+/// The scenario's four replies, in turn order.
+const SCRIPT: [&str; 4] = [
+    "TOOL_CALL: read_skill|media",
+    "TOOL_CALL: enable_toolset|media",
+    "TOOL_CALL: media_search|lara croft",
+    "Found three Lara Croft films.",
+];
+
+/// Answers instantly with the next reply of [`SCRIPT`].
+#[derive(Default)]
+struct Instant {
+    calls: AtomicUsize,
+}
+
+impl Llm for Instant {
+    fn complete(
+        &self,
+        request: &ModelRequest,
+    ) -> impl Future<Output = Result<String, ModelError>> + Send {
+        black_box(request);
+        let n = self.calls.fetch_add(1, Ordering::Relaxed);
+        let reply = SCRIPT[n % SCRIPT.len()].to_owned();
+        async move { Ok(reply) }
+    }
+}
+
+fn scenario_turn(c: &mut Criterion) {
+    let model = Instant::default();
+    let config = ChatConfig::new(LlmConfig::new("http://unused/v1", "m"));
+    let clock = Arc::new(ManualClock::new(SystemClock::utc().now()));
+    let engine = ChatEngine::with_llm(&config, &model)
+        .expect("sample catalogue and built-in skills load")
+        .with_clock(clock);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("runtime");
+    c.bench_function("chat_turn_read_enable_search_answer", |b| {
+        b.iter_batched(
+            || engine.session(),
+            |mut session| {
+                let reply = runtime
+                    .block_on(session.send("Find me Lara Croft films"))
+                    .expect("instant model");
+                black_box(reply)
+            },
+            BatchSize::SmallInput,
+        );
+    });
+}
+
+/// `n` films as catalogue JSON, a few of them Lara Croft films.
+fn big_catalogue(n: usize) -> String {
+    let films: Vec<serde_json::Value> = (0..n)
+        .map(|i| {
+            let title = if i % 1000 == 7 {
+                format!("Lara Croft part {i}")
+            } else {
+                format!("Film number {i} of the home library")
+            };
+            serde_json::json!({
+                "id": format!("id{i}"),
+                "title": title,
+                "year": 1950 + (i % 75) as i32,
+                "description": "A story about people, places and the things they want most.",
+            })
+        })
+        .collect();
+    serde_json::to_string(&films).expect("json")
+}
+
+fn catalogue(c: &mut Criterion) {
+    let json = big_catalogue(10_000);
+    c.bench_function("media_catalog_parse_10k", |b| {
+        b.iter(|| parse_catalog(black_box(&json), "bench").expect("valid"));
+    });
+    let films = parse_catalog(&json, "bench").expect("valid");
+    let mut registry = ToolsetRegistry::new();
+    registry
+        .register(MediaToolset::new(films, Language::En))
+        .expect("media registers");
+    c.bench_function("media_search_10k", |b| {
+        b.iter(|| registry.invoke("media_search", black_box("lara croft")));
+    });
+}
+
+criterion_group!(benches, scenario_turn, catalogue);
+criterion_main!(benches);

@@ -1,0 +1,69 @@
+//! The node's toolsets: what a session can switch on with `enable_toolset`.
+//! For now the `media` set over a catalogue file ([`media_catalog`]); the
+//! toolsets that act on storage (the HMP command catalogue) join the same
+//! registry later, so chat and the cognitive core dispatch through one.
+
+pub mod media_catalog;
+
+use porfiry_skills::{Language, MediaToolset, RegistryError, ToolsetRegistry};
+
+pub use media_catalog::{CatalogError, CatalogSource, load_catalog, parse_catalog};
+
+/// Why the node's toolsets could not be built.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolsetError {
+    /// The media catalogue is unusable.
+    #[error(transparent)]
+    Catalog(#[from] CatalogError),
+    /// A toolset broke the registry's naming rules (a bug in this crate).
+    #[error("toolset registry: {0}")]
+    Registry(#[from] RegistryError),
+}
+
+/// What the node's toolsets are built from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ToolsetOptions {
+    /// The language of tool descriptions and replies.
+    pub language: Language,
+    /// Where the `media` set's films come from.
+    pub media_catalog: CatalogSource,
+}
+
+/// The registry of every toolset the node offers.
+pub fn node_toolsets(options: &ToolsetOptions) -> Result<ToolsetRegistry, ToolsetError> {
+    let films = options.media_catalog.load()?;
+    tracing::debug!(films = films.len(), "media catalogue loaded");
+    let mut registry = ToolsetRegistry::new();
+    registry.register(MediaToolset::new(films, options.language))?;
+    Ok(registry)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_registry_offers_media_in_the_chosen_language() {
+        for (language, summary) in [(Language::En, "films"), (Language::Ru, "фильмы")] {
+            let options = ToolsetOptions {
+                language,
+                ..Default::default()
+            };
+            let registry = node_toolsets(&options).unwrap();
+            assert_eq!(registry.names().collect::<Vec<_>>(), ["media"]);
+            let media = registry.get("media").unwrap();
+            assert!(media.summary().contains(summary), "{}", media.summary());
+        }
+    }
+
+    #[test]
+    fn a_bad_catalogue_stops_the_build_naming_the_file() {
+        let options = ToolsetOptions {
+            media_catalog: CatalogSource::File("/nonexistent/films.json".into()),
+            ..Default::default()
+        };
+        let e = node_toolsets(&options).unwrap_err();
+        assert!(matches!(e, ToolsetError::Catalog(_)));
+        assert!(e.to_string().contains("/nonexistent/films.json"), "{e}");
+    }
+}

@@ -1,0 +1,138 @@
+//! The items a scenario publishes: author, audience and time drawn from the
+//! scenario's generator, each signed once, up front, by its author's key —
+//! the run only moves the signed bytes.
+
+use std::collections::BTreeSet;
+
+use porfiry_protocol::{Audience, Body, NodeKey, Note, PayloadDraft, VerifiedItem, sign};
+use rand::Rng;
+
+use crate::error::SimError;
+use crate::limits::EPOCH_MS;
+use crate::scenario::ItemsSpec;
+
+/// One item to publish.
+#[derive(Debug, Clone)]
+pub struct PlannedItem {
+    /// Its position in the plan (publish order).
+    pub index: usize,
+    /// The node that publishes it.
+    pub author: usize,
+    /// When, in virtual ms from the start.
+    pub at_ms: u64,
+    /// Who may receive it.
+    pub audience: Audience,
+    /// The signed item.
+    pub item: VerifiedItem,
+    /// Nodes entitled to it, the author excluded.
+    pub entitled: BTreeSet<usize>,
+}
+
+/// A group as the world holds it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Its name.
+    pub name: String,
+    /// Its members.
+    pub members: BTreeSet<usize>,
+}
+
+/// Draws when, by whom and for whom each item is published, then signs it.
+/// `entitled(author, audience)` gives the nodes entitled to receive it.
+pub fn plan(
+    spec: &ItemsSpec,
+    keys: &[NodeKey],
+    groups: &[Group],
+    rng: &mut impl Rng,
+    entitled: impl Fn(usize, &Audience) -> BTreeSet<usize>,
+) -> Result<Vec<PlannedItem>, SimError> {
+    let mix = &spec.audience;
+    let total = mix.public + mix.friends + mix.group;
+    let anyone: Vec<usize> = (0..keys.len()).collect();
+    let authors = if spec.authors.is_empty() {
+        &anyone
+    } else {
+        &spec.authors
+    };
+    let mut drafts: Vec<(u64, usize, Audience)> = Vec::with_capacity(spec.count);
+    for _ in 0..spec.count {
+        let at_ms = rng.gen_range(spec.start_ms..=spec.end_ms);
+        let pick = rng.gen_range(0.0..total);
+        let (author, audience) = if pick < mix.public || (mix.friends + mix.group) == 0.0 {
+            (authors[rng.gen_range(0..authors.len())], Audience::Public)
+        } else if pick < mix.public + mix.friends || groups.is_empty() {
+            (authors[rng.gen_range(0..authors.len())], Audience::Friends)
+        } else {
+            let g = &groups[rng.gen_range(0..groups.len())];
+            let mut members: Vec<usize> = g
+                .members
+                .iter()
+                .copied()
+                .filter(|m| authors.contains(m))
+                .collect();
+            if members.is_empty() {
+                members = g.members.iter().copied().collect();
+            }
+            let author = members[rng.gen_range(0..members.len())];
+            (author, Audience::Group(g.name.clone()))
+        };
+        drafts.push((at_ms, author, audience));
+    }
+    drafts.sort_by_key(|(at, _, _)| *at);
+    drafts
+        .into_iter()
+        .enumerate()
+        .map(|(index, (at_ms, author, audience))| {
+            let draft = PayloadDraft {
+                created_ms: EPOCH_MS + at_ms,
+                audience: audience.clone(),
+                max_hops: spec.max_hops,
+                expires_ms: None,
+                replaces: None,
+                body: Body::Note(Note {
+                    text: note_text(index, author, spec.text_bytes),
+                    topic: None,
+                    mentions: vec![],
+                    hashtags: vec![],
+                    priority: 0,
+                    source: "user".into(),
+                    reply_to: None,
+                }),
+            };
+            let item =
+                sign(&keys[author], &draft).map_err(|source| SimError::Sign { index, source })?;
+            Ok(PlannedItem {
+                index,
+                author,
+                at_ms,
+                entitled: entitled(author, &audience),
+                audience,
+                item,
+            })
+        })
+        .collect()
+}
+
+/// A note text of exactly `len` bytes that names the item and its author.
+fn note_text(index: usize, author: usize, len: usize) -> String {
+    let mut text = format!("item {index} by node {author}: ");
+    let filler = b"the quick brown fox jumps over the lazy dog ";
+    let mut i = 0;
+    while text.len() < len {
+        text.push(char::from(filler[i % filler.len()]));
+        i += 1;
+    }
+    text.truncate(len);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn note_text_has_the_asked_length() {
+        assert_eq!(note_text(3, 1, 200).len(), 200);
+        assert_eq!(note_text(3, 1, 5), "item ");
+    }
+}

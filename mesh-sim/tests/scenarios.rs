@@ -1,0 +1,56 @@
+//! Every shipped scenario, at reduced size where it is large: once faults
+//! heal, every entitled node holds every item, no other node ever stored
+//! one, and the scenario really injected faults.
+
+mod common;
+
+use common::{assert_healed_and_exact, scenarios_dir, shipped};
+use mesh_sim::run;
+
+#[test]
+fn every_shipped_scenario_has_a_test_here() {
+    let mut names: Vec<String> = std::fs::read_dir(scenarios_dir())
+        .expect("scenarios folder")
+        .filter_map(|e| {
+            let p = e.expect("dir entry").path();
+            if p.extension()? != "toml" {
+                return None;
+            }
+            Some(p.file_stem()?.to_string_lossy().into_owned())
+        })
+        .collect();
+    names.sort();
+    assert_eq!(names, ["city", "club", "family"]);
+}
+
+#[test]
+fn family_with_a_churning_phone_gets_everything() {
+    let s = shipped("family");
+    let out = run(&s, s.seed).expect("runs");
+    assert!(out.report.faults.planned.churn_offline > 0);
+    assert_healed_and_exact(&out);
+    for kind in ["public", "friends", "group"] {
+        assert!(
+            out.report.delivery.by_audience.contains_key(kind),
+            "no {kind} items in the family scenario"
+        );
+    }
+}
+
+#[test]
+fn club_with_churn_crashes_and_loss_gets_everything() {
+    let s = shipped("club").shrunk(24, 80);
+    let out = run(&s, s.seed).expect("runs");
+    let f = &out.report.faults;
+    assert!(f.planned.churn_offline > 0 && f.planned.crashes > 0 && f.messages_lost > 0);
+    assert_healed_and_exact(&out);
+}
+
+#[test]
+fn city_with_partitions_and_crashes_gets_everything() {
+    let s = shipped("city").shrunk(40, 120);
+    let out = run(&s, s.seed).expect("runs");
+    let f = &out.report.faults;
+    assert!(f.planned.partitions > 0 && f.planned.crashes > 0);
+    assert_healed_and_exact(&out);
+}

@@ -1,0 +1,76 @@
+//! The engine's timing and queue limits: named defaults, each with the reason
+//! for its number, gathered in an [`EngineConfig`] that tests and mesh-sim may
+//! tune (a short resync interval, say) without touching the rules.
+
+/// How long a new item waits before it is pushed, so a burst (a pasted list,
+/// a catch-up) leaves as one message per friend; 100 ms is below what a
+/// person notices in a chat and longer than a burst of local writes.
+pub const PUSH_BATCH_DELAY_MS: u64 = 100;
+
+/// How long a `Want` may go unanswered before the item is asked of another
+/// friend that announced it: 5 s is many round trips on a phone link, so a
+/// live friend is rarely skipped, and a dead one costs only seconds.
+pub const WANT_TIMEOUT_MS: u64 = 5_000;
+
+/// Most items asked of one friend and not yet received; the rest wait their
+/// turn. 1,024 keeps a friend's pipe full (a frame holds about a thousand
+/// notes) without letting one slow friend hold everything we want.
+pub const MAX_WANTS_IN_FLIGHT_PER_PEER: usize = 1_024;
+
+/// Most items being pulled at once, from all friends together; announces
+/// beyond it are ignored (catch-up brings those items later). 20,000 is far
+/// more than live chat announces between two pushes, and bounds what a
+/// flooding friend can make us track to a couple of megabytes.
+pub const MAX_WANTED_ITEMS: usize = 20_000;
+
+/// How often a connected friend is reconciled again, catching anything live
+/// push lost; 5 minutes bounds the damage of a lost message while costing a
+/// few hundred bytes per friend when nothing differs.
+pub const RESYNC_INTERVAL_MS: u64 = 5 * 60_000;
+
+/// How long a catch-up session we started may take from first frame to the
+/// last item before we abort it: the friend serves one session at a time, so
+/// ours may queue behind others; 2 minutes covers that on a slow link.
+pub const SYNC_SESSION_TIMEOUT_MS: u64 = 2 * 60_000;
+
+/// How long the one catch-up session we serve may sit idle (no frame, no
+/// item) before we drop it and serve the next friend in line: 30 s is far
+/// beyond a round trip and short enough not to stall everyone behind it.
+pub const SYNC_STALL_MS: u64 = 30_000;
+
+/// The engine's settings. `EngineConfig::new(peer)` gives the defaults above.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// This node's peer id string (`12D3KooW…`).
+    pub local_peer: String,
+    /// See [`PUSH_BATCH_DELAY_MS`].
+    pub push_batch_delay_ms: u64,
+    /// See [`WANT_TIMEOUT_MS`].
+    pub want_timeout_ms: u64,
+    /// See [`MAX_WANTS_IN_FLIGHT_PER_PEER`].
+    pub max_wants_in_flight: usize,
+    /// See [`MAX_WANTED_ITEMS`].
+    pub max_wanted: usize,
+    /// See [`RESYNC_INTERVAL_MS`].
+    pub resync_interval_ms: u64,
+    /// See [`SYNC_SESSION_TIMEOUT_MS`].
+    pub sync_timeout_ms: u64,
+    /// See [`SYNC_STALL_MS`].
+    pub sync_stall_ms: u64,
+}
+
+impl EngineConfig {
+    /// The defaults for the node `local_peer`.
+    pub fn new(local_peer: impl Into<String>) -> EngineConfig {
+        EngineConfig {
+            local_peer: local_peer.into(),
+            push_batch_delay_ms: PUSH_BATCH_DELAY_MS,
+            want_timeout_ms: WANT_TIMEOUT_MS,
+            max_wants_in_flight: MAX_WANTS_IN_FLIGHT_PER_PEER,
+            max_wanted: MAX_WANTED_ITEMS,
+            resync_interval_ms: RESYNC_INTERVAL_MS,
+            sync_timeout_ms: SYNC_SESSION_TIMEOUT_MS,
+            sync_stall_ms: SYNC_STALL_MS,
+        }
+    }
+}

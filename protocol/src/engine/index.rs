@@ -1,0 +1,223 @@
+//! What the engine remembers about items: routing metadata only, never the
+//! envelope bytes (those stay in the driver's storage). Also the tombstones
+//! of retracted and replaced items and an expiry queue.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
+
+use crate::audience::Audience;
+use crate::body::Body;
+use crate::item_id::ItemId;
+use crate::policy::ItemRoute;
+use crate::verified::VerifiedItem;
+
+/// One stored item as the engine needs it: enough to route it and to seed
+/// the engine at start-up from storage without re-reading the envelopes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ItemRecord {
+    /// The item id.
+    pub id: ItemId,
+    /// Author peer id string.
+    pub author: String,
+    /// Who may receive it.
+    pub audience: Audience,
+    /// Creation time (author's clock), Unix ms; the reconciliation key.
+    pub created_ms: u64,
+    /// Expiry, Unix ms.
+    pub expires_ms: Option<u64>,
+    /// The author's hop limit.
+    pub max_hops: u8,
+    /// How many more hops this node's copy may travel.
+    pub hops_left: u8,
+    /// The friend whose copy set `hops_left`; `None` for our own items.
+    pub received_from: Option<String>,
+    /// For a retraction: the item it withdraws.
+    pub retracts: Option<ItemId>,
+    /// The earlier item of the same author this one supersedes.
+    pub replaces: Option<ItemId>,
+}
+
+impl ItemRecord {
+    /// The record of `item` held with `hops_left` and got from `received_from`.
+    pub fn of(item: &VerifiedItem, hops_left: u8, received_from: Option<String>) -> ItemRecord {
+        ItemRecord {
+            id: item.id(),
+            author: item.author_peer_id().to_owned(),
+            audience: item.audience().clone(),
+            created_ms: item.created_ms(),
+            expires_ms: item.expires_ms(),
+            max_hops: item.max_hops(),
+            hops_left,
+            received_from,
+            retracts: retraction_target(item),
+            replaces: item.replaces(),
+        }
+    }
+
+    /// The items this one withdraws: its retraction target and the item it
+    /// replaces, either or both.
+    pub fn supersedes(&self) -> impl Iterator<Item = ItemId> + '_ {
+        self.retracts.iter().chain(self.replaces.iter()).copied()
+    }
+}
+
+/// The target of a retraction item, `None` for every other kind.
+pub fn retraction_target(item: &VerifiedItem) -> Option<ItemId> {
+    match item.body() {
+        Body::Retraction(r) => Some(r.target),
+        _ => None,
+    }
+}
+
+/// The in-memory form of a record: names and audiences interned.
+#[derive(Debug, Clone)]
+pub(crate) struct Meta {
+    pub(crate) created_ms: u64,
+    pub(crate) expires_ms: Option<u64>,
+    pub(crate) author: Arc<str>,
+    pub(crate) audience: Arc<Audience>,
+    pub(crate) received_from: Option<Arc<str>>,
+    pub(crate) max_hops: u8,
+    pub(crate) hops_left: u8,
+}
+
+impl Meta {
+    /// The routing facts for `may_send`.
+    pub(crate) fn route(&self) -> ItemRoute<'_> {
+        ItemRoute {
+            author: &self.author,
+            audience: &self.audience,
+            hops_left: self.hops_left,
+            received_from: self.received_from.as_deref(),
+            expires_ms: self.expires_ms,
+        }
+    }
+
+    /// True once `now_ms` reaches the expiry.
+    pub(crate) fn expired(&self, now_ms: u64) -> bool {
+        self.expires_ms.is_some_and(|e| e <= now_ms)
+    }
+}
+
+/// Items held, tombstones and the expiry queue.
+#[derive(Debug, Default)]
+pub(crate) struct Index {
+    items: HashMap<ItemId, Meta>,
+    expiry: BTreeSet<(u64, ItemId)>,
+    /// Withdrawn id → the author who withdrew it; refused if offered by them.
+    tombstones: HashMap<ItemId, Arc<str>>,
+    names: HashSet<Arc<str>>,
+    audiences: Vec<Arc<Audience>>,
+}
+
+impl Index {
+    /// One shared copy of a peer id string.
+    pub(crate) fn intern(&mut self, name: &str) -> Arc<str> {
+        if let Some(n) = self.names.get(name) {
+            return n.clone();
+        }
+        let n: Arc<str> = Arc::from(name);
+        self.names.insert(n.clone());
+        n
+    }
+
+    fn intern_audience(&mut self, audience: &Audience) -> Arc<Audience> {
+        if let Some(a) = self.audiences.iter().find(|a| ***a == *audience) {
+            return a.clone();
+        }
+        let a = Arc::new(audience.clone());
+        self.audiences.push(a.clone());
+        a
+    }
+
+    /// Adds (or overwrites) an item.
+    pub(crate) fn insert(&mut self, record: &ItemRecord) {
+        let meta = Meta {
+            created_ms: record.created_ms,
+            expires_ms: record.expires_ms,
+            author: self.intern(&record.author),
+            audience: self.intern_audience(&record.audience),
+            received_from: record.received_from.as_deref().map(|p| self.intern(p)),
+            max_hops: record.max_hops,
+            hops_left: record.hops_left,
+        };
+        if let Some(e) = meta.expires_ms {
+            self.expiry.insert((e, record.id));
+        }
+        self.items.insert(record.id, meta);
+    }
+
+    pub(crate) fn get(&self, id: &ItemId) -> Option<&Meta> {
+        self.items.get(id)
+    }
+
+    pub(crate) fn contains(&self, id: &ItemId) -> bool {
+        self.items.contains_key(id)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    /// Raises the hop count of a held item; false if not held or not higher.
+    pub(crate) fn raise_hops(&mut self, id: &ItemId, hops_left: u8, from: &str) -> bool {
+        let from = self.intern(from);
+        match self.items.get_mut(id) {
+            Some(meta) if hops_left > meta.hops_left => {
+                meta.hops_left = hops_left;
+                meta.received_from = Some(from);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    pub(crate) fn remove(&mut self, id: &ItemId) -> Option<Meta> {
+        let meta = self.items.remove(id)?;
+        if let Some(e) = meta.expires_ms {
+            self.expiry.remove(&(e, *id));
+        }
+        Some(meta)
+    }
+
+    /// Every held item (in no particular order).
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&ItemId, &Meta)> {
+        self.items.iter()
+    }
+
+    /// Remembers that `author` withdrew `target`.
+    pub(crate) fn add_tombstone(&mut self, target: ItemId, author: &str) {
+        let author = self.intern(author);
+        self.tombstones.insert(target, author);
+    }
+
+    /// True if `author` withdrew `id`.
+    pub(crate) fn is_withdrawn(&self, id: &ItemId, author: &str) -> bool {
+        self.tombstones.get(id).is_some_and(|a| &**a == author)
+    }
+
+    /// True if anyone withdrew `id` (for callers that do not know the author).
+    pub(crate) fn has_tombstone(&self, id: &ItemId) -> bool {
+        self.tombstones.contains_key(id)
+    }
+
+    /// The earliest expiry still queued.
+    pub(crate) fn next_expiry(&self) -> Option<u64> {
+        self.expiry.first().map(|(t, _)| *t)
+    }
+
+    /// Removes and returns every item whose expiry is at or before `now_ms`,
+    /// earliest first.
+    pub(crate) fn take_expired(&mut self, now_ms: u64) -> Vec<ItemId> {
+        let mut out = Vec::new();
+        while let Some(&(t, id)) = self.expiry.first() {
+            if t > now_ms {
+                break;
+            }
+            self.expiry.pop_first();
+            self.items.remove(&id);
+            out.push(id);
+        }
+        out
+    }
+}

@@ -1,0 +1,136 @@
+//! What a driver feeds the engine: peers coming and going, messages
+//! received (items already verified at the driver's edge), items published
+//! here, and timer ticks. Also [`Inbound::from_wire`], the edge check that
+//! turns a decoded wire message into an `Inbound` by batch-verifying its
+//! envelopes.
+
+use crate::batch::verify_batch;
+use crate::error::ItemError;
+use crate::item_id::ItemId;
+use crate::verified::VerifiedItem;
+use crate::wire::{Announce, WireMessage};
+
+/// One event for [`crate::engine::Engine::handle`].
+#[derive(Debug, Clone)]
+pub enum Input {
+    /// A friend's connection is up. `groups` are the groups this node tagged
+    /// the friend with. Sending it again for a connected friend updates its
+    /// groups and reconciles at once.
+    PeerConnected {
+        /// The friend's peer id string.
+        peer: String,
+        /// Its groups (`family`, `club`, …).
+        groups: Vec<String>,
+    },
+    /// A friend's connection is gone.
+    PeerDisconnected {
+        /// The friend's peer id string.
+        peer: String,
+    },
+    /// A message from a connected friend.
+    Received {
+        /// Who sent it.
+        peer: String,
+        /// The message, envelopes verified.
+        message: Inbound,
+    },
+    /// An item made on this node (signed by our key).
+    Publish {
+        /// The item.
+        item: VerifiedItem,
+    },
+    /// The timer asked for with `Output::WakeAt` fired (early or spurious
+    /// ticks are harmless).
+    Tick,
+}
+
+/// A received item and the hops its sender said it had left.
+#[derive(Debug, Clone)]
+pub struct ReceivedItem {
+    /// The sender's hops left.
+    pub hops: u8,
+    /// The verified item.
+    pub item: VerifiedItem,
+}
+
+/// A wire message after the driver's edge checks.
+#[derive(Debug, Clone)]
+pub enum Inbound {
+    /// See [`WireMessage::Have`].
+    Have(Vec<Announce>),
+    /// See [`WireMessage::Want`].
+    Want(Vec<ItemId>),
+    /// See [`WireMessage::Items`]; envelopes that failed verification are
+    /// listed in `invalid` (they still count toward a session's total).
+    Items {
+        /// The catch-up session, if any.
+        session: Option<u64>,
+        /// The envelopes that verified.
+        items: Vec<ReceivedItem>,
+        /// Why each other envelope was refused.
+        invalid: Vec<ItemError>,
+    },
+    /// See [`WireMessage::SyncQuery`].
+    SyncQuery {
+        /// Session.
+        session: u64,
+        /// Negentropy frame.
+        frame: Vec<u8>,
+    },
+    /// See [`WireMessage::SyncReply`].
+    SyncReply {
+        /// Session.
+        session: u64,
+        /// Negentropy frame.
+        frame: Vec<u8>,
+    },
+    /// See [`WireMessage::SyncDone`].
+    SyncDone {
+        /// Session.
+        session: u64,
+        /// Items sent for it.
+        sent: u32,
+    },
+    /// See [`WireMessage::SyncAbort`].
+    SyncAbort {
+        /// Session.
+        session: u64,
+        /// Why.
+        reason: String,
+    },
+}
+
+impl Inbound {
+    /// Converts a decoded wire message, verifying every envelope of an
+    /// `Items` message in one batch (`now_ms` refuses expired items).
+    pub fn from_wire(message: WireMessage, now_ms: u64) -> Inbound {
+        match message {
+            WireMessage::Have { items } => Inbound::Have(items),
+            WireMessage::Want { ids } => Inbound::Want(ids),
+            WireMessage::Items { session, items } => {
+                let envelopes: Vec<&[u8]> = items.iter().map(|i| i.envelope.as_slice()).collect();
+                let results = verify_batch(&envelopes, now_ms);
+                let mut ok = Vec::with_capacity(items.len());
+                let mut invalid = Vec::new();
+                for (wire, result) in items.iter().zip(results) {
+                    match result {
+                        Ok(item) => ok.push(ReceivedItem {
+                            hops: wire.hops,
+                            item,
+                        }),
+                        Err(e) => invalid.push(e),
+                    }
+                }
+                Inbound::Items {
+                    session,
+                    items: ok,
+                    invalid,
+                }
+            }
+            WireMessage::SyncQuery { session, frame } => Inbound::SyncQuery { session, frame },
+            WireMessage::SyncReply { session, frame } => Inbound::SyncReply { session, frame },
+            WireMessage::SyncDone { session, sent } => Inbound::SyncDone { session, sent },
+            WireMessage::SyncAbort { session, reason } => Inbound::SyncAbort { session, reason },
+        }
+    }
+}

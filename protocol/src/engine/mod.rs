@@ -1,0 +1,285 @@
+//! The sans-IO replication engine: `handle(now, Input) -> Vec<Output>`.
+//!
+//! It owns the rules of replication between friends and nothing else: no
+//! sockets, no storage, no clock, no randomness. The node's libp2p driver
+//! and mesh-sim drive this same code. Rules in brief (full text in
+//! `docs/wire.md`):
+//! - our own items are pushed eagerly (whole envelopes) to the friends
+//!   `may_send` admits, after a short batch delay;
+//! - relayed items are announced (`Have`, with hops) and pulled (`Want`)
+//!   from one announcer at a time, so each node receives about one copy;
+//! - on connect and periodically, each side starts a negentropy session
+//!   over what it may send the other and pushes what the other lacks; a
+//!   node serves one such session at a time, so it gets each item once;
+//! - retractions and replacements remove their target and are remembered;
+//!   expired items drop on receipt and on a timer.
+
+mod config;
+mod index;
+mod input;
+mod output;
+mod push;
+mod receive;
+mod serve;
+mod sync;
+mod wants;
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+pub use config::{
+    EngineConfig, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
+    RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
+};
+pub use index::{ItemRecord, retraction_target};
+pub use input::{Inbound, Input, ReceivedItem};
+pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
+
+use crate::item_id::ItemId;
+use crate::policy::FriendView;
+use index::Index;
+use push::PushQueue;
+use sync::SyncState;
+use wants::Wants;
+
+/// A connected friend.
+#[derive(Debug)]
+struct Peer {
+    groups: Vec<String>,
+    next_resync_ms: u64,
+}
+
+/// The replication state machine of one node.
+#[derive(Debug)]
+pub struct Engine {
+    cfg: EngineConfig,
+    local: Arc<str>,
+    index: Index,
+    peers: BTreeMap<String, Peer>,
+    push: PushQueue,
+    wants: Wants,
+    sync: SyncState,
+    wake_sent: Option<u64>,
+}
+
+impl Engine {
+    /// An engine for `cfg.local_peer`, seeded with the items storage holds.
+    /// Tombstones are rebuilt from the stored retractions and replacements.
+    /// Call `handle(now, Input::Tick)` once after this to drop anything
+    /// that expired while the node was down and to get the first `WakeAt`.
+    pub fn new(cfg: EngineConfig, stored: impl IntoIterator<Item = ItemRecord>) -> Engine {
+        let mut index = Index::default();
+        let local = index.intern(&cfg.local_peer);
+        let records: Vec<ItemRecord> = stored.into_iter().collect();
+        for r in &records {
+            index.insert(r);
+        }
+        for r in &records {
+            for target in r.supersedes() {
+                index.add_tombstone(target, &r.author);
+                if index.get(&target).is_some_and(|m| *m.author == *r.author) {
+                    index.remove(&target);
+                }
+            }
+        }
+        Engine {
+            cfg,
+            local,
+            index,
+            peers: BTreeMap::new(),
+            push: PushQueue::default(),
+            wants: Wants::default(),
+            sync: SyncState::default(),
+            wake_sent: None,
+        }
+    }
+
+    /// Handles one input at `now_ms` and returns what the driver must do, in
+    /// order.
+    pub fn handle(&mut self, now_ms: u64, input: Input) -> Vec<Output> {
+        let mut out = Vec::new();
+        self.handle_into(now_ms, input, &mut out);
+        out
+    }
+
+    /// Like [`Engine::handle`], appending to `out` (saves an allocation per
+    /// call for drivers that reuse a buffer).
+    pub fn handle_into(&mut self, now_ms: u64, input: Input, out: &mut Vec<Output>) {
+        match input {
+            Input::PeerConnected { peer, groups } => self.on_connect(now_ms, peer, groups, out),
+            Input::PeerDisconnected { peer } => self.on_disconnect(now_ms, &peer, out),
+            Input::Received { peer, message } => self.on_message(now_ms, &peer, message, out),
+            Input::Publish { item } => self.publish(now_ms, item, out),
+            // The timer that fired is spent: ask again for whatever is next.
+            Input::Tick => self.wake_sent = None,
+        }
+        self.run_timers(now_ms, out);
+        self.wants.flush_asks(
+            now_ms,
+            self.cfg.want_timeout_ms,
+            self.cfg.max_wants_in_flight,
+            out,
+        );
+        self.request_wake(out);
+    }
+
+    /// This node's peer id.
+    pub fn local_peer(&self) -> &str {
+        &self.local
+    }
+
+    /// True if the item is held (not retracted, not expired-and-dropped).
+    pub fn holds(&self, id: &ItemId) -> bool {
+        self.index.contains(id)
+    }
+
+    /// Hops left of a held item.
+    pub fn hops_left(&self, id: &ItemId) -> Option<u8> {
+        self.index.get(id).map(|m| m.hops_left)
+    }
+
+    /// How many items are held.
+    pub fn item_count(&self) -> usize {
+        self.index.len()
+    }
+
+    /// True if some author withdrew `id` (retraction or replacement).
+    pub fn is_withdrawn(&self, id: &ItemId) -> bool {
+        self.index.has_tombstone(id)
+    }
+
+    /// Connected friends, in order.
+    pub fn connected_peers(&self) -> impl Iterator<Item = &str> {
+        self.peers.keys().map(String::as_str)
+    }
+
+    /// The time of the next timer, if any is pending.
+    pub fn next_wake(&self) -> Option<u64> {
+        [
+            self.push.deadline(),
+            self.wants.next_deadline(),
+            self.index.next_expiry(),
+            self.peers.values().map(|p| p.next_resync_ms).min(),
+            self.sync.next_deadline(&self.cfg),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+    }
+
+    fn friend_view<'a>(&'a self, peer: &'a str) -> Option<FriendView<'a>> {
+        self.peers.get(peer).map(|p| FriendView {
+            peer_id: peer,
+            groups: &p.groups,
+        })
+    }
+
+    fn on_connect(
+        &mut self,
+        now_ms: u64,
+        peer: String,
+        groups: Vec<String>,
+        out: &mut Vec<Output>,
+    ) {
+        if let Some(p) = self.peers.get_mut(&peer) {
+            // Already connected: new groups, reconcile at once.
+            p.groups = groups;
+            self.start_outbound_sync(now_ms, &peer, out);
+            return;
+        }
+        let next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
+        self.peers.insert(
+            peer.clone(),
+            Peer {
+                groups,
+                next_resync_ms,
+            },
+        );
+        self.announce_short_of_author(&peer, out);
+        self.start_outbound_sync(now_ms, &peer, out);
+    }
+
+    fn on_disconnect(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
+        if self.peers.remove(peer).is_none() {
+            return;
+        }
+        let gave_up = self.wants.peer_gone(
+            peer,
+            now_ms,
+            self.cfg.want_timeout_ms,
+            self.cfg.max_wants_in_flight,
+        );
+        for id in gave_up {
+            out.push(Output::Event(Event::WantGaveUp { id }));
+        }
+        self.sync_peer_gone(now_ms, peer, out);
+    }
+
+    fn on_message(&mut self, now_ms: u64, peer: &str, message: Inbound, out: &mut Vec<Output>) {
+        if !self.peers.contains_key(peer) {
+            out.push(Output::Event(Event::UnknownPeer {
+                peer: peer.to_owned(),
+            }));
+            return;
+        }
+        match message {
+            Inbound::Have(announces) => self.on_have(now_ms, peer, &announces, out),
+            Inbound::Want(ids) => self.on_want(now_ms, peer, &ids, out),
+            Inbound::Items {
+                session,
+                items,
+                invalid,
+            } => self.on_items(now_ms, peer, session, items, invalid, out),
+            Inbound::SyncQuery { session, frame } => {
+                self.on_sync_query(now_ms, peer, session, &frame, out)
+            }
+            Inbound::SyncReply { session, frame } => {
+                self.on_sync_reply(now_ms, peer, session, &frame, out)
+            }
+            Inbound::SyncDone { session, sent } => {
+                self.on_sync_done(now_ms, peer, session, sent, out)
+            }
+            Inbound::SyncAbort { session, reason } => {
+                self.on_sync_abort(now_ms, peer, session, reason, out)
+            }
+        }
+    }
+
+    fn run_timers(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        self.expire_due(now_ms, out);
+        if self.push.deadline().is_some_and(|d| d <= now_ms) {
+            self.flush_push(now_ms, out);
+        }
+        let gave_up = self.wants.expire(
+            now_ms,
+            self.cfg.want_timeout_ms,
+            self.cfg.max_wants_in_flight,
+        );
+        for id in gave_up {
+            out.push(Output::Event(Event::WantGaveUp { id }));
+        }
+        self.sync_timers(now_ms, out);
+        let due: Vec<String> = self
+            .peers
+            .iter()
+            .filter(|(_, p)| p.next_resync_ms <= now_ms)
+            .map(|(k, _)| k.clone())
+            .collect();
+        for peer in due {
+            if let Some(p) = self.peers.get_mut(&peer) {
+                p.next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
+            }
+            self.start_outbound_sync(now_ms, &peer, out);
+        }
+    }
+
+    fn request_wake(&mut self, out: &mut Vec<Output>) {
+        let next = self.next_wake();
+        if next != self.wake_sent {
+            if let Some(at_ms) = next {
+                out.push(Output::WakeAt { at_ms });
+            }
+            self.wake_sent = next;
+        }
+    }
+}

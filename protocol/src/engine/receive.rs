@@ -1,0 +1,220 @@
+//! Taking items in: from friends (dedup by id, the one-hop rule, hops left
+//! = min(sender's hops − 1, max_hops), withdrawn and expired refused) and
+//! from this node (`Publish`). Accepting a retraction or replacement removes
+//! its target and remembers it; expired items are dropped on a timer.
+
+use super::Engine;
+use super::index::ItemRecord;
+use super::input::ReceivedItem;
+use super::output::{DeleteReason, Event, Output, RejectReason};
+use crate::audience::Audience;
+use crate::error::ItemError;
+use crate::item_id::ItemId;
+use crate::verified::VerifiedItem;
+
+impl Engine {
+    /// An `Items` message from `peer`.
+    pub(super) fn on_items(
+        &mut self,
+        now_ms: u64,
+        peer: &str,
+        session: Option<u64>,
+        items: Vec<ReceivedItem>,
+        invalid: Vec<ItemError>,
+        out: &mut Vec<Output>,
+    ) {
+        let count = items.len() + invalid.len();
+        for e in invalid {
+            out.push(Output::Event(Event::Rejected {
+                id: None,
+                from: Some(peer.to_owned()),
+                reason: RejectReason::Invalid(e),
+            }));
+        }
+        for r in items {
+            self.receive_one(now_ms, peer, r, session.is_some(), out);
+        }
+        if let Some(session) = session {
+            self.sync_items_received(now_ms, peer, session, count, out);
+        }
+    }
+
+    fn receive_one(
+        &mut self,
+        now_ms: u64,
+        peer: &str,
+        r: ReceivedItem,
+        by_catch_up: bool,
+        out: &mut Vec<Output>,
+    ) {
+        let item = r.item;
+        let id = item.id();
+        let announcers = self.wants.received(&id);
+        let reject = |reason| {
+            Output::Event(Event::Rejected {
+                id: Some(id),
+                from: Some(peer.to_owned()),
+                reason,
+            })
+        };
+        if item.expires_ms().is_some_and(|e| e <= now_ms) {
+            out.push(reject(RejectReason::Expired));
+            return;
+        }
+        if let Some(meta) = self.index.get(&id) {
+            let max_hops = meta.max_hops;
+            out.push(Output::Event(Event::Duplicate {
+                id,
+                from: Some(peer.to_owned()),
+            }));
+            self.note_holder(id, peer, r.hops);
+            if let Some(offer) = r.hops.checked_sub(1) {
+                self.raise_hops(now_ms, id, offer.min(max_hops), peer, out);
+            }
+            return;
+        }
+        let author = item.author_peer_id();
+        let reason = if self.index.is_withdrawn(&id, author) {
+            Some(RejectReason::Withdrawn)
+        } else if *author == *self.local {
+            Some(RejectReason::OwnItem)
+        } else if *item.audience() != Audience::Public && author != peer {
+            Some(RejectReason::NotFromAuthor)
+        } else if r.hops == 0 {
+            Some(RejectReason::NoHopsLeft)
+        } else {
+            None
+        };
+        if let Some(reason) = reason {
+            out.push(reject(reason));
+            return;
+        }
+        // Our copy travels one hop less than the best copy offered to us:
+        // the sender's, or an announcer's still waiting in the want list.
+        let max_hops = item.max_hops();
+        let mut hops_left = (r.hops - 1).min(max_hops);
+        let mut from = peer;
+        for (p, offer) in &announcers {
+            if (*offer).min(max_hops) > hops_left {
+                hops_left = (*offer).min(max_hops);
+                from = p;
+            }
+        }
+        out.push(Output::Event(Event::Accepted {
+            id,
+            from: Some(peer.to_owned()),
+        }));
+        self.accept(
+            now_ms,
+            item,
+            Some(from.to_owned()),
+            hops_left,
+            by_catch_up,
+            out,
+        );
+        self.note_holder(id, peer, r.hops);
+        for (p, offer) in &announcers {
+            self.note_holder(id, p, offer.saturating_add(1));
+        }
+    }
+
+    /// An item made here.
+    pub(super) fn publish(&mut self, now_ms: u64, item: VerifiedItem, out: &mut Vec<Output>) {
+        let id = item.id();
+        let reject = |reason| {
+            Output::Event(Event::Rejected {
+                id: Some(id),
+                from: None,
+                reason,
+            })
+        };
+        if item.author_peer_id() != &*self.local {
+            out.push(reject(RejectReason::NotOurs));
+        } else if item.expires_ms().is_some_and(|e| e <= now_ms) {
+            out.push(reject(RejectReason::Expired));
+        } else if self.index.contains(&id) {
+            out.push(Output::Event(Event::Duplicate { id, from: None }));
+        } else if self.index.is_withdrawn(&id, &self.local) {
+            out.push(reject(RejectReason::Withdrawn));
+        } else {
+            out.push(Output::Event(Event::Accepted { id, from: None }));
+            let hops = item.max_hops();
+            self.accept(now_ms, item, None, hops, false, out);
+        }
+    }
+
+    /// Stores a new item, applies what it withdraws and queues it for push
+    /// (also with no hops left if it came by catch-up: see `catch_up_announce`).
+    fn accept(
+        &mut self,
+        now_ms: u64,
+        item: VerifiedItem,
+        received_from: Option<String>,
+        hops_left: u8,
+        by_catch_up: bool,
+        out: &mut Vec<Output>,
+    ) {
+        let record = ItemRecord::of(&item, hops_left, received_from.clone());
+        self.index.insert(&record);
+        out.push(Output::Store {
+            item,
+            received_from,
+            hops_left,
+        });
+        if let Some(target) = record.retracts {
+            self.withdraw(
+                target,
+                &record.author,
+                DeleteReason::Retracted { by: record.id },
+                out,
+            );
+        }
+        if let Some(target) = record.replaces {
+            self.withdraw(
+                target,
+                &record.author,
+                DeleteReason::Replaced { by: record.id },
+                out,
+            );
+        }
+        if hops_left > 0 || by_catch_up {
+            self.queue_push_as(now_ms, record.id, by_catch_up);
+        }
+    }
+
+    /// `author` withdrew `target`: remember it, and delete our copy if that
+    /// author wrote it (nobody may withdraw someone else's item).
+    fn withdraw(
+        &mut self,
+        target: ItemId,
+        author: &str,
+        reason: DeleteReason,
+        out: &mut Vec<Output>,
+    ) {
+        self.index.add_tombstone(target, author);
+        if self
+            .index
+            .get(&target)
+            .is_some_and(|m| *m.author == *author)
+        {
+            self.index.remove(&target);
+            let by = match &reason {
+                DeleteReason::Retracted { by } | DeleteReason::Replaced { by } => *by,
+                DeleteReason::Expired => target,
+            };
+            out.push(Output::Delete { id: target, reason });
+            out.push(Output::Event(Event::Withdrawn { target, by }));
+        }
+    }
+
+    /// Drops every item whose expiry has passed.
+    pub(super) fn expire_due(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        for id in self.index.take_expired(now_ms) {
+            out.push(Output::Delete {
+                id,
+                reason: DeleteReason::Expired,
+            });
+            out.push(Output::Event(Event::Expired { id }));
+        }
+    }
+}

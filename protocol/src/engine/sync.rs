@@ -1,0 +1,341 @@
+//! Catch-up by range-based set reconciliation (negentropy).
+//!
+//! The side that may SEND starts a session toward each friend on connect and
+//! every resync interval. Its set is what `may_send` lets that friend have,
+//! with the echo rule relaxed (items the friend gave us are in it, so they
+//! cancel out instead of showing up as differences every time); what it
+//! finally sends is filtered by the exact `may_send`. The receiving side
+//! answers with everything it holds that could have come from that friend.
+//! The initiator learns which items the friend lacks and pushes them in
+//! `Items` tagged with the session, then `SyncDone` with their count.
+//!
+//! The receiving side's part (serving sessions one at a time) is in
+//! `serve.rs`.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use negentropy::{Id, Negentropy, NegentropyStorageVector};
+
+use super::Engine;
+use super::config::EngineConfig;
+use super::output::{Event, Output, SyncRole};
+use crate::policy::may_send;
+use crate::wire::{Announce, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
+
+pub(super) type Reconciler = Negentropy<'static, NegentropyStorageVector>;
+
+/// A session we started: we send.
+#[derive(Debug)]
+struct OutSession {
+    id: u64,
+    /// `PushQueue::queue_number` when it started.
+    covers: u64,
+    neg: Reconciler,
+    have: Vec<Id>,
+    started_ms: u64,
+}
+
+/// The one session we serve: we receive.
+#[derive(Debug)]
+pub(super) struct InSession {
+    pub(super) peer: String,
+    pub(super) id: u64,
+    pub(super) neg: Reconciler,
+    pub(super) last_ms: u64,
+    pub(super) expected: Option<u32>,
+    pub(super) received: usize,
+}
+
+/// A first frame waiting for us to finish the session we serve.
+#[derive(Debug)]
+pub(super) struct Queued {
+    pub(super) peer: String,
+    pub(super) id: u64,
+    pub(super) frame: Vec<u8>,
+    pub(super) at_ms: u64,
+}
+
+/// All catch-up sessions of this node.
+#[derive(Debug, Default)]
+pub(super) struct SyncState {
+    next_session: u64,
+    outbound: BTreeMap<String, OutSession>,
+    pub(super) active: Option<InSession>,
+    pub(super) queue: VecDeque<Queued>,
+}
+
+impl SyncState {
+    /// The earliest session timeout.
+    pub(super) fn next_deadline(&self, cfg: &EngineConfig) -> Option<u64> {
+        let out = self
+            .outbound
+            .values()
+            .map(|s| s.started_ms.saturating_add(cfg.sync_timeout_ms))
+            .min();
+        let active = self
+            .active
+            .as_ref()
+            .map(|a| a.last_ms.saturating_add(cfg.sync_stall_ms));
+        let queued = self
+            .queue
+            .iter()
+            .map(|q| q.at_ms.saturating_add(cfg.sync_timeout_ms))
+            .min();
+        [out, active, queued].into_iter().flatten().min()
+    }
+
+    /// The last push-queue number covered by our running session to `peer`.
+    pub(super) fn covered_by_session(&self, peer: &str) -> Option<u64> {
+        self.outbound.get(peer).map(|s| s.covers)
+    }
+}
+
+pub(super) fn abort_reason(e: impl std::fmt::Display) -> String {
+    let mut s = e.to_string();
+    if s.len() > MAX_REASON_BYTES {
+        let mut cut = MAX_REASON_BYTES;
+        while !s.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        s.truncate(cut);
+    }
+    s
+}
+
+pub(super) fn reconciler(
+    storage: NegentropyStorageVector,
+) -> Result<Reconciler, negentropy::Error> {
+    Negentropy::owned(storage, SYNC_FRAME_BYTES as u64)
+}
+
+impl Engine {
+    /// Starts a session toward `peer` unless one is running or we hold
+    /// nothing it may receive.
+    pub(super) fn start_outbound_sync(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
+        if self.sync.outbound.contains_key(peer) {
+            return;
+        }
+        let Some(view) = self.friend_view(peer) else {
+            return;
+        };
+        let mut storage = NegentropyStorageVector::new();
+        let mut size = 0usize;
+        for (id, meta) in self.index.iter() {
+            let mut route = meta.route();
+            route.received_from = None;
+            if may_send(&self.local, &route, &view, now_ms) {
+                // Insert only fails on a sealed storage, and this one is not.
+                if storage
+                    .insert(meta.created_ms, Id::from_byte_array(id.0))
+                    .is_ok()
+                {
+                    size += 1;
+                }
+            }
+        }
+        if size == 0 {
+            return;
+        }
+        self.sync.next_session += 1;
+        let session = self.sync.next_session;
+        let started = storage
+            .seal()
+            .and_then(|()| reconciler(storage))
+            .and_then(|mut neg| {
+                let frame = neg.initiate()?;
+                Ok((neg, frame))
+            });
+        match started {
+            Ok((neg, frame)) => {
+                let covers = self.push.queue_number();
+                self.sync.outbound.insert(
+                    peer.to_owned(),
+                    OutSession {
+                        id: session,
+                        covers,
+                        neg,
+                        have: Vec::new(),
+                        started_ms: now_ms,
+                    },
+                );
+                out.push(Output::Send {
+                    peer: peer.to_owned(),
+                    message: WireMessage::SyncQuery { session, frame },
+                });
+            }
+            Err(e) => out.push(sync_aborted(peer, session, SyncRole::Initiator, e)),
+        }
+    }
+
+    /// The responder's answer to our session.
+    pub(super) fn on_sync_reply(
+        &mut self,
+        now_ms: u64,
+        peer: &str,
+        session: u64,
+        frame: &[u8],
+        out: &mut Vec<Output>,
+    ) {
+        let Some(s) = self.sync.outbound.get_mut(peer).filter(|s| s.id == session) else {
+            return;
+        };
+        let mut need = Vec::new();
+        match s.neg.reconcile_with_ids(frame, &mut s.have, &mut need) {
+            Ok(Some(next)) => {
+                out.push(Output::Send {
+                    peer: peer.to_owned(),
+                    message: WireMessage::SyncQuery {
+                        session,
+                        frame: next,
+                    },
+                });
+            }
+            Ok(None) => {
+                let Some(done) = self.sync.outbound.remove(peer) else {
+                    return;
+                };
+                let items = self.sendable(now_ms, peer, &done.have);
+                // If some of them are also waiting for the live push (written
+                // while this friend was away), the push now skips this friend.
+                for a in &items {
+                    self.note_holder(a.id, peer, a.hops);
+                }
+                out.push(Output::Event(Event::SyncFinished {
+                    peer: peer.to_owned(),
+                    session,
+                    role: SyncRole::Initiator,
+                    items: items.len(),
+                }));
+                out.push(Output::SendItems {
+                    peer: peer.to_owned(),
+                    session: Some(session),
+                    items,
+                });
+            }
+            Err(e) => {
+                self.sync.outbound.remove(peer);
+                out.push(abort_message(peer, session, &e));
+                out.push(sync_aborted(peer, session, SyncRole::Initiator, e));
+            }
+        }
+    }
+
+    /// Of the ids the friend lacks, those the exact `may_send` lets it have.
+    fn sendable(&self, now_ms: u64, peer: &str, have: &[Id]) -> Vec<Announce> {
+        let Some(view) = self.friend_view(peer) else {
+            return Vec::new();
+        };
+        have.iter()
+            .filter_map(|raw| {
+                let id = crate::item_id::ItemId(raw.to_bytes());
+                let meta = self.index.get(&id)?;
+                may_send(&self.local, &meta.route(), &view, now_ms).then_some(Announce {
+                    id,
+                    hops: meta.hops_left,
+                })
+            })
+            .collect()
+    }
+
+    /// The friend gave up a session (either side of it).
+    pub(super) fn on_sync_abort(
+        &mut self,
+        now_ms: u64,
+        peer: &str,
+        session: u64,
+        reason: String,
+        out: &mut Vec<Output>,
+    ) {
+        if self
+            .sync
+            .outbound
+            .get(peer)
+            .is_some_and(|s| s.id == session)
+        {
+            self.sync.outbound.remove(peer);
+            out.push(sync_aborted(
+                peer,
+                session,
+                SyncRole::Initiator,
+                format!("friend aborted: {reason}"),
+            ));
+        }
+        self.sync
+            .queue
+            .retain(|q| !(q.peer == peer && q.id == session));
+        if self.active_is(peer, session) {
+            self.end_active(now_ms, Some(format!("friend aborted: {reason}")), out);
+        }
+    }
+
+    /// A friend disconnected: drop its sessions.
+    pub(super) fn sync_peer_gone(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
+        if let Some(s) = self.sync.outbound.remove(peer) {
+            out.push(sync_aborted(
+                peer,
+                s.id,
+                SyncRole::Initiator,
+                "disconnected",
+            ));
+        }
+        self.sync.queue.retain(|q| q.peer != peer);
+        if self.sync.active.as_ref().is_some_and(|a| a.peer == peer) {
+            self.end_active(now_ms, Some("disconnected".into()), out);
+        }
+    }
+
+    /// Session timeouts: ours that took too long, the one we serve gone
+    /// quiet, queued ones whose initiator must have given up.
+    pub(super) fn sync_timers(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        let timeout = self.cfg.sync_timeout_ms;
+        let late: Vec<String> = self
+            .sync
+            .outbound
+            .iter()
+            .filter(|(_, s)| s.started_ms.saturating_add(timeout) <= now_ms)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for peer in late {
+            if let Some(s) = self.sync.outbound.remove(&peer) {
+                out.push(abort_message(&peer, s.id, &"timed out"));
+                out.push(sync_aborted(&peer, s.id, SyncRole::Initiator, "timed out"));
+            }
+        }
+        self.sync
+            .queue
+            .retain(|q| q.at_ms.saturating_add(timeout) > now_ms);
+        let stalled = self
+            .sync
+            .active
+            .as_ref()
+            .filter(|a| a.last_ms.saturating_add(self.cfg.sync_stall_ms) <= now_ms);
+        if let Some(a) = stalled {
+            out.push(abort_message(&a.peer, a.id, &"stalled"));
+            self.end_active(now_ms, Some("stalled".into()), out);
+        }
+    }
+}
+
+pub(super) fn abort_message(peer: &str, session: u64, e: &impl std::fmt::Display) -> Output {
+    Output::Send {
+        peer: peer.to_owned(),
+        message: WireMessage::SyncAbort {
+            session,
+            reason: abort_reason(e),
+        },
+    }
+}
+
+pub(super) fn sync_aborted(
+    peer: &str,
+    session: u64,
+    role: SyncRole,
+    reason: impl std::fmt::Display,
+) -> Output {
+    Output::Event(Event::SyncAborted {
+        peer: peer.to_owned(),
+        session,
+        role,
+        reason: abort_reason(reason),
+    })
+}

@@ -1,0 +1,275 @@
+//! The pull scheduler: each missing item announced by friends is asked of
+//! one announcer at a time (the one offering the most hops, first come on a
+//! tie), with a timeout after which the next announcer is asked. A cap on
+//! asks in flight per friend keeps one slow friend from holding everything.
+//! Iteration that decides outputs is in a fixed order, so runs replay.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+
+use super::output::Output;
+use crate::item_id::ItemId;
+use crate::wire::{MAX_IDS_PER_MESSAGE, WireMessage};
+
+/// One wanted item.
+#[derive(Debug, Default)]
+struct WantState {
+    /// Friends that announced it, with the hops each offers us.
+    candidates: Vec<(String, u8)>,
+    /// Friends that did not answer in time, with their offers.
+    tried: Vec<(String, u8)>,
+    /// Asked of whom, and until when.
+    asked: Option<(String, u64)>,
+    /// In the waiting line for a friend with room.
+    waiting: bool,
+}
+
+/// What became of an attempt to ask for an item.
+enum Assign {
+    Asked,
+    Waiting,
+    NoOneLeft,
+}
+
+/// All wanted items.
+#[derive(Debug, Default)]
+pub(super) struct Wants {
+    map: HashMap<ItemId, WantState>,
+    waiting: VecDeque<ItemId>,
+    in_flight: HashMap<String, usize>,
+    deadlines: BTreeSet<(u64, ItemId)>,
+    asks: BTreeMap<String, Vec<ItemId>>,
+    room_freed: bool,
+    /// While we are served a catch-up session, new asks wait: the session
+    /// is likely to bring the same items, and asking too would double them.
+    hold: bool,
+}
+
+impl Wants {
+    /// `peer` announced `id`, offering `offer` hops.
+    pub(super) fn add(
+        &mut self,
+        id: ItemId,
+        peer: &str,
+        offer: u8,
+        now_ms: u64,
+        timeout_ms: u64,
+        cap: usize,
+    ) {
+        let state = self.map.entry(id).or_default();
+        if state.tried.iter().any(|(p, _)| p == peer) {
+            return;
+        }
+        match state.candidates.iter_mut().find(|(p, _)| p == peer) {
+            Some(c) => c.1 = c.1.max(offer),
+            None => state.candidates.push((peer.to_owned(), offer)),
+        }
+        if state.asked.is_none() && !state.waiting {
+            self.assign(id, now_ms, timeout_ms, cap);
+        }
+    }
+
+    /// Holds new asks (while a catch-up session is served) or lets them go.
+    pub(super) fn set_hold(&mut self, hold: bool) {
+        if self.hold && !hold {
+            self.room_freed = true;
+        }
+        self.hold = hold;
+    }
+
+    /// How many items are wanted.
+    pub(super) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// True if `id` is wanted.
+    pub(super) fn contains(&self, id: &ItemId) -> bool {
+        self.map.contains_key(id)
+    }
+
+    /// The earliest ask deadline.
+    pub(super) fn next_deadline(&self) -> Option<u64> {
+        self.deadlines.first().map(|(t, _)| *t)
+    }
+
+    /// The item arrived (from anyone): forget it and return every friend
+    /// that announced it, with its offer (they hold it, and may give it more
+    /// hops than its sender did).
+    pub(super) fn received(&mut self, id: &ItemId) -> Vec<(String, u8)> {
+        let Some(mut state) = self.map.remove(id) else {
+            return Vec::new();
+        };
+        if let Some((peer, deadline)) = &state.asked {
+            self.release(peer, *deadline, id);
+        }
+        state.candidates.append(&mut state.tried);
+        state.candidates
+    }
+
+    /// Times out asks whose deadline passed and asks the next announcer;
+    /// returns the items nobody is left to ask for.
+    pub(super) fn expire(&mut self, now_ms: u64, timeout_ms: u64, cap: usize) -> Vec<ItemId> {
+        let mut gave_up = Vec::new();
+        while let Some(&(deadline, id)) = self.deadlines.first() {
+            if deadline > now_ms {
+                break;
+            }
+            self.deadlines.pop_first();
+            let Some(state) = self.map.get_mut(&id) else {
+                continue;
+            };
+            let Some((peer, _)) = state.asked.take() else {
+                continue;
+            };
+            if let Some(i) = state.candidates.iter().position(|(p, _)| *p == peer) {
+                let entry = state.candidates.remove(i);
+                state.tried.push(entry);
+            }
+            self.drop_in_flight(&peer);
+            if let Assign::NoOneLeft = self.assign(id, now_ms, timeout_ms, cap) {
+                self.map.remove(&id);
+                gave_up.push(id);
+            }
+        }
+        gave_up
+    }
+
+    /// A friend disconnected: ask others for what it was asked for, drop it
+    /// from every candidate list; returns the items nobody is left to ask.
+    pub(super) fn peer_gone(
+        &mut self,
+        peer: &str,
+        now_ms: u64,
+        timeout_ms: u64,
+        cap: usize,
+    ) -> Vec<ItemId> {
+        self.in_flight.remove(peer);
+        self.asks.remove(peer);
+        let mut affected: Vec<ItemId> = self
+            .map
+            .iter()
+            .filter(|(_, s)| s.candidates.iter().any(|(p, _)| p == peer))
+            .map(|(id, _)| *id)
+            .collect();
+        affected.sort_unstable();
+        let mut gave_up = Vec::new();
+        for id in affected {
+            let Some(state) = self.map.get_mut(&id) else {
+                continue;
+            };
+            state.candidates.retain(|(p, _)| p != peer);
+            let was_asked = match state.asked.take() {
+                Some((p, deadline)) if p == peer => {
+                    self.deadlines.remove(&(deadline, id));
+                    true
+                }
+                other => {
+                    state.asked = other;
+                    false
+                }
+            };
+            let idle = self
+                .map
+                .get(&id)
+                .is_some_and(|s| s.asked.is_none() && !s.waiting);
+            if (was_asked || idle)
+                && matches!(self.assign(id, now_ms, timeout_ms, cap), Assign::NoOneLeft)
+            {
+                self.map.remove(&id);
+                gave_up.push(id);
+            }
+        }
+        self.room_freed = true;
+        gave_up
+    }
+
+    /// Emits one `Want` per friend for everything asked during this call,
+    /// after giving waiting items any room that was freed.
+    pub(super) fn flush_asks(
+        &mut self,
+        now_ms: u64,
+        timeout_ms: u64,
+        cap: usize,
+        out: &mut Vec<Output>,
+    ) {
+        if self.room_freed {
+            self.room_freed = false;
+            let n = self.waiting.len();
+            for _ in 0..n {
+                let Some(id) = self.waiting.pop_front() else {
+                    break;
+                };
+                let Some(state) = self.map.get_mut(&id) else {
+                    continue;
+                };
+                if !state.waiting || state.asked.is_some() {
+                    continue;
+                }
+                state.waiting = false;
+                if let Assign::NoOneLeft = self.assign(id, now_ms, timeout_ms, cap) {
+                    self.map.remove(&id);
+                }
+            }
+        }
+        for (peer, ids) in std::mem::take(&mut self.asks) {
+            for chunk in ids.chunks(MAX_IDS_PER_MESSAGE) {
+                out.push(Output::Send {
+                    peer: peer.clone(),
+                    message: WireMessage::Want {
+                        ids: chunk.to_vec(),
+                    },
+                });
+            }
+        }
+    }
+
+    fn assign(&mut self, id: ItemId, now_ms: u64, timeout_ms: u64, cap: usize) -> Assign {
+        let Some(state) = self.map.get_mut(&id) else {
+            return Assign::NoOneLeft;
+        };
+        if state.candidates.is_empty() {
+            return Assign::NoOneLeft;
+        }
+        let mut best: Option<usize> = None;
+        for (i, (peer, offer)) in state.candidates.iter().enumerate() {
+            if self.hold {
+                break;
+            }
+            if self.in_flight.get(peer).copied().unwrap_or(0) >= cap {
+                continue;
+            }
+            if best.is_none_or(|b| *offer > state.candidates[b].1) {
+                best = Some(i);
+            }
+        }
+        let Some(i) = best else {
+            if !state.waiting {
+                state.waiting = true;
+                self.waiting.push_back(id);
+            }
+            return Assign::Waiting;
+        };
+        let peer = state.candidates[i].0.clone();
+        let deadline = now_ms.saturating_add(timeout_ms);
+        state.asked = Some((peer.clone(), deadline));
+        state.waiting = false;
+        *self.in_flight.entry(peer.clone()).or_default() += 1;
+        self.deadlines.insert((deadline, id));
+        self.asks.entry(peer).or_default().push(id);
+        Assign::Asked
+    }
+
+    fn release(&mut self, peer: &str, deadline: u64, id: &ItemId) {
+        self.deadlines.remove(&(deadline, *id));
+        self.drop_in_flight(peer);
+    }
+
+    fn drop_in_flight(&mut self, peer: &str) {
+        if let Some(n) = self.in_flight.get_mut(peer) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.in_flight.remove(peer);
+            }
+        }
+        self.room_freed = true;
+    }
+}

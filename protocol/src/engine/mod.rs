@@ -11,10 +11,15 @@
 //! - on connect and periodically, each side starts a negentropy session
 //!   over what it may send the other and pushes what the other lacks; a
 //!   node serves one such session at a time, so it gets each item once;
+//! - after such a session, public items the friend holds and that we offered
+//!   it without confirmation (or all, on the first session after connect)
+//!   are re-announced with our hops, so a copy that came by a longer path is
+//!   raised (`hop_check.rs`);
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
 
 mod config;
+mod hop_check;
 mod index;
 mod input;
 mod output;
@@ -37,6 +42,7 @@ pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
 use crate::item_id::ItemId;
 use crate::policy::FriendView;
+use hop_check::HopChecks;
 use index::Index;
 use push::PushQueue;
 use sync::SyncState;
@@ -59,6 +65,7 @@ pub struct Engine {
     push: PushQueue,
     wants: Wants,
     sync: SyncState,
+    hop_checks: HopChecks,
     wake_sent: Option<u64>,
 }
 
@@ -90,6 +97,7 @@ impl Engine {
             push: PushQueue::default(),
             wants: Wants::default(),
             sync: SyncState::default(),
+            hop_checks: HopChecks::default(),
             wake_sent: None,
         }
     }
@@ -195,6 +203,7 @@ impl Engine {
                 next_resync_ms,
             },
         );
+        self.hop_checks.connected(&peer);
         self.announce_short_of_author(&peer, out);
         self.start_outbound_sync(now_ms, &peer, out);
     }
@@ -203,6 +212,7 @@ impl Engine {
         if self.peers.remove(peer).is_none() {
             return;
         }
+        self.hop_checks.disconnected(peer);
         let gave_up = self.wants.peer_gone(
             peer,
             now_ms,

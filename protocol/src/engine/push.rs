@@ -7,6 +7,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use super::Engine;
+use super::hop_check::offers_hops;
 use super::output::{Event, Output};
 use crate::audience::Audience;
 use crate::item_id::ItemId;
@@ -85,6 +86,7 @@ impl Engine {
         let holders = std::mem::take(&mut self.push.holders);
         self.push.queued.clear();
         self.push.deadline = None;
+        let mut offered = Vec::new();
         for (peer, p) in &self.peers {
             let view = FriendView {
                 peer_id: peer,
@@ -97,12 +99,19 @@ impl Engine {
             // them, so pushing them too would deliver them twice.
             let covered = self.sync.covered_by_session(peer);
             for (id, number, by_catch_up) in &pending {
-                if covered.is_some_and(|c| *number <= c) {
-                    continue;
-                }
                 let Some(meta) = self.index.get(id) else {
                     continue;
                 };
+                if covered.is_some_and(|c| *number <= c) {
+                    // The session's end checks its hops if the friend holds it.
+                    if *meta.author != *self.local
+                        && offers_hops(meta)
+                        && may_send(&self.local, &meta.route(), &view, now_ms)
+                    {
+                        offered.push((peer.clone(), *id));
+                    }
+                    continue;
+                }
                 let offer = meta.hops_left.saturating_sub(1).min(meta.max_hops);
                 if holders
                     .get(id)
@@ -122,6 +131,9 @@ impl Engine {
                 if *meta.author == *self.local {
                     eager.push(announce)
                 } else {
+                    if offers_hops(meta) {
+                        offered.push((peer.clone(), *id));
+                    }
                     lazy.push(announce)
                 }
             }
@@ -140,6 +152,9 @@ impl Engine {
                     },
                 });
             }
+        }
+        for (peer, id) in offered {
+            self.hop_checks.offered(&peer, id);
         }
     }
 
@@ -170,6 +185,7 @@ impl Engine {
                     });
                 }
                 let max_hops = meta.max_hops;
+                self.heard_hops(peer, &a.id, a.hops);
                 self.note_holder(a.id, peer, a.hops);
                 if let Some(offer) = offer {
                     self.raise_hops(now_ms, a.id, offer.min(max_hops), peer, out);
@@ -275,6 +291,10 @@ impl Engine {
                 }
                 _ => refused += 1,
             }
+        }
+        // It asked us, so it credits our offer even if our answer is lost.
+        for a in &items {
+            self.hop_checks.confirmed(peer, &a.id);
         }
         if !items.is_empty() {
             out.push(Output::SendItems {

@@ -71,6 +71,7 @@ impl Engine {
             if let Some(offer) = r.hops.checked_sub(1) {
                 self.raise_hops(now_ms, id, offer.min(max_hops), peer, out);
             }
+            self.heard_hops(peer, &id, r.hops);
             return;
         }
         let author = item.author_peer_id();

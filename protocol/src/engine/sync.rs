@@ -8,19 +8,23 @@
 //! answers with everything it holds that could have come from that friend.
 //! The initiator learns which items the friend lacks and pushes them in
 //! `Items` tagged with the session, then `SyncDone` with their count.
+//! Then it re-announces, with its hops, the items the friend holds that
+//! still need a hop check (`hop_check.rs`).
 //!
 //! The receiving side's part (serving sessions one at a time) is in
 //! `serve.rs`.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use negentropy::{Id, Negentropy, NegentropyStorageVector};
 
 use super::Engine;
 use super::config::EngineConfig;
+use super::hop_check::offers_hops;
 use super::output::{Event, Output, SyncRole};
+use crate::item_id::ItemId;
 use crate::policy::may_send;
-use crate::wire::{Announce, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
+use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
 
 pub(super) type Reconciler = Negentropy<'static, NegentropyStorageVector>;
 
@@ -32,6 +36,11 @@ struct OutSession {
     covers: u64,
     neg: Reconciler,
     have: Vec<Id>,
+    /// Public items in our set that we could pass to the friend with at
+    /// least one hop left (see `hops_check`), in the set's order.
+    hop_candidates: Vec<ItemId>,
+    /// This session checks every shared item's hops (first after connect).
+    full_check: bool,
     started_ms: u64,
 }
 
@@ -120,10 +129,18 @@ impl Engine {
         };
         let mut storage = NegentropyStorageVector::new();
         let mut size = 0usize;
+        let mut hop_candidates = Vec::new();
         for (id, meta) in self.index.iter() {
             let mut route = meta.route();
             route.received_from = None;
             if may_send(&self.local, &route, &view, now_ms) {
+                // Our own items too: the friend also announces its short
+                // copies to us (`announce_short_of_author`), but that
+                // announce can be lost as well. Only the full check takes
+                // them: they are pushed eagerly, never pending.
+                if offers_hops(meta) && meta.received_from.as_deref() != Some(peer) {
+                    hop_candidates.push(*id);
+                }
                 // Insert only fails on a sealed storage, and this one is not.
                 if storage
                     .insert(meta.created_ms, Id::from_byte_array(id.0))
@@ -134,8 +151,12 @@ impl Engine {
             }
         }
         if size == 0 {
+            // Nothing shared now, so nothing to check; later offers are
+            // tracked one by one.
+            self.hop_checks.session_started(peer);
             return;
         }
+        let full_check = self.hop_checks.session_started(peer);
         self.sync.next_session += 1;
         let session = self.sync.next_session;
         let started = storage
@@ -155,6 +176,8 @@ impl Engine {
                         covers,
                         neg,
                         have: Vec::new(),
+                        hop_candidates,
+                        full_check,
                         started_ms: now_ms,
                     },
                 );
@@ -163,7 +186,10 @@ impl Engine {
                     message: WireMessage::SyncQuery { session, frame },
                 });
             }
-            Err(e) => out.push(sync_aborted(peer, session, SyncRole::Initiator, e)),
+            Err(e) => {
+                self.hop_checks.session_failed(peer, full_check);
+                out.push(sync_aborted(peer, session, SyncRole::Initiator, e));
+            }
         }
     }
 
@@ -211,9 +237,14 @@ impl Engine {
                     session: Some(session),
                     items,
                 });
+                self.hops_check(now_ms, peer, &done, out);
+                let index = &self.index;
+                self.hop_checks.retain_held(peer, |id| index.contains(id));
             }
             Err(e) => {
-                self.sync.outbound.remove(peer);
+                if let Some(s) = self.sync.outbound.remove(peer) {
+                    self.hop_checks.session_failed(peer, s.full_check);
+                }
                 out.push(abort_message(peer, session, &e));
                 out.push(sync_aborted(peer, session, SyncRole::Initiator, e));
             }
@@ -237,6 +268,59 @@ impl Engine {
             .collect()
     }
 
+    /// Reconciliation compares ids, not hop counts, so a friend may hold an
+    /// item we share with fewer hops than we can give it (a better copy was
+    /// lost on its way while a worse one arrived). After a session, the
+    /// public items the friend holds (in our set, not in `have`), to which
+    /// we can give at least one hop, and whose check is due (all on the
+    /// first session after connect, else the unconfirmed offers: see
+    /// `hop_check.rs`) are announced with our hops: the friend raises its
+    /// copy if ours offers more, and counter-announces if its own offers us
+    /// more. Items that came from the friend are skipped (it holds them with
+    /// more hops than we do).
+    fn hops_check(&mut self, now_ms: u64, peer: &str, done: &OutSession, out: &mut Vec<Output>) {
+        if done.hop_candidates.is_empty() {
+            return;
+        }
+        let Some(p) = self.peers.get(peer) else {
+            return;
+        };
+        let view = crate::policy::FriendView {
+            peer_id: peer,
+            groups: &p.groups,
+        };
+        let lacking: HashSet<ItemId> = done.have.iter().map(|raw| ItemId(raw.to_bytes())).collect();
+        let mut announces = Vec::new();
+        for id in &done.hop_candidates {
+            if lacking.contains(id) {
+                // The session sends it with our hops.
+                self.hop_checks.confirmed(peer, id);
+                continue;
+            }
+            if !self.hop_checks.take(peer, id, done.full_check) {
+                continue;
+            }
+            let Some(meta) = self.index.get(id) else {
+                continue;
+            };
+            if offers_hops(meta) && may_send(&self.local, &meta.route(), &view, now_ms) {
+                announces.push(Announce {
+                    id: *id,
+                    hops: meta.hops_left,
+                });
+            }
+        }
+        announces.sort_unstable_by_key(|a| a.id);
+        for chunk in announces.chunks(MAX_IDS_PER_MESSAGE) {
+            out.push(Output::Send {
+                peer: peer.to_owned(),
+                message: WireMessage::Have {
+                    items: chunk.to_vec(),
+                },
+            });
+        }
+    }
+
     /// The friend gave up a session (either side of it).
     pub(super) fn on_sync_abort(
         &mut self,
@@ -252,7 +336,9 @@ impl Engine {
             .get(peer)
             .is_some_and(|s| s.id == session)
         {
-            self.sync.outbound.remove(peer);
+            if let Some(s) = self.sync.outbound.remove(peer) {
+                self.hop_checks.session_failed(peer, s.full_check);
+            }
             out.push(sync_aborted(
                 peer,
                 session,
@@ -297,6 +383,7 @@ impl Engine {
             .collect();
         for peer in late {
             if let Some(s) = self.sync.outbound.remove(&peer) {
+                self.hop_checks.session_failed(&peer, s.full_check);
                 out.push(abort_message(&peer, s.id, &"timed out"));
                 out.push(sync_aborted(&peer, s.id, SyncRole::Initiator, "timed out"));
             }

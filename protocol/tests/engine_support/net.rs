@@ -57,6 +57,9 @@ pub struct Net {
     pub payload_bytes: u64,
     /// `Items` frames arriving before this time are lost (tests of resync).
     pub lose_items_until: u64,
+    /// `have` frames from a to b arriving before this time are lost
+    /// (tests of hop repair): (a, b) → time.
+    pub lose_haves_until: BTreeMap<(usize, usize), u64>,
     /// Bytes delivered per message kind (`have`, `items`, `sync-query`, …).
     pub bytes_by_kind: BTreeMap<&'static str, u64>,
     /// When set, every delivered frame is logged here (for debugging).
@@ -106,6 +109,7 @@ impl Net {
             wire_bytes: 0,
             payload_bytes: 0,
             lose_items_until: 0,
+            lose_haves_until: BTreeMap::new(),
             bytes_by_kind: BTreeMap::new(),
             trace: None,
             by_peer,
@@ -331,6 +335,14 @@ impl Net {
                     let message = wire::decode(&bytes).expect("frames decode");
                     if matches!(message, WireMessage::Items { .. })
                         && self.now < self.lose_items_until
+                    {
+                        continue;
+                    }
+                    if matches!(message, WireMessage::Have { .. })
+                        && self
+                            .lose_haves_until
+                            .get(&(from, to))
+                            .is_some_and(|t| self.now < *t)
                     {
                         continue;
                     }

@@ -31,4 +31,14 @@ pub enum Command {
     },
     /// Run the node daemon until Ctrl-C (creates identity and database if missing).
     Run(crate::commands::run::RunArgs),
+    /// Manage friends: the only peers this node connects to and replicates
+    /// with (works whether or not the node is running).
+    #[command(subcommand)]
+    Friends(crate::commands::friends::FriendsCommand),
+    /// Post and list notes; notes from friends show their author.
+    #[command(subcommand)]
+    Notes(crate::commands::notes::NotesCommand),
+    /// Chat with the model in the terminal: one message per line on stdin,
+    /// answers on stdout; ends at the end of input. Needs no identity.
+    Chat(crate::commands::chat::ChatArgs),
 }

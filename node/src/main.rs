@@ -37,6 +37,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print!("{}", s.to_text());
             }
         }
+        Command::Chat(args) => commands::chat::chat(&dir, &args)?,
+        Command::Friends(cmd) => {
+            let now = porfiry_node::daemon::clock::now_ms();
+            println!("{}", commands::friends::friends(&dir, &cmd, now)?);
+        }
+        Command::Notes(cmd) => {
+            let now = porfiry_node::daemon::clock::now_ms();
+            println!("{}", commands::notes::notes(&dir, &cmd, now)?);
+        }
         Command::Run(args) => {
             let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
             rt.block_on(commands::run::run(&dir, &args))?;

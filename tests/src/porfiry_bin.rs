@@ -18,7 +18,16 @@ pub fn porfiry_bin() -> PathBuf {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned());
         let manifest = concat!(env!("CARGO_MANIFEST_DIR"), "/../Cargo.toml");
         let out = Command::new(cargo)
-            .args(["build", "--quiet", "-p", "porfiry-node", "--bin", "porfiry", "--manifest-path", manifest])
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "porfiry-node",
+                "--bin",
+                "porfiry",
+                "--manifest-path",
+                manifest,
+            ])
             .stdin(Stdio::null())
             .output()
             .expect("cargo can be started");

@@ -28,11 +28,21 @@ fn init_then_status_json() {
 
     let out = porfiry(&dir, &["status", "--json"]);
     assert!(out.status.success(), "status failed: {}", stderr(&out));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("status --json prints JSON");
+    let v: serde_json::Value =
+        serde_json::from_slice(&out.stdout).expect("status --json prints JSON");
     let peer_id = v["peer_id"].as_str().expect("peer_id is a string");
-    assert!(peer_id.starts_with("12D3KooW"), "libp2p ed25519 peer id, got {peer_id}");
+    assert!(
+        peer_id.starts_with("12D3KooW"),
+        "libp2p ed25519 peer id, got {peer_id}"
+    );
     assert!(v["schema_version"].as_u64().unwrap() >= 1);
-    for table in ["notes", "items", "agent_peers", "process_log", "llm_recent_responses"] {
+    for table in [
+        "notes",
+        "items",
+        "agent_peers",
+        "process_log",
+        "llm_recent_responses",
+    ] {
         assert_eq!(v["tables"][table].as_u64(), Some(0), "table {table} in {v}");
     }
 
@@ -52,7 +62,11 @@ fn second_init_refuses_and_touches_nothing() {
 
     let out = porfiry(dir, &["init"]);
     assert!(!out.status.success(), "second init must fail");
-    assert!(stderr(&out).contains("already"), "says why: {}", stderr(&out));
+    assert!(
+        stderr(&out).contains("already"),
+        "says why: {}",
+        stderr(&out)
+    );
     assert_eq!(std::fs::read(dir.join("identity.key")).unwrap(), key_before);
     assert_eq!(std::fs::read(dir.join("porfiry.db")).unwrap(), db_before);
 }
@@ -75,7 +89,11 @@ fn status_on_a_corrupt_database_names_the_file_and_changes_nothing() {
     assert!(err.contains("porfiry.db"), "error names the file: {err}");
     assert_eq!(err.trim().lines().count(), 1, "one-line error: {err}");
     assert!(!err.contains("panicked"), "no panic: {err}");
-    assert_eq!(std::fs::read(&db).unwrap(), garbage, "file left byte-for-byte unchanged");
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        garbage,
+        "file left byte-for-byte unchanged"
+    );
 }
 
 #[test]
@@ -84,7 +102,10 @@ fn status_without_a_node_says_to_init() {
     let out = porfiry(&tmp.path().join("nothing-here"), &["status"]);
     assert!(!out.status.success());
     assert!(stderr(&out).contains("porfiry init"), "{}", stderr(&out));
-    assert!(!tmp.path().join("nothing-here/porfiry.db").exists(), "status creates nothing");
+    assert!(
+        !tmp.path().join("nothing-here/porfiry.db").exists(),
+        "status creates nothing"
+    );
 }
 
 #[test]

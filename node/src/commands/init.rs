@@ -36,7 +36,11 @@ pub struct Initialized {
 
 impl fmt::Display for Initialized {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "node id {} (schema version {})", self.peer_id, self.schema_version)
+        write!(
+            f,
+            "node id {} (schema version {})",
+            self.peer_id, self.schema_version
+        )
     }
 }
 

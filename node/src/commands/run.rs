@@ -1,9 +1,18 @@
-//! `porfiry run`: the node daemon.
+//! `porfiry run`: the node daemon. Opens (or creates) the node, starts the
+//! mesh with the friends from the database, prints `peer id: <id>` and one
+//! `listening on <addr>/p2p/<id>` line per listen address, and runs until
+//! SIGINT or SIGTERM; then prints `stopped: <n> items held` once everything
+//! accepted is committed.
+
+use std::io::Write;
 
 use clap::{Args, ValueEnum};
 
-use crate::commands::init::open_or_init;
+use crate::commands::init::{InitError, open_or_init};
+use crate::daemon::limits::DEFAULT_SERVER_LISTEN;
+use crate::daemon::{DaemonError, DaemonOptions, run_node};
 use crate::data_dir::DataDir;
+use crate::mesh::{self, Multiaddr};
 
 /// How the node behaves on the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
@@ -15,10 +24,21 @@ pub enum Profile {
     Phone,
 }
 
+impl From<Profile> for mesh::Profile {
+    fn from(p: Profile) -> mesh::Profile {
+        match p {
+            Profile::Server => mesh::Profile::Server,
+            Profile::Phone => mesh::Profile::Phone,
+        }
+    }
+}
+
 /// Flags of `porfiry run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Address to listen on (repeatable), e.g. /ip4/127.0.0.1/tcp/4001.
+    /// A server without one listens on /ip4/0.0.0.0/tcp/4001; a phone
+    /// never listens.
     #[arg(long = "listen", value_name = "MULTIADDR")]
     pub listen: Vec<String>,
     /// Network profile.
@@ -26,13 +46,54 @@ pub struct RunArgs {
     pub profile: Profile,
 }
 
-/// Opens (or creates) the node, prints its id and runs until SIGINT/SIGTERM.
-pub async fn run(dir: &DataDir, args: &RunArgs) -> anyhow::Result<()> {
-    let (key, _store) = open_or_init(dir)?;
-    println!("peer id: {}", key.peer_id());
+/// Why `run` stopped with an error.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Opening or creating the node failed.
+    #[error(transparent)]
+    Init(#[from] InitError),
+    /// The node failed while running.
+    #[error(transparent)]
+    Daemon(#[from] DaemonError),
+}
+
+/// The listen addresses `args` ask for, parsed.
+pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, DaemonError> {
+    let given: Vec<&str> = if args.listen.is_empty() && args.profile == Profile::Server {
+        vec![DEFAULT_SERVER_LISTEN]
+    } else {
+        args.listen.iter().map(String::as_str).collect()
+    };
+    let parsed = given
+        .into_iter()
+        .map(|a| {
+            a.parse::<Multiaddr>()
+                .map_err(|e| DaemonError::BadListenAddress {
+                    address: a.to_owned(),
+                    reason: e.to_string(),
+                })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    if args.profile == Profile::Phone && !parsed.is_empty() {
+        return Err(mesh::MeshError::PhoneListens(parsed).into());
+    }
+    Ok(parsed)
+}
+
+/// Opens (or creates) the node and runs it until SIGINT/SIGTERM.
+pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
+    // Flags first: a bad address must not create a node.
+    let listen = listen_addresses(args)?;
+    let (key, store) = open_or_init(dir)?;
+    let options = DaemonOptions {
+        profile: args.profile.into(),
+        listen,
+    };
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
-    shutdown_signal().await;
-    println!("shutting down");
+    let mut stdout = std::io::stdout();
+    let stopped = run_node(key, store, options, &mut stdout, shutdown_signal()).await?;
+    writeln!(stdout, "stopped: {} items held", stopped.items_held).map_err(DaemonError::from)?;
+    stdout.flush().map_err(DaemonError::from)?;
     Ok(())
 }
 
@@ -57,5 +118,37 @@ pub async fn shutdown_signal() {
     #[cfg(not(unix))]
     {
         let _ = tokio::signal::ctrl_c().await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(listen: &[&str], profile: Profile) -> RunArgs {
+        RunArgs {
+            listen: listen.iter().map(|s| s.to_string()).collect(),
+            profile,
+        }
+    }
+
+    #[test]
+    fn a_server_without_listen_gets_the_default_and_a_phone_none() {
+        let s = listen_addresses(&args(&[], Profile::Server)).unwrap();
+        assert_eq!(s, [DEFAULT_SERVER_LISTEN.parse::<Multiaddr>().unwrap()]);
+        assert!(
+            listen_addresses(&args(&[], Profile::Phone))
+                .unwrap()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn a_bad_listen_address_is_named() {
+        let err = listen_addresses(&args(&["/ip4/127.0.0.1/tcp/1", "tcp:80"], Profile::Server))
+            .unwrap_err();
+        assert!(err.to_string().contains("tcp:80"), "{err}");
+        let err = listen_addresses(&args(&["/ip4/127.0.0.1/tcp/1"], Profile::Phone)).unwrap_err();
+        assert!(err.to_string().contains("phone"), "{err}");
     }
 }

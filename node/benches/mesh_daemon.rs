@@ -1,0 +1,243 @@
+//! Cost of the whole running node (`porfiry run`'s code: engine + libp2p
+//! driver + SQLite on both sides), two nodes in one process on loopback,
+//! each on its own thread and runtime as two processes would be:
+//!
+//! - `catch_up_10k`: a phone returns holding 10,000 notes its server lacks;
+//!   time until the server's file holds all of them (verified, stored,
+//!   merged into `notes`). Also prints wire bytes / envelope bytes.
+//! - `live_10k`: both connected; 10,000 signed notes appear in the phone's
+//!   file (as `notes post` writes them, from another connection); time until
+//!   the server's file holds all of them (change detection, push, verify,
+//!   store, merge).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use criterion::{Criterion, criterion_group, criterion_main};
+use porfiry_node::daemon::item_rows::stored_record;
+use porfiry_node::daemon::publish::note_draft;
+use porfiry_node::daemon::{DaemonOptions, Stopped, post_note, run_node};
+use porfiry_node::mesh::{Multiaddr, Profile};
+use porfiry_protocol::{Audience, NodeKey, VerifiedItem, sign};
+use porfiry_storage::{DB_FILE_NAME, Friend, Note, NoteSource, Sharing, Store};
+use tokio::sync::oneshot;
+
+/// Notes per iteration.
+const N: usize = 10_000;
+
+/// stdout of a node, shared with the bench thread.
+#[derive(Clone, Default)]
+struct Lines(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Lines {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+struct Running {
+    stop: oneshot::Sender<()>,
+    thread: JoinHandle<Stopped>,
+    out: Lines,
+}
+
+impl Running {
+    fn address(&self) -> String {
+        loop {
+            let text = String::from_utf8_lossy(&self.out.0.lock().unwrap()).into_owned();
+            if let Some(a) = text.lines().find_map(|l| l.strip_prefix("listening on ")) {
+                return a.to_owned();
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn stop(self) -> Stopped {
+        let _ = self.stop.send(());
+        self.thread.join().expect("node thread")
+    }
+}
+
+fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
+    let store = Store::open(dir.join(DB_FILE_NAME)).unwrap();
+    let listen: Vec<Multiaddr> = match profile {
+        Profile::Server => vec!["/ip4/127.0.0.1/tcp/0".parse().unwrap()],
+        Profile::Phone => vec![],
+    };
+    let (stop, stopped) = oneshot::channel::<()>();
+    let out = Lines::default();
+    let mut w = out.clone();
+    let thread = std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let shutdown = async move {
+            let _ = stopped.await;
+        };
+        rt.block_on(run_node(key, store, DaemonOptions { profile, listen }, &mut w, shutdown))
+            .unwrap()
+    });
+    Running { stop, thread, out }
+}
+
+fn befriend(dir: &Path, peer: &NodeKey, address: Option<String>) {
+    let store = Store::open(dir.join(DB_FILE_NAME)).unwrap();
+    store
+        .add_friend(
+            &Friend {
+                peer_id: peer.peer_id().to_string(),
+                addresses: address.into_iter().collect(),
+                ..Default::default()
+            },
+            1,
+        )
+        .unwrap();
+}
+
+fn wait_items(db: &Path, n: u64) {
+    let store = Store::open(db).unwrap();
+    while store.item_count().unwrap() < n {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A fresh pair of data dirs and keys.
+struct Pair {
+    _tmp: tempfile::TempDir,
+    phone: PathBuf,
+    server: PathBuf,
+    phone_key: NodeKey,
+    server_key: NodeKey,
+}
+
+fn pair(seed: u8) -> Pair {
+    let tmp = tempfile::tempdir().unwrap();
+    let phone = tmp.path().join("phone");
+    let server = tmp.path().join("server");
+    for d in [&phone, &server] {
+        std::fs::create_dir_all(d).unwrap();
+        Store::create(d.join(DB_FILE_NAME)).unwrap();
+    }
+    Pair {
+        _tmp: tmp,
+        phone,
+        server,
+        phone_key: NodeKey::from_seed([seed; 32]),
+        server_key: NodeKey::from_seed([seed.wrapping_add(1); 32]),
+    }
+}
+
+fn notes(key: &NodeKey, n: usize) -> Vec<VerifiedItem> {
+    let base = porfiry_node::daemon::clock::now_ms();
+    (0..n)
+        .map(|i| {
+            let row = Note {
+                text: format!("note {i}: a line of ordinary chat, some eighty bytes long #bench"),
+                hashtags: vec!["bench".into()],
+                source: NoteSource::Cli,
+                ..Default::default()
+            };
+            sign(key, &note_draft(&row, &Audience::Friends, base)).unwrap()
+        })
+        .collect()
+}
+
+fn catch_up(c: &mut Criterion) {
+    let mut g = c.benchmark_group("mesh_daemon");
+    g.sample_size(10);
+    let mut ratio_shown = false;
+    g.bench_function("catch_up_10k", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for i in 0..iters {
+                let p = pair(10 + (i % 100) as u8);
+                {
+                    let store = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
+                    let now = porfiry_node::daemon::clock::now_ms();
+                    store
+                        .transaction(|s| {
+                            for j in 0..N {
+                                let text = format!("note {j}: a line of ordinary chat, some eighty bytes long #bench");
+                                post_note(s, &p.phone_key, &text, Sharing::Shared(Audience::Friends), NoteSource::Cli, now)
+                                    .unwrap();
+                            }
+                            Ok(())
+                        })
+                        .unwrap();
+                }
+                befriend(&p.server, &p.phone_key, None);
+                let server = start(&p.server, p.server_key.clone(), Profile::Server);
+                befriend(&p.phone, &p.server_key, Some(server.address()));
+                let t = Instant::now();
+                let phone = start(&p.phone, p.phone_key.clone(), Profile::Phone);
+                wait_items(&p.server.join(DB_FILE_NAME), N as u64);
+                total += t.elapsed();
+                let sent = phone.stop();
+                server.stop();
+                if !ratio_shown {
+                    let store = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
+                    let payload: usize = store
+                        .item_metas()
+                        .unwrap()
+                        .iter()
+                        .map(|m| store.get_item(&m.id).unwrap().unwrap().payload.len())
+                        .sum();
+                    eprintln!(
+                        "catch_up_10k: phone sent {} frames, {} bytes for {} envelope bytes: ratio {:.3}",
+                        sent.counters.frames_sent,
+                        sent.counters.bytes_sent,
+                        payload,
+                        sent.counters.bytes_sent as f64 / payload as f64
+                    );
+                    ratio_shown = true;
+                }
+            }
+            total
+        })
+    });
+    g.bench_function("live_10k", |b| {
+        b.iter_custom(|iters| {
+            let mut total = Duration::ZERO;
+            for i in 0..iters {
+                let p = pair(120 + (i % 100) as u8);
+                befriend(&p.server, &p.phone_key, None);
+                let server = start(&p.server, p.server_key.clone(), Profile::Server);
+                befriend(&p.phone, &p.server_key, Some(server.address()));
+                let phone = start(&p.phone, p.phone_key.clone(), Profile::Phone);
+                let items = notes(&p.phone_key, N);
+                // Connected once the server has recorded the phone online.
+                let ss = Store::open(p.server.join(DB_FILE_NAME)).unwrap();
+                while ss.friends().unwrap()[0].row.status != porfiry_storage::PeerStatus::Online {
+                    std::thread::sleep(Duration::from_millis(2));
+                }
+                let ps = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
+                let t = Instant::now();
+                ps.transaction(|s| {
+                    for it in &items {
+                        s.insert_items(&[stored_record(it, it.max_hops(), None)])?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+                wait_items(&p.server.join(DB_FILE_NAME), N as u64);
+                total += t.elapsed();
+                phone.stop();
+                server.stop();
+            }
+            total
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, catch_up);
+criterion_main!(benches);

@@ -1,0 +1,248 @@
+//! `porfiry friends add|list|remove`: the peers this node connects to and
+//! replicates with. Works whether or not the node is running: a running
+//! daemon notices the change within `CHANGE_POLL_INTERVAL`.
+//!
+//! Every argument is checked before the database is opened, so a bad peer
+//! id, address or group name changes nothing.
+
+use clap::{Args, Subcommand};
+use porfiry_protocol::{AuthorKey, NodeKey};
+use porfiry_storage::{Friend, StorageError, Store, check_groups};
+use serde::Serialize;
+
+use crate::data_dir::DataDir;
+use crate::mesh::{Multiaddr, PeerId};
+
+/// `porfiry friends …`
+#[derive(Debug, Subcommand)]
+pub enum FriendsCommand {
+    /// Add a friend (or replace its address and groups). Without an address
+    /// it is a friend that dials us.
+    Add(AddArgs),
+    /// List friends.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a friend; its connections close.
+    Remove {
+        /// The friend's peer id.
+        #[arg(value_name = "PEER_ID")]
+        peer_id: String,
+    },
+}
+
+/// Arguments of `friends add`.
+#[derive(Debug, Args)]
+pub struct AddArgs {
+    /// The friend's peer id (`12D3KooW…`).
+    #[arg(value_name = "PEER_ID")]
+    pub peer_id: String,
+    /// Where to dial it, e.g. /ip4/192.0.2.7/tcp/4001 (a trailing
+    /// /p2p/<peer-id> must name the same peer).
+    #[arg(value_name = "MULTIADDR")]
+    pub address: Option<String>,
+    /// A group to tag it with (repeatable); group notes go to these.
+    #[arg(long = "group", value_name = "NAME")]
+    pub groups: Vec<String>,
+}
+
+/// Why a `friends` command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum FriendsError {
+    /// Not a libp2p peer id.
+    #[error("bad peer id {id:?}: {reason}")]
+    BadPeerId {
+        /// What was given.
+        id: String,
+        /// Why.
+        reason: String,
+    },
+    /// Not a multiaddr, or one naming another peer.
+    #[error("bad address {address:?}: {reason}")]
+    BadAddress {
+        /// What was given.
+        address: String,
+        /// Why.
+        reason: String,
+    },
+    /// A node cannot befriend itself.
+    #[error("{0} is this node's own peer id")]
+    OwnId(String),
+    /// No node in the data dir.
+    #[error("no node in {0}: run `porfiry init` (or `porfiry run`) first")]
+    NoNode(String),
+    /// The friend to remove is not a friend.
+    #[error("{0} is not a friend")]
+    NotAFriend(String),
+    /// The key file could not be read.
+    #[error(transparent)]
+    Identity(#[from] porfiry_protocol::IdentityError),
+    /// The database refused.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// JSON output failed.
+    #[error("cannot print JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// One friend as `friends list --json` prints it.
+#[derive(Debug, Serialize, PartialEq, Eq)]
+pub struct FriendView {
+    /// Peer id.
+    pub peer_id: String,
+    /// Addresses we dial it at.
+    pub addresses: Vec<String>,
+    /// Its groups.
+    pub groups: Vec<String>,
+    /// `unknown`, `online`, `offline`, …
+    pub status: String,
+    /// Last time it was connected (Unix ms).
+    pub last_seen_ms: Option<u64>,
+}
+
+/// Checks a peer id: a libp2p id of an ed25519 key, as every Porfiry node has.
+pub fn parse_peer_id(id: &str) -> Result<PeerId, FriendsError> {
+    let bad = |reason: String| FriendsError::BadPeerId {
+        id: id.to_owned(),
+        reason,
+    };
+    let peer: PeerId = id.parse().map_err(|e| bad(format!("{e}")))?;
+    if AuthorKey::from_peer_id(&peer).is_none() {
+        return Err(bad("not an ed25519 node id (12D3KooW…)".into()));
+    }
+    Ok(peer)
+}
+
+/// Checks an address; a trailing `/p2p/<id>` must be `peer`'s.
+pub fn parse_address(address: &str, peer: &PeerId) -> Result<Multiaddr, FriendsError> {
+    let bad = |reason: String| FriendsError::BadAddress {
+        address: address.to_owned(),
+        reason,
+    };
+    let m: Multiaddr = address.parse().map_err(|e| bad(format!("{e}")))?;
+    if m.is_empty() {
+        return Err(bad("empty".into()));
+    }
+    let text = m.to_string();
+    for named in text.split("/p2p/").skip(1) {
+        let named = named.split('/').next().unwrap_or_default();
+        if named != peer.to_string() {
+            return Err(bad(format!("it names peer {named}, not {peer}")));
+        }
+    }
+    Ok(m)
+}
+
+/// Runs one `friends` command; returns what to print.
+pub fn friends(
+    dir: &DataDir,
+    command: &FriendsCommand,
+    now_ms: u64,
+) -> Result<String, FriendsError> {
+    match command {
+        FriendsCommand::Add(args) => add(dir, args, now_ms),
+        FriendsCommand::List { json } => list(dir, *json),
+        FriendsCommand::Remove { peer_id } => {
+            let peer = parse_peer_id(peer_id)?;
+            let (_, store) = open(dir)?;
+            match store.remove_friend(&peer.to_string()) {
+                Ok(()) => Ok(format!("removed friend {peer}")),
+                Err(StorageError::NotFound { .. }) => {
+                    Err(FriendsError::NotAFriend(peer.to_string()))
+                }
+                Err(e) => Err(e.into()),
+            }
+        }
+    }
+}
+
+fn add(dir: &DataDir, args: &AddArgs, now_ms: u64) -> Result<String, FriendsError> {
+    let peer = parse_peer_id(&args.peer_id)?;
+    let addresses: Vec<String> = args
+        .address
+        .iter()
+        .map(|a| parse_address(a, &peer).map(|m| m.to_string()))
+        .collect::<Result<_, _>>()?;
+    check_groups(&args.groups)?;
+    let (key, store) = open(dir)?;
+    let id = peer.to_string();
+    if key.peer_id() == peer {
+        return Err(FriendsError::OwnId(id));
+    }
+    let updated = store.transaction(|s| match s.find_friend(&id)? {
+        Some(_) => {
+            s.set_friend_addresses(&id, &addresses, now_ms)?;
+            s.set_friend_groups(&id, &args.groups, now_ms)?;
+            Ok(true)
+        }
+        None => {
+            s.add_friend(
+                &Friend {
+                    peer_id: id.clone(),
+                    addresses: addresses.clone(),
+                    groups: args.groups.clone(),
+                    ..Default::default()
+                },
+                now_ms,
+            )?;
+            Ok(false)
+        }
+    })?;
+    let how = if addresses.is_empty() {
+        "it dials us".to_owned()
+    } else {
+        format!("dialled at {}", addresses.join(", "))
+    };
+    let verb = if updated { "updated" } else { "added" };
+    Ok(format!("{verb} friend {id} ({how})"))
+}
+
+fn list(dir: &DataDir, json: bool) -> Result<String, FriendsError> {
+    let (_, store) = open(dir)?;
+    let views: Vec<FriendView> = store
+        .friends()?
+        .into_iter()
+        .map(|f| FriendView {
+            peer_id: f.row.peer_id,
+            addresses: f.row.addresses,
+            groups: f.row.groups,
+            status: f.row.status.to_string(),
+            last_seen_ms: f.row.last_seen,
+        })
+        .collect();
+    if json {
+        return Ok(serde_json::to_string_pretty(&views)?);
+    }
+    if views.is_empty() {
+        return Ok("no friends yet".into());
+    }
+    let lines: Vec<String> = views
+        .iter()
+        .map(|v| {
+            let groups = if v.groups.is_empty() {
+                "-".into()
+            } else {
+                v.groups.join(",")
+            };
+            let addrs = if v.addresses.is_empty() {
+                "(dials us)".into()
+            } else {
+                v.addresses.join(" ")
+            };
+            format!("{}  {}  groups: {groups}  {addrs}", v.peer_id, v.status)
+        })
+        .collect();
+    Ok(lines.join("\n"))
+}
+
+/// The node's key and database; neither is created.
+pub fn open(dir: &DataDir) -> Result<(NodeKey, Store), FriendsError> {
+    if !dir.identity_path().exists() {
+        return Err(FriendsError::NoNode(dir.root().display().to_string()));
+    }
+    let key = NodeKey::load(&dir.identity_path())?;
+    let store = Store::open(dir.db_path())?;
+    Ok((key, store))
+}

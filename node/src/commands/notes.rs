@@ -1,0 +1,145 @@
+//! `porfiry notes post|list`: write a note (mentions and hashtags parsed;
+//! unless private, signed as an item in the same transaction, for the
+//! daemon to send now or at its next start) and read the notebook, where
+//! notes merged from friends show their origin.
+//!
+//! The audience and text are checked, and the item signed, before the
+//! database is written, so a bad call changes nothing.
+
+use clap::{Args, Subcommand};
+use porfiry_storage::{Note, NoteFilter, NoteSource, Sharing, Stored};
+
+use super::friends::{FriendsError, open};
+use crate::daemon::limits::LIST_PAGE;
+use crate::daemon::{DaemonError, post_note};
+use crate::data_dir::DataDir;
+
+/// The audience `notes post` uses when none is given: friends only, so a
+/// note reaches the people the user chose and goes no further unless asked.
+pub const DEFAULT_AUDIENCE: &str = "friends";
+
+/// `porfiry notes …`
+#[derive(Debug, Subcommand)]
+pub enum NotesCommand {
+    /// Write a note; unless private it is sent to the audience.
+    Post(PostArgs),
+    /// List every note, oldest first; notes from friends name their author.
+    List {
+        /// Print JSON (one array of note objects).
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Arguments of `notes post`.
+#[derive(Debug, Args)]
+pub struct PostArgs {
+    /// Who receives it: public (friends and onward), friends, group:NAME
+    /// (friends tagged NAME), or private (never leaves this node).
+    #[arg(long, value_name = "AUDIENCE", default_value = DEFAULT_AUDIENCE)]
+    pub audience: String,
+    /// The text (several words are joined with spaces).
+    #[arg(value_name = "TEXT", required = true, num_args = 1..)]
+    pub text: Vec<String>,
+}
+
+/// Why a `notes` command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum NotesError {
+    /// Not an audience.
+    #[error("bad audience {given:?}: expected public, friends, group:NAME or private")]
+    BadAudience {
+        /// What was given.
+        given: String,
+    },
+    /// Nothing to post.
+    #[error("the note text is empty")]
+    EmptyText,
+    /// Opening the node failed.
+    #[error(transparent)]
+    Open(#[from] FriendsError),
+    /// Posting failed (a limit of the item format, or the database).
+    #[error(transparent)]
+    Post(#[from] DaemonError),
+    /// Reading failed.
+    #[error(transparent)]
+    Storage(#[from] porfiry_storage::StorageError),
+    /// JSON output failed.
+    #[error("cannot print JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// Runs one `notes` command; returns what to print.
+pub fn notes(dir: &DataDir, command: &NotesCommand, now_ms: u64) -> Result<String, NotesError> {
+    match command {
+        NotesCommand::Post(args) => post(dir, args, now_ms),
+        NotesCommand::List { json } => list(dir, *json),
+    }
+}
+
+fn post(dir: &DataDir, args: &PostArgs, now_ms: u64) -> Result<String, NotesError> {
+    let sharing: Sharing = args.audience.parse().map_err(|_| NotesError::BadAudience {
+        given: args.audience.clone(),
+    })?;
+    let text = args.text.join(" ");
+    if text.trim().is_empty() {
+        return Err(NotesError::EmptyText);
+    }
+    let (key, store) = open(dir)?;
+    let posted = post_note(
+        &store,
+        &key,
+        &text,
+        sharing.clone(),
+        NoteSource::Cli,
+        now_ms,
+    )?;
+    Ok(match posted.item {
+        Some(item) => format!(
+            "posted note {} to {sharing} as item {}",
+            posted.id,
+            item.id()
+        ),
+        None => format!("saved private note {}", posted.id),
+    })
+}
+
+/// Every note, oldest first, read page by page.
+pub fn all_notes(store: &porfiry_storage::Store) -> Result<Vec<Stored<Note>>, NotesError> {
+    let mut all = Vec::new();
+    loop {
+        let page = store.notes_filter(&NoteFilter {
+            limit: Some(LIST_PAGE),
+            offset: u32::try_from(all.len()).unwrap_or(u32::MAX),
+            oldest_first: true,
+            ..Default::default()
+        })?;
+        let done = page.len() < LIST_PAGE as usize;
+        all.extend(page);
+        if done {
+            return Ok(all);
+        }
+    }
+}
+
+fn list(dir: &DataDir, json: bool) -> Result<String, NotesError> {
+    let (_, store) = open(dir)?;
+    let notes = all_notes(&store)?;
+    if json {
+        return Ok(serde_json::to_string_pretty(&notes)?);
+    }
+    if notes.is_empty() {
+        return Ok("no notes yet".into());
+    }
+    let lines: Vec<String> = notes
+        .iter()
+        .map(|n| {
+            let from = match &n.row.origin_author {
+                Some(a) => format!("from {a}"),
+                None => "mine".into(),
+            };
+            format!("#{} [{}] {from}: {}", n.id, n.row.audience, n.row.text)
+        })
+        .collect();
+    Ok(lines.join("\n"))
+}

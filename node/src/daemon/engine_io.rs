@@ -1,0 +1,227 @@
+//! Carries out what the replication engine asks, in the order given:
+//! storage writes (`Store`, `UpdateRoute`, `Delete`), frames (`Send`, and
+//! `SendItems` after loading the envelopes from storage), the one timer
+//! (`WakeAt`) and log lines for events.
+//!
+//! Consecutive storage outputs are written in ONE transaction, and a
+//! received item is stored together with its merged row, so a crash leaves
+//! either both or neither and a frame's worth of items costs one commit.
+//! A storage failure is returned (the daemon stops rather than run with an
+//! engine that believes it holds items the file lacks; on restart the
+//! engine is rebuilt from the file and catch-up fills the gap).
+
+use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
+use porfiry_protocol::wire::{self, WireItem, WireMessage};
+use porfiry_storage::{ItemRecord, StorageError, Store};
+
+use super::item_rows::stored_record;
+use super::merge::{forget_merged, merge_item};
+
+/// Where encoded frames go (the mesh driver, or a test's list).
+pub trait FrameSink {
+    /// Queues one frame for `peer` (a peer id string).
+    fn send_frame(&mut self, peer: &str, frame: Vec<u8>);
+}
+
+/// Counters kept for the log and the shutdown line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Items accepted from friends (stored and merged).
+    pub accepted: u64,
+    /// Copies of items already held.
+    pub duplicates: u64,
+    /// Items refused (bad signature, not from author, withdrawn, ...).
+    pub rejected: u64,
+    /// Frames handed to the sink.
+    pub frames_sent: u64,
+    /// Their bytes (wire messages, before transport framing and encryption).
+    pub bytes_sent: u64,
+}
+
+/// Carries out `outputs` against `store` and `sink` for node `local`.
+/// Returns the last `WakeAt` asked for, if any.
+pub fn carry_out(
+    store: &Store,
+    local: &str,
+    outputs: Vec<Output>,
+    sink: &mut dyn FrameSink,
+    counters: &mut Counters,
+) -> Result<Option<u64>, StorageError> {
+    let mut wake = None;
+    let mut writes: Vec<Output> = Vec::new();
+    for output in outputs {
+        match output {
+            Output::Store { .. } | Output::UpdateRoute { .. } | Output::Delete { .. } => {
+                writes.push(output);
+                continue;
+            }
+            _ => {}
+        }
+        write_all(store, local, std::mem::take(&mut writes))?;
+        match output {
+            Output::Send { peer, message } => send(&peer, &message, sink, counters),
+            Output::SendItems {
+                peer,
+                session,
+                items,
+            } => {
+                let mut envelopes = Vec::with_capacity(items.len());
+                for a in items {
+                    // Gone meanwhile (withdrawn, expired): skipped, as the
+                    // engine expects.
+                    if let Some(rec) = store.get_item(&a.id)? {
+                        envelopes.push(WireItem {
+                            hops: a.hops,
+                            envelope: rec.payload,
+                        });
+                    }
+                }
+                for message in wire::pack_items(session, envelopes) {
+                    send(&peer, &message, sink, counters);
+                }
+            }
+            Output::WakeAt { at_ms } => wake = Some(at_ms),
+            Output::Event(event) => log_event(&event, counters),
+            Output::Store { .. } | Output::UpdateRoute { .. } | Output::Delete { .. } => {}
+        }
+    }
+    write_all(store, local, writes)?;
+    Ok(wake)
+}
+
+fn send(peer: &str, message: &WireMessage, sink: &mut dyn FrameSink, counters: &mut Counters) {
+    match wire::encode(message) {
+        Ok(frame) => {
+            counters.frames_sent += 1;
+            counters.bytes_sent += frame.len() as u64;
+            sink.send_frame(peer, frame);
+        }
+        // The engine and pack_items keep within the caps; this is a bug.
+        Err(e) => {
+            tracing::error!(%peer, message = message.name(), error = %e, "cannot encode a frame")
+        }
+    }
+}
+
+/// Writes a run of storage outputs in one transaction.
+fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), StorageError> {
+    if writes.is_empty() {
+        return Ok(());
+    }
+    store.transaction(|s| {
+        let mut batch: Vec<ItemRecord> = Vec::new();
+        let mut merges = Vec::new();
+        for w in writes {
+            match w {
+                Output::Store {
+                    item,
+                    received_from,
+                    hops_left,
+                } => {
+                    batch.push(stored_record(&item, hops_left, received_from));
+                    if item.author_peer_id() != local {
+                        merges.push(item);
+                    }
+                    continue;
+                }
+                Output::UpdateRoute {
+                    id,
+                    received_from,
+                    hops_left,
+                } => {
+                    flush(s, &mut batch, &mut merges)?;
+                    // Storage has no route update: rewrite the row.
+                    if let Some(mut rec) = s.get_item(&id)? {
+                        rec.received_from = Some(received_from);
+                        rec.hops_left = hops_left.min(rec.max_hops);
+                        s.delete_item(&id)?;
+                        s.insert_items(&[rec])?;
+                    }
+                }
+                Output::Delete { id, reason } => {
+                    flush(s, &mut batch, &mut merges)?;
+                    s.delete_item(&id)?;
+                    match reason {
+                        DeleteReason::Retracted { .. } | DeleteReason::Replaced { .. } => {
+                            forget_merged(s, &id)?;
+                        }
+                        // An expired item stops travelling; the note the
+                        // user already has stays in the notebook.
+                        DeleteReason::Expired => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        flush(s, &mut batch, &mut merges)
+    })
+}
+
+/// Stores the pending items, then merges their rows.
+fn flush(
+    s: &Store,
+    batch: &mut Vec<ItemRecord>,
+    merges: &mut Vec<porfiry_protocol::VerifiedItem>,
+) -> Result<(), StorageError> {
+    for chunk in batch.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {
+        s.insert_items(chunk)?;
+    }
+    batch.clear();
+    for item in merges.drain(..) {
+        // A row the local table refuses (say, a whitespace-only note) must
+        // not cost the item: it is stored and relayed all the same.
+        if let Err(e) = merge_item(s, &item) {
+            tracing::warn!(item = %item.id(), author = item.author_peer_id(), error = %e, "received item kept but not merged");
+        }
+    }
+    Ok(())
+}
+
+fn log_event(event: &Event, c: &mut Counters) {
+    match event {
+        Event::Accepted { id, from } => {
+            if from.is_some() {
+                c.accepted += 1;
+            }
+            tracing::debug!(%id, ?from, "accepted item");
+        }
+        Event::Duplicate { .. } => c.duplicates += 1,
+        Event::Rejected { id, from, reason } => {
+            c.rejected += 1;
+            match reason {
+                // Expected traffic, not a fault of the sender.
+                RejectReason::Expired | RejectReason::Withdrawn => {
+                    tracing::debug!(?id, ?from, ?reason, "refused item");
+                }
+                RejectReason::Invalid(e) => {
+                    tracing::warn!(?id, from = from.as_deref().unwrap_or("-"), error = %e, "rejected an invalid item");
+                }
+                _ => tracing::warn!(
+                    ?id,
+                    from = from.as_deref().unwrap_or("-"),
+                    ?reason,
+                    "rejected an item"
+                ),
+            }
+        }
+        Event::UnknownPeer { peer } => {
+            tracing::warn!(%peer, "ignored a message from a peer that is not a connected friend");
+        }
+        Event::SyncFinished {
+            peer,
+            session,
+            role,
+            items,
+        } => tracing::info!(%peer, session, ?role, items, "catch-up finished"),
+        Event::SyncAborted {
+            peer,
+            session,
+            role,
+            reason,
+        } => tracing::info!(%peer, session, ?role, %reason, "catch-up aborted"),
+        other => tracing::debug!(?other, "engine event"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,42 @@
+//! Why the daemon, or a CLI command that shares its code, could not go on:
+//! one variant per cause.
+
+use porfiry_protocol::ItemError;
+use porfiry_storage::StorageError;
+
+use crate::mesh::MeshError;
+
+/// A failure of the running node or of a command acting on its files.
+#[derive(Debug, thiserror::Error)]
+pub enum DaemonError {
+    /// The database refused a read or write.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// An item could not be signed (a limit of the item format).
+    #[error("cannot publish: {0}")]
+    Item(#[from] ItemError),
+    /// The mesh driver could not start.
+    #[error(transparent)]
+    Mesh(#[from] MeshError),
+    /// The change watcher's own connection to the database failed.
+    #[error("cannot watch {path} for changes: {source}")]
+    Watch {
+        /// The database file.
+        path: String,
+        /// SQLite's error.
+        #[source]
+        source: rusqlite::Error,
+    },
+    /// A `--listen` address is not a multiaddr.
+    #[error("bad listen address {address:?}: {reason}")]
+    BadListenAddress {
+        /// What was given.
+        address: String,
+        /// Why it does not parse.
+        reason: String,
+    },
+    /// Standard output could not be written (the peer id and addresses are
+    /// printed there for whoever started us).
+    #[error("cannot write to stdout: {0}")]
+    Stdout(#[from] std::io::Error),
+}

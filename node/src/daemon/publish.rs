@@ -1,0 +1,260 @@
+//! Local rows becoming signed items: `notes post` (note row, item and the
+//! link between them in one transaction) and the daemon's publishing pass
+//! over rows marked for sharing (notes with an audience that no one signed
+//! yet, shareable stagnation strategies, thinking methods, ratings and LLM
+//! addresses).
+//!
+//! Only the fields an item kind has travel: a note's local tags, llm_id,
+//! read and hidden marks, and an LLM entry's config (where its API key env
+//! var is named) have no field in the item bodies, so they cannot leak.
+
+use std::collections::HashSet;
+
+use porfiry_protocol::{
+    Audience, Body, ItemId, LlmLimits, NodeKey, PayloadDraft, VerifiedItem, sign,
+};
+use porfiry_storage::{
+    LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy, Store, Stored,
+    ThinkingMethod,
+};
+
+use super::error::DaemonError;
+use super::item_rows::stored_record;
+use super::limits::{DEFAULT_KNOWHOW_MAX_HOPS, DEFAULT_NOTE_MAX_HOPS, PUBLISH_SCAN_LIMIT};
+use super::note_text;
+
+/// Who receives shared strategies, thinking methods and ratings: know-how
+/// helps anyone, so it travels like a public note.
+pub const KNOWHOW_AUDIENCE: Audience = Audience::Public;
+
+/// Who receives a shared LLM address: friends only (one hop). Offloading
+/// work onto someone's model is a favour between friends, not something to
+/// advertise to friends of friends.
+pub const LLM_ADDRESS_AUDIENCE: Audience = Audience::Friends;
+
+/// Hops of a shared LLM address: one, the only distance a friends-only
+/// item travels.
+pub const LLM_ADDRESS_MAX_HOPS: u8 = 1;
+
+/// A note written by `post_note`.
+#[derive(Debug, Clone)]
+pub struct Posted {
+    /// The note's row id.
+    pub id: i64,
+    /// The signed item, unless the note is private.
+    pub item: Option<VerifiedItem>,
+}
+
+/// Writes a note: parses its mentions and hashtags, and unless it is
+/// private signs a Note item (`DEFAULT_NOTE_MAX_HOPS`) and stores it with
+/// `received_from = NULL`, all in one transaction. An item that would break
+/// a limit is refused before anything is written.
+pub fn post_note(
+    store: &Store,
+    key: &NodeKey,
+    text: &str,
+    sharing: Sharing,
+    source: NoteSource,
+    now_ms: u64,
+) -> Result<Posted, DaemonError> {
+    let parsed = note_text::parse(text);
+    let row = Note {
+        text: text.to_owned(),
+        mentions: parsed.mentions,
+        hashtags: parsed.hashtags,
+        source,
+        audience: sharing,
+        ..Default::default()
+    };
+    let item = match &row.audience {
+        Sharing::Private => None,
+        Sharing::Shared(audience) => Some(sign(key, &note_draft(&row, audience, now_ms))?),
+    };
+    let id = store.transaction(|s| {
+        let id = s.add(&row, now_ms)?;
+        if let Some(item) = &item {
+            s.insert_items(&[stored_record(item, item.max_hops(), None)])?;
+            s.mark_published::<Note>(id, &item.id(), now_ms)?;
+        }
+        Ok(id)
+    })?;
+    Ok(Posted { id, item })
+}
+
+/// Signs every local row waiting to be published and records each item
+/// with its row in one transaction; returns the new items (for
+/// `Input::Publish`). A row that cannot become an item (a rating of
+/// something that is not an item, a limit broken) is logged once and
+/// remembered in `skipped` so later passes do not retry it.
+pub fn publish_pending(
+    store: &Store,
+    key: &NodeKey,
+    now_ms: u64,
+    skipped: &mut HashSet<(&'static str, i64)>,
+) -> Result<Vec<VerifiedItem>, DaemonError> {
+    let mut out = Vec::new();
+    pending::<Note>(store, key, now_ms, skipped, &mut out, |n| {
+        match &n.row.audience {
+            Sharing::Shared(a) => Ok(note_draft(&n.row, a, n.created_ms)),
+            Sharing::Private => Err("private notes are never published".into()),
+        }
+    })?;
+    pending::<StagnationStrategy>(store, key, now_ms, skipped, &mut out, strategy_draft)?;
+    pending::<ThinkingMethod>(store, key, now_ms, skipped, &mut out, method_draft)?;
+    pending::<Rating>(store, key, now_ms, skipped, &mut out, rating_draft)?;
+    pending::<LlmEntry>(store, key, now_ms, skipped, &mut out, llm_draft)?;
+    Ok(out)
+}
+
+/// One table's pass of [`publish_pending`].
+fn pending<T: Publishable>(
+    store: &Store,
+    key: &NodeKey,
+    now_ms: u64,
+    skipped: &mut HashSet<(&'static str, i64)>,
+    out: &mut Vec<VerifiedItem>,
+    draft_of: fn(&Stored<T>) -> Result<PayloadDraft, String>,
+) -> Result<(), DaemonError> {
+    for row in store.to_publish::<T>(Some(PUBLISH_SCAN_LIMIT))? {
+        if skipped.contains(&(T::TABLE, row.id)) {
+            continue;
+        }
+        let item = draft_of(&row).and_then(|d| sign(key, &d).map_err(|e| e.to_string()));
+        let item = match item {
+            Ok(item) => item,
+            Err(reason) => {
+                tracing::warn!(table = T::TABLE, id = row.id, %reason, "row marked for sharing cannot be published");
+                skipped.insert((T::TABLE, row.id));
+                continue;
+            }
+        };
+        let stored = store.transaction(|s| {
+            s.insert_items(&[stored_record(&item, item.max_hops(), None)])?;
+            s.mark_published::<T>(row.id, &item.id(), now_ms)
+        });
+        match stored {
+            Ok(()) => {
+                tracing::info!(table = T::TABLE, id = row.id, item = %item.id(), "published");
+                out.push(item);
+            }
+            // Changed or deleted by another process meanwhile: the next
+            // pass sees it as it is now.
+            Err(e) => {
+                tracing::warn!(table = T::TABLE, id = row.id, error = %e, "not published this time")
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The draft of a note published to `audience`.
+pub fn note_draft(n: &Note, audience: &Audience, created_ms: u64) -> PayloadDraft {
+    PayloadDraft {
+        created_ms,
+        audience: audience.clone(),
+        max_hops: DEFAULT_NOTE_MAX_HOPS,
+        expires_ms: None,
+        replaces: None,
+        body: Body::Note(porfiry_protocol::Note {
+            text: n.text.clone(),
+            topic: n.topic.clone(),
+            mentions: n.mentions.clone(),
+            hashtags: n.hashtags.clone(),
+            priority: u8::try_from(n.priority.max(0)).unwrap_or(u8::MAX),
+            source: n.source.as_str().to_owned(),
+            reply_to: n.reply_to,
+        }),
+    }
+}
+
+fn knowhow(created_ms: u64, body: Body) -> PayloadDraft {
+    PayloadDraft {
+        created_ms,
+        audience: KNOWHOW_AUDIENCE,
+        max_hops: DEFAULT_KNOWHOW_MAX_HOPS,
+        expires_ms: None,
+        replaces: None,
+        body,
+    }
+}
+
+fn strategy_draft(s: &Stored<StagnationStrategy>) -> Result<PayloadDraft, String> {
+    let r = &s.row;
+    Ok(knowhow(
+        s.created_ms,
+        Body::StagnationStrategy(porfiry_protocol::StagnationStrategy {
+            name: r.name.clone(),
+            class: r.class.clone(),
+            description: r.description.clone(),
+            steps: r.steps.clone(),
+            // The cost is relative ("cheap first"); the item scale is 0..=255.
+            cost: u8::try_from(r.cost.clamp(0, 255)).unwrap_or(u8::MAX),
+        }),
+    ))
+}
+
+fn method_draft(m: &Stored<ThinkingMethod>) -> Result<PayloadDraft, String> {
+    let r = &m.row;
+    Ok(knowhow(
+        m.created_ms,
+        Body::ThinkingMethod(porfiry_protocol::ThinkingMethod {
+            name: r.name.clone(),
+            description: r.description.clone(),
+            steps: r.steps.clone(),
+        }),
+    ))
+}
+
+fn rating_draft(x: &Stored<Rating>) -> Result<PayloadDraft, String> {
+    let r = &x.row;
+    let target: ItemId = r.target.parse().map_err(|_| {
+        format!(
+            "rating target {:?} is not an item id; only ratings of items travel",
+            r.target
+        )
+    })?;
+    let score = i8::try_from(r.score)
+        .map_err(|_| format!("rating score {} is outside the item scale", r.score))?;
+    Ok(knowhow(
+        x.created_ms,
+        Body::Rating(porfiry_protocol::Rating {
+            target,
+            score,
+            comment: r.comment.clone(),
+        }),
+    ))
+}
+
+fn llm_draft(x: &Stored<LlmEntry>) -> Result<PayloadDraft, String> {
+    let r = &x.row;
+    let limit = |k: &str| {
+        r.config
+            .other
+            .get(k)
+            .and_then(serde_json::Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok())
+    };
+    Ok(PayloadDraft {
+        created_ms: x.created_ms,
+        audience: LLM_ADDRESS_AUDIENCE,
+        max_hops: LLM_ADDRESS_MAX_HOPS,
+        expires_ms: None,
+        replaces: None,
+        // Deliberately built field by field: `config` (api_key_env and any
+        // other local setting) has no place in an LlmAddress.
+        body: Body::LlmAddress(porfiry_protocol::LlmAddress {
+            name: r.name.clone(),
+            endpoint: r.endpoint.clone(),
+            model: r.model.clone(),
+            features: r.features.clone(),
+            limits: LlmLimits {
+                context_tokens: limit("context_tokens"),
+                max_output_tokens: r.config.max_tokens,
+                requests_per_minute: limit("requests_per_minute"),
+            },
+        }),
+    })
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,372 @@
+//! Real `porfiry` nodes for the mesh end-to-end tests: a data dir, the CLI
+//! run against it, and a `porfiry run` daemon whose stdout (peer id, listen
+//! addresses, the shutdown line) and stderr (logs) are read by threads, so
+//! tests can wait on what a node printed or on what its SQLite file holds.
+//!
+//! Waiting is always on an observable condition, polled every
+//! [`POLL_INTERVAL`] until [`DEADLINE`] (a safety net, never a
+//! synchronisation point).
+
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use porfiry_protocol::NodeKey;
+use porfiry_storage::{DB_FILE_NAME, Note, NoteFilter, Store, Stored};
+use tempfile::TempDir;
+
+use crate::porfiry_bin::porfiry_bin;
+
+/// Longest any wait lasts before the test fails: far above what a healthy
+/// mesh on loopback needs (a second or two), so only a real fault trips it.
+pub const DEADLINE: Duration = Duration::from_secs(45);
+
+/// How often a wait looks again.
+pub const POLL_INTERVAL: Duration = Duration::from_millis(20);
+
+/// Polls `cond` until it holds; panics naming `what` after [`DEADLINE`].
+pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(start.elapsed() < DEADLINE, "timed out waiting for {what}");
+        std::thread::sleep(POLL_INTERVAL);
+    }
+}
+
+/// One node: its data dir and, while running, its daemon.
+pub struct MeshNode {
+    /// A short name for messages ("A", "B", …).
+    pub name: String,
+    /// Its peer id.
+    pub peer_id: String,
+    _tmp: TempDir,
+    dir: PathBuf,
+    daemon: Option<Daemon>,
+    /// The first `listening on …/p2p/…` address of the last run.
+    pub address: Option<String>,
+    last_stderr: String,
+}
+
+struct Daemon {
+    child: Child,
+    stdout: Arc<Mutex<Vec<String>>>,
+    stderr: Arc<Mutex<String>>,
+    readers: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// How a stopped daemon ended.
+#[derive(Debug)]
+pub struct Exit {
+    /// Its exit status.
+    pub status: ExitStatus,
+    /// Every stdout line it printed.
+    pub stdout: Vec<String>,
+    /// Its whole stderr.
+    pub stderr: String,
+}
+
+impl MeshNode {
+    /// A new node (`porfiry init` in a fresh temp dir).
+    pub fn init(name: &str) -> MeshNode {
+        let tmp = tempfile::tempdir().expect("temp dir");
+        let dir = tmp.path().join(name);
+        let mut node = MeshNode {
+            name: name.to_owned(),
+            peer_id: String::new(),
+            _tmp: tmp,
+            dir,
+            daemon: None,
+            address: None,
+            last_stderr: String::new(),
+        };
+        node.cli_ok(&["init"]);
+        let key = NodeKey::load(&node.dir.join("identity.key")).expect("identity written by init");
+        node.peer_id = key.peer_id().to_string();
+        node
+    }
+
+    /// The data dir.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The node's key (tests sign with it in-process).
+    pub fn key(&self) -> NodeKey {
+        NodeKey::load(&self.dir.join("identity.key")).expect("identity")
+    }
+
+    /// A `porfiry --data-dir <dir>` command with a clean environment.
+    pub fn command(&self) -> Command {
+        let mut cmd = Command::new(porfiry_bin());
+        cmd.arg("--data-dir")
+            .arg(&self.dir)
+            .env_remove("PORFIRY_DATA_DIR")
+            .env("NO_COLOR", "1")
+            .stdin(Stdio::null());
+        cmd
+    }
+
+    /// Runs the CLI with `args` and returns what it did.
+    pub fn cli(&self, args: &[&str]) -> Output {
+        self.command()
+            .args(args)
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("porfiry runs")
+    }
+
+    /// Runs the CLI, asserts success, returns stdout.
+    pub fn cli_ok(&self, args: &[&str]) -> String {
+        let out = self.cli(args);
+        assert!(
+            out.status.success(),
+            "{}: porfiry {args:?} failed: {}",
+            self.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `friends add` `other`, dialling it at its address when `dial`.
+    pub fn befriend(&self, other: &MeshNode, dial: bool, groups: &[&str]) {
+        let mut args = vec!["friends", "add", other.peer_id.as_str()];
+        if dial {
+            args.push(
+                other
+                    .address
+                    .as_deref()
+                    .expect("the friend to dial is listening"),
+            );
+        }
+        for g in groups {
+            args.extend(["--group", g]);
+        }
+        self.cli_ok(&args);
+    }
+
+    /// `notes post --audience <audience> <text>`; returns the item id (hex),
+    /// empty for a private note.
+    pub fn post(&self, audience: &str, text: &str) -> String {
+        let out = self.cli_ok(&["notes", "post", "--audience", audience, text]);
+        out.trim()
+            .rsplit_once(" as item ")
+            .map(|(_, id)| id.to_owned())
+            .unwrap_or_default()
+    }
+
+    /// Starts `porfiry run` as a server on a loopback port (`port` 0 = any)
+    /// and waits for its address.
+    pub fn start_server(&mut self, port: u16) {
+        let listen = format!("/ip4/127.0.0.1/tcp/{port}");
+        self.start(&["--listen", &listen]);
+        let stdout = self.daemon.as_ref().expect("running").stdout.clone();
+        let mut address = None;
+        wait_for(&format!("{} to listen", self.name), || {
+            address = stdout
+                .lock()
+                .unwrap()
+                .iter()
+                .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned));
+            address.is_some() || !self.is_running()
+        });
+        assert!(self.is_running(), "{} exited: {}", self.name, self.stderr());
+        self.address = address;
+    }
+
+    /// Starts `porfiry run --profile phone` and waits for its peer id line.
+    pub fn start_phone(&mut self) {
+        self.start(&["--profile", "phone"]);
+    }
+
+    /// Starts `porfiry run <args>` and waits for the `peer id:` line.
+    pub fn start(&mut self, args: &[&str]) {
+        assert!(self.daemon.is_none(), "{} is already running", self.name);
+        let mut child = self
+            .command()
+            .arg("run")
+            .args(args)
+            .env("RUST_LOG", "info,libp2p=warn")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("porfiry run starts");
+        let stdout = Arc::new(Mutex::new(Vec::new()));
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let out = child.stdout.take().expect("piped");
+        let lines = stdout.clone();
+        let out_reader = std::thread::spawn(move || {
+            for line in BufReader::new(out).lines() {
+                let Ok(line) = line else { break };
+                lines.lock().unwrap().push(line);
+            }
+        });
+        let mut err = child.stderr.take().expect("piped");
+        let text = stderr.clone();
+        let err_reader = std::thread::spawn(move || {
+            let mut buf = [0u8; 8192];
+            while let Ok(n) = err.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                text.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        self.daemon = Some(Daemon {
+            child,
+            stdout,
+            stderr,
+            readers: vec![out_reader, err_reader],
+        });
+        let want = format!("peer id: {}", self.peer_id);
+        wait_for(&format!("{} to start", self.name), || {
+            self.stdout_lines().contains(&want) || !self.is_running()
+        });
+        assert!(self.is_running(), "{} exited: {}", self.name, self.stderr());
+    }
+
+    /// True while the daemon process is alive.
+    pub fn is_running(&mut self) -> bool {
+        match &mut self.daemon {
+            Some(d) => matches!(d.child.try_wait(), Ok(None)),
+            None => false,
+        }
+    }
+
+    /// The daemon's stdout lines so far (of the current or last run).
+    pub fn stdout_lines(&self) -> Vec<String> {
+        self.daemon
+            .as_ref()
+            .map(|d| d.stdout.lock().unwrap().clone())
+            .unwrap_or_default()
+    }
+
+    /// The daemon's stderr so far (of the current run, or the last one).
+    pub fn stderr(&self) -> String {
+        self.daemon
+            .as_ref()
+            .map(|d| d.stderr.lock().unwrap().clone())
+            .unwrap_or_else(|| self.last_stderr.clone())
+    }
+
+    /// True when one stderr line holds every one of `needles`.
+    pub fn logged(&self, needles: &[&str]) -> bool {
+        self.stderr()
+            .lines()
+            .any(|l| needles.iter().all(|n| l.contains(n)))
+    }
+
+    /// Waits until one stderr line holds every one of `needles`.
+    pub fn wait_logged(&self, needles: &[&str]) {
+        wait_for(&format!("{} to log {needles:?}", self.name), || {
+            self.logged(needles)
+        });
+    }
+
+    /// Sends SIGTERM and waits for the exit.
+    pub fn terminate(&mut self) -> Exit {
+        self.signal("TERM")
+    }
+
+    /// Sends SIGINT and waits for the exit.
+    pub fn interrupt(&mut self) -> Exit {
+        self.signal("INT")
+    }
+
+    fn signal(&mut self, sig: &str) -> Exit {
+        let pid = self
+            .daemon
+            .as_ref()
+            .expect("running")
+            .child
+            .id()
+            .to_string();
+        let ok = Command::new("kill")
+            .args([&format!("-{sig}"), &pid])
+            .status()
+            .expect("kill runs");
+        assert!(ok.success(), "kill -{sig} {pid}");
+        self.wait_exit()
+    }
+
+    /// Kills the daemon with SIGKILL (no chance to clean up).
+    pub fn kill(&mut self) -> Exit {
+        self.daemon
+            .as_mut()
+            .expect("running")
+            .child
+            .kill()
+            .expect("SIGKILL");
+        self.wait_exit()
+    }
+
+    fn wait_exit(&mut self) -> Exit {
+        let mut status = None;
+        let daemon = self.daemon.as_mut().expect("running");
+        wait_for("the daemon to exit", || {
+            status = daemon.child.try_wait().expect("wait");
+            status.is_some()
+        });
+        // The pipes close with the process: the readers take the last bytes and end.
+        let mut d = self.daemon.take().expect("running");
+        for r in d.readers.drain(..) {
+            let _ = r.join();
+        }
+        let exit = Exit {
+            status: status.expect("exited"),
+            stdout: d.stdout.lock().unwrap().clone(),
+            stderr: d.stderr.lock().unwrap().clone(),
+        };
+        self.last_stderr = exit.stderr.clone();
+        exit
+    }
+
+    /// Opens the node's database (a second connection; the daemon may run).
+    pub fn store(&self) -> Store {
+        Store::open(self.dir.join(DB_FILE_NAME)).expect("database opens")
+    }
+
+    /// Notes merged from `author`'s items, oldest first.
+    pub fn notes_from(&self, author: &MeshNode) -> Vec<Stored<Note>> {
+        let store = self.store();
+        let mut all = Vec::new();
+        loop {
+            let page = store
+                .notes_filter(&NoteFilter {
+                    author: Some(author.peer_id.clone()),
+                    limit: Some(1000),
+                    offset: all.len() as u32,
+                    oldest_first: true,
+                    ..Default::default()
+                })
+                .expect("notes read");
+            let done = page.len() < 1000;
+            all.extend(page);
+            if done {
+                return all;
+            }
+        }
+    }
+
+    /// True when a note with exactly `text` was merged from `author`.
+    pub fn has_note(&self, author: &MeshNode, text: &str) -> bool {
+        self.notes_from(author).iter().any(|n| n.row.text == text)
+    }
+
+    /// Number of rows in `items`.
+    pub fn item_count(&self) -> u64 {
+        self.store().item_count().expect("count")
+    }
+}
+
+impl Drop for MeshNode {
+    fn drop(&mut self) {
+        if let Some(d) = &mut self.daemon {
+            let _ = d.child.kill();
+            let _ = d.child.wait();
+        }
+    }
+}

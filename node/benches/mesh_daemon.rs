@@ -52,7 +52,9 @@ impl Running {
     fn address(&self) -> String {
         loop {
             let text = String::from_utf8_lossy(&self.out.0.lock().unwrap()).into_owned();
-            if let Some(a) = text.lines().find_map(|l| l.strip_prefix("listening on ")) {
+            // Whole lines only: a line is written in several pieces.
+            let whole = text.rsplit_once('\n').map_or("", |(done, _)| done);
+            if let Some(a) = whole.lines().find_map(|l| l.strip_prefix("listening on ")) {
                 return a.to_owned();
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -83,8 +85,14 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
         let shutdown = async move {
             let _ = stopped.await;
         };
-        rt.block_on(run_node(key, store, DaemonOptions { profile, listen }, &mut w, shutdown))
-            .unwrap()
+        rt.block_on(run_node(
+            key,
+            store,
+            DaemonOptions { profile, listen },
+            &mut w,
+            shutdown,
+        ))
+        .unwrap()
     });
     Running { stop, thread, out }
 }

@@ -88,8 +88,7 @@ pub async fn run_node(
     let (driver, handle, mut events) = MeshDriver::new(key.to_libp2p_keypair(), config)?;
     let driver_task = driver.spawn();
     let (outgoing, forward_task) = Outgoing::spawn(handle);
-    writeln!(out, "peer id: {local}")?;
-    out.flush()?;
+    print_line(out, &format!("peer id: {local}"))?;
 
     let watcher = ChangeWatcher::open(store.path())?;
     let mut node = Node {
@@ -213,8 +212,7 @@ impl Node {
     fn on_event(&mut self, event: MeshEvent, out: &mut dyn Write) -> Result<(), DaemonError> {
         match event {
             MeshEvent::Listening { address } => {
-                writeln!(out, "listening on {address}/p2p/{}", self.local)?;
-                out.flush()?;
+                print_line(out, &format!("listening on {address}/p2p/{}", self.local))?;
             }
             MeshEvent::PeerConnected { peer } => {
                 let peer = peer.to_string();
@@ -307,7 +305,12 @@ impl Node {
         for item in &items {
             self.fed.insert(item.id());
         }
-        self.inputs(items.into_iter().map(|item| Input::Publish { item }).collect())
+        self.inputs(
+            items
+                .into_iter()
+                .map(|item| Input::Publish { item })
+                .collect(),
+        )
     }
 
     /// Our own items another process stored (a `notes post` signs its item
@@ -340,6 +343,13 @@ impl Node {
         }
         Ok(found)
     }
+}
+
+/// Writes one whole line in one write and flushes it, so whoever reads
+/// our stdout (a supervisor, a test) never sees half of it.
+fn print_line(out: &mut dyn Write, line: &str) -> std::io::Result<()> {
+    out.write_all(format!("{line}\n").as_bytes())?;
+    out.flush()
 }
 
 /// Sleeps until the Unix time `at_ms`, or forever without one.

@@ -143,6 +143,20 @@ impl StorageError {
         }
     }
 
+    /// Whether this error refuses one row only (bad value, constraint) and
+    /// leaves the file and any open transaction usable.
+    pub fn is_row_refusal(&self) -> bool {
+        matches!(
+            self,
+            StorageError::NotFound { .. }
+                | StorageError::Duplicate { .. }
+                | StorageError::ForeignKey { .. }
+                | StorageError::Constraint { .. }
+                | StorageError::Invalid { .. }
+                | StorageError::TooLong { .. }
+        )
+    }
+
     /// Classifies a failed write to `table`: constraint failures get their own
     /// variants, anything else stays [`StorageError::Sqlite`].
     pub(crate) fn from_write(table: &'static str, err: rusqlite::Error) -> Self {

@@ -32,6 +32,7 @@ mod error;
 mod extensions;
 mod goals;
 mod graph;
+mod item_batch;
 mod items;
 pub mod limits;
 mod llm;

@@ -7,6 +7,7 @@
 //! again when its author retracts the item.
 
 use porfiry_protocol::ItemId;
+use rusqlite::OptionalExtension;
 use rusqlite::types::Value;
 
 use crate::error::{Result, StorageError};
@@ -84,6 +85,54 @@ impl Store {
                     }),
             }
         })
+    }
+
+    /// Merges many friends' rows of one table in one transaction: what
+    /// [`Store::merge_from_item`] does for each `(row, created_ms)`, without
+    /// a savepoint per row (one INSERT is atomic by itself). A row refused
+    /// on its own (invalid, too long, a constraint) gets its error in the
+    /// answer, in input order, and costs no other row; a failure of the file
+    /// itself (I/O, lock, corruption) rolls the whole batch back and is
+    /// returned.
+    pub fn merge_from_items<T: Publishable>(
+        &self,
+        rows: &[(T, u64)],
+    ) -> Result<Vec<Result<Merged>>> {
+        self.transaction(|s| {
+            let mut out = Vec::with_capacity(rows.len());
+            for (row, created_ms) in rows {
+                match s.merge_one(row, *created_ms) {
+                    Err(e) if !e.is_row_refusal() => return Err(e),
+                    other => out.push(other),
+                }
+            }
+            Ok(out)
+        })
+    }
+
+    /// One merge, no transaction of its own: the caller holds one.
+    fn merge_one<T: Publishable>(&self, row: &T, created_ms: u64) -> Result<Merged> {
+        let (Some(origin), Some(_)) = (row.origin_item_id(), row.origin_author()) else {
+            return Err(StorageError::invalid(
+                format!("{} row", T::TABLE),
+                "a merged row needs origin_author and origin_item_id",
+            ));
+        };
+        match self.insert_row(row, created_ms, "ON CONFLICT (origin_item_id) DO NOTHING")? {
+            Some(id) => Ok(Merged::Added(id)),
+            None => {
+                let sql = format!("SELECT id FROM {} WHERE origin_item_id = ?", T::TABLE);
+                self.conn
+                    .prepare_cached(&sql)?
+                    .query_row([origin.as_bytes()], |r| r.get(0))
+                    .optional()?
+                    .map(Merged::Existing)
+                    .ok_or_else(|| StorageError::NotFound {
+                        table: T::TABLE,
+                        key: "origin item".into(),
+                    })
+            }
+        }
     }
 
     /// The row published as, or merged from, this item.

@@ -3,7 +3,8 @@
 //! `SendItems` after loading the envelopes from storage), the one timer
 //! (`WakeAt`) and log lines for events.
 //!
-//! Consecutive storage outputs are written in ONE transaction, and a
+//! Storage outputs are written in ONE transaction per run between frames
+//! (events and timers in between do not split it), and a
 //! received item is stored together with its merged row, so a crash leaves
 //! either both or neither and a frame's worth of items costs one commit.
 //! A storage failure is returned (the daemon stops rather than run with an
@@ -15,7 +16,7 @@ use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_storage::{ItemRecord, StorageError, Store};
 
 use super::item_rows::stored_record;
-use super::merge::{forget_merged, merge_item};
+use super::merge::{forget_merged, merge_items};
 
 /// Where encoded frames go (the mesh driver, or a test's list).
 pub trait FrameSink {
@@ -55,8 +56,20 @@ pub fn carry_out(
                 writes.push(output);
                 continue;
             }
+            // Timers and events touch no storage and send nothing: they
+            // must not split the run of writes into many transactions
+            // (the engine interleaves an event with every stored item).
+            Output::WakeAt { at_ms } => {
+                wake = Some(at_ms);
+                continue;
+            }
+            Output::Event(event) => {
+                log_event(&event, counters);
+                continue;
+            }
             _ => {}
         }
+        // A frame goes out only after what it depends on is committed.
         write_all(store, local, std::mem::take(&mut writes))?;
         match output {
             Output::Send { peer, message } => send(&peer, &message, sink, counters),
@@ -65,24 +78,29 @@ pub fn carry_out(
                 session,
                 items,
             } => {
-                let mut envelopes = Vec::with_capacity(items.len());
-                for a in items {
-                    // Gone meanwhile (withdrawn, expired): skipped, as the
-                    // engine expects.
-                    if let Some(rec) = store.get_item(&a.id)? {
-                        envelopes.push(WireItem {
+                let ids: Vec<_> = items.iter().map(|a| a.id).collect();
+                let payloads = store.item_payloads(&ids)?;
+                // Gone meanwhile (withdrawn, expired): skipped, as the
+                // engine expects.
+                let envelopes: Vec<WireItem> = items
+                    .iter()
+                    .zip(payloads)
+                    .filter_map(|(a, p)| {
+                        p.map(|envelope| WireItem {
                             hops: a.hops,
-                            envelope: rec.payload,
-                        });
-                    }
-                }
+                            envelope,
+                        })
+                    })
+                    .collect();
                 for message in wire::pack_items(session, envelopes) {
                     send(&peer, &message, sink, counters);
                 }
             }
-            Output::WakeAt { at_ms } => wake = Some(at_ms),
-            Output::Event(event) => log_event(&event, counters),
-            Output::Store { .. } | Output::UpdateRoute { .. } | Output::Delete { .. } => {}
+            Output::Store { .. }
+            | Output::UpdateRoute { .. }
+            | Output::Delete { .. }
+            | Output::WakeAt { .. }
+            | Output::Event(_) => {}
         }
     }
     write_all(store, local, writes)?;
@@ -129,14 +147,12 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), Stor
                     received_from,
                     hops_left,
                 } => {
-                    flush(s, &mut batch, &mut merges)?;
-                    // Storage has no route update: rewrite the row.
-                    if let Some(mut rec) = s.get_item(&id)? {
-                        rec.received_from = Some(received_from);
-                        rec.hops_left = hops_left.min(rec.max_hops);
-                        s.delete_item(&id)?;
-                        s.insert_items(&[rec])?;
+                    // Only an item still waiting in the batch needs the
+                    // batch written first.
+                    if batch.iter().any(|r| r.id == id) {
+                        flush(s, &mut batch, &mut merges)?;
                     }
+                    s.update_item_route(&id, &received_from, hops_left)?;
                 }
                 Output::Delete { id, reason } => {
                     flush(s, &mut batch, &mut merges)?;
@@ -167,13 +183,15 @@ fn flush(
         s.insert_items(chunk)?;
     }
     batch.clear();
-    for item in merges.drain(..) {
+    let merged = merge_items(s, merges)?;
+    for (item, m) in merges.iter().zip(merged) {
         // A row the local table refuses (say, a whitespace-only note) must
         // not cost the item: it is stored and relayed all the same.
-        if let Err(e) = merge_item(s, &item) {
+        if let Err(e) = m {
             tracing::warn!(item = %item.id(), author = item.author_peer_id(), error = %e, "received item kept but not merged");
         }
     }
+    merges.clear();
     Ok(())
 }
 

@@ -7,69 +7,144 @@
 
 use porfiry_protocol::{Body, ItemId, VerifiedItem};
 use porfiry_storage::{
-    LlmConfig, LlmEntry, Note, NoteSource, Rating, Sharing, StagnationStrategy, StorageError,
-    Store, ThinkingMethod,
+    LlmConfig, LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy,
+    StorageError, Store, ThinkingMethod,
 };
+
+/// The local row a friend's item becomes, before it is written.
+enum Row {
+    Note(Note),
+    Strategy(StagnationStrategy),
+    Method(ThinkingMethod),
+    Rating(Rating),
+    Llm(LlmEntry),
+}
 
 /// Adds the local row of a friend's `item` (nothing for a retraction, whose
 /// effect is the deletion of its target). Returns the new or existing row
 /// id, `None` for a kind without a row.
 pub fn merge_item(store: &Store, item: &VerifiedItem) -> Result<Option<i64>, StorageError> {
+    let mut out = merge_items(store, std::slice::from_ref(item))?;
+    out.pop().unwrap_or(Ok(None))
+}
+
+/// Merges many items in one transaction, one batched write per table.
+/// Answers each item in input order: its row id (`None` for a retraction),
+/// or the error that refused its row alone. A failure of the file itself
+/// rolls everything back and is returned.
+pub fn merge_items(
+    store: &Store,
+    items: &[VerifiedItem],
+) -> Result<Vec<Result<Option<i64>, StorageError>>, StorageError> {
+    let mut out: Vec<Result<Option<i64>, StorageError>> =
+        (0..items.len()).map(|_| Ok(None)).collect();
+    let mut notes = Batch::default();
+    let mut strategies = Batch::default();
+    let mut methods = Batch::default();
+    let mut ratings = Batch::default();
+    let mut llms = Batch::default();
+    for (i, item) in items.iter().enumerate() {
+        let created = item.created_ms();
+        match local_row(item) {
+            Some(Row::Note(r)) => notes.push(i, r, created),
+            Some(Row::Strategy(r)) => strategies.push(i, r, created),
+            Some(Row::Method(r)) => methods.push(i, r, created),
+            Some(Row::Rating(r)) => ratings.push(i, r, created),
+            Some(Row::Llm(r)) => llms.push(i, r, created),
+            None => {}
+        }
+    }
+    store.transaction(|s| {
+        notes.write(s, &mut out)?;
+        strategies.write(s, &mut out)?;
+        methods.write(s, &mut out)?;
+        ratings.write(s, &mut out)?;
+        llms.write(s, &mut out)
+    })?;
+    Ok(out)
+}
+
+/// Rows of one table waiting to be merged, with their items' positions.
+struct Batch<T> {
+    at: Vec<usize>,
+    rows: Vec<(T, u64)>,
+}
+
+impl<T> Default for Batch<T> {
+    fn default() -> Self {
+        Batch {
+            at: Vec::new(),
+            rows: Vec::new(),
+        }
+    }
+}
+
+impl<T: Publishable> Batch<T> {
+    fn push(&mut self, at: usize, row: T, created_ms: u64) {
+        self.at.push(at);
+        self.rows.push((row, created_ms));
+    }
+
+    fn write(
+        &self,
+        store: &Store,
+        out: &mut [Result<Option<i64>, StorageError>],
+    ) -> Result<(), StorageError> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
+        let merged = store.merge_from_items(&self.rows)?;
+        for (&i, m) in self.at.iter().zip(merged) {
+            out[i] = m.map(|m| Some(m.id()));
+        }
+        Ok(())
+    }
+}
+
+/// The row `item` becomes here; `None` for a retraction.
+fn local_row(item: &VerifiedItem) -> Option<Row> {
     let author = Some(item.author_peer_id().to_owned());
     let origin = Some(item.id());
-    let created = item.created_ms();
-    let merged = match item.body() {
-        Body::Note(n) => store.merge_from_item(
-            &Note {
-                text: n.text.clone(),
-                topic: n.topic.clone(),
-                mentions: n.mentions.clone(),
-                hashtags: n.hashtags.clone(),
-                source: note_source(&n.source),
-                priority: i64::from(n.priority),
-                reply_to: n.reply_to,
-                audience: Sharing::Shared(item.audience().clone()),
-                origin_author: author,
-                origin_item_id: origin,
-                ..Default::default()
-            },
-            created,
-        )?,
-        Body::StagnationStrategy(s) => store.merge_from_item(
-            &StagnationStrategy {
-                name: s.name.clone(),
-                class: s.class.clone(),
-                description: s.description.clone(),
-                steps: s.steps.clone(),
-                cost: i64::from(s.cost),
-                origin_author: author,
-                origin_item_id: origin,
-                ..Default::default()
-            },
-            created,
-        )?,
-        Body::ThinkingMethod(m) => store.merge_from_item(
-            &ThinkingMethod {
-                name: m.name.clone(),
-                description: m.description.clone(),
-                steps: m.steps.clone(),
-                origin_author: author,
-                origin_item_id: origin,
-                ..Default::default()
-            },
-            created,
-        )?,
-        Body::Rating(r) => store.merge_from_item(
-            &Rating {
-                target: r.target.to_string(),
-                score: i64::from(r.score),
-                comment: r.comment.clone(),
-                origin_author: author,
-                origin_item_id: origin,
-                ..Default::default()
-            },
-            created,
-        )?,
+    let row = match item.body() {
+        Body::Note(n) => Row::Note(Note {
+            text: n.text.clone(),
+            topic: n.topic.clone(),
+            mentions: n.mentions.clone(),
+            hashtags: n.hashtags.clone(),
+            source: note_source(&n.source),
+            priority: i64::from(n.priority),
+            reply_to: n.reply_to,
+            audience: Sharing::Shared(item.audience().clone()),
+            origin_author: author,
+            origin_item_id: origin,
+            ..Default::default()
+        }),
+        Body::StagnationStrategy(s) => Row::Strategy(StagnationStrategy {
+            name: s.name.clone(),
+            class: s.class.clone(),
+            description: s.description.clone(),
+            steps: s.steps.clone(),
+            cost: i64::from(s.cost),
+            origin_author: author,
+            origin_item_id: origin,
+            ..Default::default()
+        }),
+        Body::ThinkingMethod(m) => Row::Method(ThinkingMethod {
+            name: m.name.clone(),
+            description: m.description.clone(),
+            steps: m.steps.clone(),
+            origin_author: author,
+            origin_item_id: origin,
+            ..Default::default()
+        }),
+        Body::Rating(r) => Row::Rating(Rating {
+            target: r.target.to_string(),
+            score: i64::from(r.score),
+            comment: r.comment.clone(),
+            origin_author: author,
+            origin_item_id: origin,
+            ..Default::default()
+        }),
         Body::LlmAddress(a) => {
             let mut config = LlmConfig {
                 max_tokens: a.limits.max_output_tokens,
@@ -83,25 +158,22 @@ pub fn merge_item(store: &Store, item: &VerifiedItem) -> Result<Option<i64>, Sto
                     config.other.insert(k.to_owned(), v.into());
                 }
             }
-            store.merge_from_item(
-                &LlmEntry {
-                    // Names are unique per node; a friend's "home" must not
-                    // collide with ours.
-                    name: format!("{}@{}", a.name, item.author_peer_id()),
-                    endpoint: a.endpoint.clone(),
-                    model: a.model.clone(),
-                    features: a.features.clone(),
-                    config,
-                    origin_author: author,
-                    origin_item_id: origin,
-                    ..Default::default()
-                },
-                created,
-            )?
+            Row::Llm(LlmEntry {
+                // Names are unique per node; a friend's "home" must not
+                // collide with ours.
+                name: format!("{}@{}", a.name, item.author_peer_id()),
+                endpoint: a.endpoint.clone(),
+                model: a.model.clone(),
+                features: a.features.clone(),
+                config,
+                origin_author: author,
+                origin_item_id: origin,
+                ..Default::default()
+            })
         }
-        Body::Retraction(_) => return Ok(None),
+        Body::Retraction(_) => return None,
     };
-    Ok(Some(merged.id()))
+    Some(row)
 }
 
 /// Deletes whatever row was merged from item `id` (its author withdrew it),

@@ -317,15 +317,9 @@ impl Node {
     /// itself) that the engine does not hold yet.
     fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, DaemonError> {
         let mut envelopes = Vec::new();
-        for (_, id) in self.store.item_ids_since(self.own_since)? {
-            if self.engine.holds(&id) || self.fed.contains(&id) {
-                continue;
-            }
-            let Some(rec) = self.store.get_item(&id)? else {
-                continue;
-            };
-            if rec.author == self.local && rec.received_from.is_none() {
-                envelopes.push((id, rec.payload));
+        for (id, payload) in self.store.own_items_since(&self.local, self.own_since)? {
+            if !self.engine.holds(&id) && !self.fed.contains(&id) {
+                envelopes.push((id, payload));
             }
         }
         self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);

@@ -5,6 +5,7 @@ mod cognition;
 mod crash;
 mod friends;
 mod generic;
+mod item_batch;
 mod items;
 mod notes;
 mod open;

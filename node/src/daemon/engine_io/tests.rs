@@ -327,3 +327,113 @@ fn a_tampered_envelope_is_counted_and_stores_nothing() {
     assert_eq!(b.store.item_count().unwrap(), 0);
     assert_eq!(b.store.count::<Note>().unwrap(), 0);
 }
+
+#[test]
+fn one_batch_stores_every_item_merges_good_rows_and_routes_after_the_store() {
+    let b = Side::new(14);
+    let friend = Side::new(15);
+    let other = NodeKey::from_seed([16; 32]).peer_id().to_string();
+    let signed = |n: u64, text: &str| {
+        sign(
+            &friend.key,
+            &PayloadDraft {
+                created_ms: 1_000 + n,
+                audience: Audience::Public,
+                max_hops: 4,
+                expires_ms: None,
+                replaces: None,
+                body: Body::Note(porfiry_protocol::Note {
+                    text: text.into(),
+                    topic: None,
+                    mentions: vec![],
+                    hashtags: vec![],
+                    priority: 0,
+                    source: "user".into(),
+                    reply_to: None,
+                }),
+            },
+        )
+        .unwrap()
+    };
+    let items = [signed(1, "one"), signed(2, "   "), signed(3, "three")];
+    let mut outputs: Vec<Output> = items
+        .iter()
+        .map(|item| Output::Store {
+            item: item.clone(),
+            received_from: Some(friend.local.clone()),
+            hops_left: 1,
+        })
+        .collect();
+    outputs.push(Output::UpdateRoute {
+        id: items[0].id(),
+        received_from: other.clone(),
+        hops_left: 3,
+    });
+    outputs.push(Output::UpdateRoute {
+        id: porfiry_protocol::ItemId([77; 32]),
+        received_from: other.clone(),
+        hops_left: 3,
+    });
+    let mut sink = Frames::default();
+    let mut c = Counters::default();
+    carry_out(&b.store, &b.local, outputs, &mut sink, &mut c).unwrap();
+
+    assert_eq!(
+        b.store.item_count().unwrap(),
+        3,
+        "the blank note travels on"
+    );
+    let notes = b.store.notes_recent(10).unwrap();
+    let mut texts: Vec<&str> = notes.iter().map(|n| n.row.text.as_str()).collect();
+    texts.sort_unstable();
+    assert_eq!(texts, ["one", "three"], "only the blank row is refused");
+    assert!(
+        notes
+            .iter()
+            .all(|n| n.row.origin_author.as_deref() == Some(friend.local.as_str()))
+    );
+    let routed = b.store.get_item(&items[0].id()).unwrap().unwrap();
+    assert_eq!(routed.received_from.as_deref(), Some(other.as_str()));
+    assert_eq!(routed.hops_left, 3, "the route update came after the store");
+    let kept = b.store.get_item(&items[2].id()).unwrap().unwrap();
+    assert_eq!(kept.received_from.as_deref(), Some(friend.local.as_str()));
+    assert_eq!(kept.hops_left, 1);
+}
+
+#[test]
+fn events_between_writes_do_not_split_the_transaction() {
+    let mut a = Side::new(17);
+    let b = Side::new(18);
+    let first = a.post(1_000, Audience::Public, "first");
+    let second = a.post(1_001, Audience::Public, "second");
+    let store = |item: &VerifiedItem| Output::Store {
+        item: item.clone(),
+        received_from: Some(a.local.clone()),
+        hops_left: 1,
+    };
+    let accepted = |item: &VerifiedItem| {
+        Output::Event(Event::Accepted {
+            id: item.id(),
+            from: Some(a.local.clone()),
+        })
+    };
+    let outputs = vec![
+        store(&first),
+        accepted(&first),
+        Output::WakeAt { at_ms: 9 },
+        store(&second),
+        accepted(&second),
+        // A write the file refuses, later in the same run.
+        Output::UpdateRoute {
+            id: first.id(),
+            received_from: "not a peer id".into(),
+            hops_left: 1,
+        },
+    ];
+    let mut sink = Frames::default();
+    let mut c = Counters::default();
+    carry_out(&b.store, &b.local, outputs, &mut sink, &mut c).unwrap_err();
+    assert_eq!(b.store.item_count().unwrap(), 0, "all of the run or none");
+    assert_eq!(b.store.count::<Note>().unwrap(), 0);
+    assert_eq!(c.accepted, 2, "the events were still counted");
+}

@@ -123,3 +123,61 @@ fn ratings_and_llm_addresses_get_local_rows_and_retractions_none() {
     let t = item(Body::Retraction(Retraction { target }), Audience::Public);
     assert_eq!(merge_item(&store, &t).unwrap(), None);
 }
+
+#[test]
+fn a_batch_merges_mixed_kinds_in_order_and_a_refused_row_costs_no_other() {
+    let (_d, store) = store();
+    let first = item(note("first", "user"), Audience::Public);
+    let blank = item(note("   ", "user"), Audience::Public);
+    let rating = item(
+        Body::Rating(Rating {
+            target: ItemId([5; 32]),
+            score: 1,
+            comment: String::new(),
+        }),
+        Audience::Public,
+    );
+    let retraction = item(
+        Body::Retraction(Retraction { target: first.id() }),
+        Audience::Public,
+    );
+    let second = item(note("second", "user"), Audience::Friends);
+    let batch = [
+        first.clone(),
+        blank,
+        rating.clone(),
+        retraction,
+        second.clone(),
+        first.clone(),
+    ];
+    let out = merge_items(&store, &batch).unwrap();
+    assert_eq!(out.len(), batch.len(), "one answer per item");
+    let id_first = out[0].as_ref().unwrap().unwrap();
+    assert!(out[1].is_err(), "the blank note is refused alone");
+    let id_rating = out[2].as_ref().unwrap().unwrap();
+    assert_eq!(*out[3].as_ref().unwrap(), None, "a retraction has no row");
+    let id_second = out[4].as_ref().unwrap().unwrap();
+    assert_eq!(
+        *out[5].as_ref().unwrap(),
+        Some(id_first),
+        "repeated in the batch: the same row"
+    );
+    assert_eq!(store.count::<Note>().unwrap(), 2);
+    assert_eq!(
+        store.get::<Note>(id_second).unwrap().row.origin_item_id,
+        Some(second.id())
+    );
+    assert_eq!(
+        store
+            .get::<porfiry_storage::Rating>(id_rating)
+            .unwrap()
+            .row
+            .origin_item_id,
+        Some(rating.id())
+    );
+    // Merging the whole batch again adds nothing.
+    let again = merge_items(&store, &batch).unwrap();
+    assert_eq!(*again[0].as_ref().unwrap(), Some(id_first));
+    assert_eq!(store.count::<Note>().unwrap(), 2);
+    assert!(merge_items(&store, &[]).unwrap().is_empty());
+}

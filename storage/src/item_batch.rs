@@ -1,0 +1,68 @@
+//! Item operations on the replication hot path that avoid whole-record
+//! round trips: changing one copy's route in place, loading just the
+//! envelopes of many items to send them, and finding this node's own items
+//! another process stored.
+
+use porfiry_protocol::ItemId;
+use rusqlite::{OptionalExtension, params};
+
+use crate::error::{Result, StorageError};
+use crate::peers::check_peer_id;
+use crate::query::int_param;
+use crate::store::Store;
+
+impl Store {
+    /// Records that item `id` is now held via friend `received_from` with
+    /// `hops_left` more hops (capped at the item's `max_hops`), in place.
+    /// Returns whether the item was stored; an unknown id changes nothing.
+    pub fn update_item_route(
+        &self,
+        id: &ItemId,
+        received_from: &str,
+        hops_left: u8,
+    ) -> Result<bool> {
+        check_peer_id(received_from).map_err(|e| {
+            StorageError::invalid(format!("route of item {id}"), format!("received_from: {e}"))
+        })?;
+        let n = self
+            .conn
+            .prepare_cached(
+                "UPDATE items SET received_from = ?1, hops_left = min(?2, max_hops) WHERE id = ?3",
+            )?
+            .execute(params![received_from, hops_left, id.as_bytes()])
+            .map_err(|e| StorageError::from_write("items", e))?;
+        Ok(n > 0)
+    }
+
+    /// The stored envelope (`payload`) of each id, in the order asked;
+    /// `None` where the item is not (or no longer) stored.
+    pub fn item_payloads(&self, ids: &[ItemId]) -> Result<Vec<Option<Vec<u8>>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT payload FROM items WHERE id = ?")?;
+        ids.iter()
+            .map(|id| {
+                stmt.query_row([id.as_bytes()], |r| r.get(0))
+                    .optional()
+                    .map_err(|e| StorageError::from_read("items", &["payload"], e))
+            })
+            .collect()
+    }
+
+    /// `(id, envelope)` of every item `author` created at or after
+    /// `since_ms` that holds no route (`received_from` is empty: written
+    /// by this node, not received), oldest first, in one query.
+    pub fn own_items_since(&self, author: &str, since_ms: u64) -> Result<Vec<(ItemId, Vec<u8>)>> {
+        let since = int_param("since_ms", since_ms)?;
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, payload FROM items
+             WHERE created >= ?1 AND author = ?2 AND received_from IS NULL
+             ORDER BY created, id",
+        )?;
+        let rows = stmt.query_map(params![since, author], |r| {
+            Ok((ItemId(r.get(0)?), r.get(1)?))
+        })?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| StorageError::from_read("items", &["id", "payload"], e))
+    }
+}

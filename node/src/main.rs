@@ -10,7 +10,9 @@ use tracing_subscriber::EnvFilter;
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")))
+        .with_env_filter(
+            EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
+        )
         .with_writer(std::io::stderr)
         .init();
     match run(cli) {
@@ -47,7 +49,9 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}", commands::notes::notes(&dir, &cmd, now)?);
         }
         Command::Run(args) => {
-            let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
             rt.block_on(commands::run::run(&dir, &args))?;
         }
     }

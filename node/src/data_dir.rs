@@ -8,6 +8,9 @@ pub const DB_FILE: &str = "porfiry.db";
 pub const IDENTITY_FILE: &str = "identity.key";
 /// Folder of the user's own skills inside the data dir.
 pub const SKILLS_DIR: &str = "skills";
+/// File a running daemon holds an exclusive lock on, so two `porfiry run`
+/// on one data dir (one identity seen twice on the network) cannot happen.
+pub const DAEMON_LOCK_FILE: &str = "daemon.lock";
 
 /// The platform data dir + `/porfiry` (e.g. `~/.local/share/porfiry`), or
 /// `./porfiry-data` when the platform has none.
@@ -48,6 +51,11 @@ impl DataDir {
     pub fn skills_dir(&self) -> PathBuf {
         self.root.join(SKILLS_DIR)
     }
+
+    /// `<data-dir>/daemon.lock`.
+    pub fn daemon_lock_path(&self) -> PathBuf {
+        self.root.join(DAEMON_LOCK_FILE)
+    }
 }
 
 #[cfg(test)]
@@ -60,5 +68,6 @@ mod tests {
         assert_eq!(d.db_path(), PathBuf::from("/x/y/porfiry.db"));
         assert_eq!(d.identity_path(), PathBuf::from("/x/y/identity.key"));
         assert_eq!(d.skills_dir(), PathBuf::from("/x/y/skills"));
+        assert_eq!(d.daemon_lock_path(), PathBuf::from("/x/y/daemon.lock"));
     }
 }

@@ -255,3 +255,23 @@ fn bad_run_flags_are_refused_before_a_node_is_made() {
         assert!(!fresh.exists(), "{args:?} made a node");
     }
 }
+
+#[test]
+fn a_second_daemon_on_one_data_dir_is_refused_and_the_first_keeps_running() {
+    let mut a = MeshNode::init("A");
+    a.start_server(0);
+    let out = a.cli(&["run", "--listen", "/ip4/127.0.0.1/tcp/0"]);
+    assert!(!out.status.success(), "a second daemon must not start");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("already") && err.contains("daemon.lock"),
+        "{err}"
+    );
+    assert!(a.is_running(), "the first daemon is untouched");
+    let exit = a.terminate();
+    assert!(
+        exit.status.success(),
+        "first daemon stops cleanly: {}",
+        exit.stderr
+    );
+}

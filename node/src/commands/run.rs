@@ -55,6 +55,41 @@ pub enum RunError {
     /// The node failed while running.
     #[error(transparent)]
     Daemon(#[from] DaemonError),
+    /// Another `porfiry run` already holds this data dir.
+    #[error("another porfiry run is already using {dir} (it holds {lock})")]
+    AlreadyRunning { dir: String, lock: String },
+    /// The lock file could not be created or locked.
+    #[error("cannot lock {path}: {source}")]
+    Lock {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Takes the data dir's daemon lock, creating the dir if needed. The lock
+/// is released when the returned file is dropped (or the process dies, so
+/// a SIGKILLed daemon never leaves a stale lock behind).
+pub fn lock_data_dir(dir: &DataDir) -> Result<std::fs::File, RunError> {
+    let path = dir.daemon_lock_path();
+    let io_err = |source| RunError::Lock {
+        path: path.display().to_string(),
+        source,
+    };
+    std::fs::create_dir_all(dir.root()).map_err(io_err)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .map_err(io_err)?;
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::AlreadyRunning {
+            dir: dir.root().display().to_string(),
+            lock: path.display().to_string(),
+        }),
+        Err(std::fs::TryLockError::Error(e)) => Err(io_err(e)),
+    }
 }
 
 /// The listen addresses `args` ask for, parsed.
@@ -84,6 +119,7 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, DaemonError> {
 pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
+    let _lock = lock_data_dir(dir)?;
     let (key, store) = open_or_init(dir)?;
     let options = DaemonOptions {
         profile: args.profile.into(),
@@ -124,6 +160,19 @@ pub async fn shutdown_signal() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_second_lock_on_one_data_dir_is_refused_until_the_first_is_dropped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(tmp.path().join("node"));
+        let first = lock_data_dir(&dir).unwrap();
+        match lock_data_dir(&dir) {
+            Err(RunError::AlreadyRunning { lock, .. }) => assert!(lock.ends_with("daemon.lock")),
+            other => panic!("second lock must be refused, got {other:?}"),
+        }
+        drop(first);
+        assert!(lock_data_dir(&dir).is_ok(), "free again once dropped");
+    }
 
     fn args(listen: &[&str], profile: Profile) -> RunArgs {
         RunArgs {

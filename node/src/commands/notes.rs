@@ -7,11 +7,12 @@
 //! database is written, so a bad call changes nothing.
 
 use clap::{Args, Subcommand};
+use porfiry_protocol::{ItemId, ItemKind};
 use porfiry_storage::{Note, NoteFilter, NoteSource, Sharing, Stored};
 
 use super::friends::{FriendsError, open};
 use crate::daemon::limits::LIST_PAGE;
-use crate::daemon::{DaemonError, post_note};
+use crate::daemon::{DaemonError, post_note, retract_item};
 use crate::data_dir::DataDir;
 
 /// The audience `notes post` uses when none is given: friends only, so a
@@ -23,6 +24,13 @@ pub const DEFAULT_AUDIENCE: &str = "friends";
 pub enum NotesCommand {
     /// Write a note; unless private it is sent to the audience.
     Post(PostArgs),
+    /// Withdraw one of your shared notes everywhere: signs a retraction that
+    /// friends apply and pass on, and deletes the note here.
+    Retract {
+        /// The note's item id (hex, as `notes post` printed it).
+        #[arg(value_name = "ITEM_ID")]
+        item_id: String,
+    },
     /// List every note, oldest first; notes from friends name their author.
     List {
         /// Print JSON (one array of note objects).
@@ -55,6 +63,18 @@ pub enum NotesError {
     /// Nothing to post.
     #[error("the note text is empty")]
     EmptyText,
+    /// Not a 64-hex-digit item id.
+    #[error("bad item id {given:?}: expected 64 hex digits, as `notes post` printed")]
+    BadItemId {
+        /// What was given.
+        given: String,
+    },
+    /// No such item in this node's database.
+    #[error("no item {0} here")]
+    NoSuchItem(String),
+    /// Only the author may retract an item.
+    #[error("item {0} is not a note of yours: only its author can retract it")]
+    NotYours(String),
     /// Opening the node failed.
     #[error(transparent)]
     Open(#[from] FriendsError),
@@ -73,6 +93,7 @@ pub enum NotesError {
 pub fn notes(dir: &DataDir, command: &NotesCommand, now_ms: u64) -> Result<String, NotesError> {
     match command {
         NotesCommand::Post(args) => post(dir, args, now_ms),
+        NotesCommand::Retract { item_id } => retract(dir, item_id, now_ms),
         NotesCommand::List { json } => list(dir, *json),
     }
 }
@@ -102,6 +123,25 @@ fn post(dir: &DataDir, args: &PostArgs, now_ms: u64) -> Result<String, NotesErro
         ),
         None => format!("saved private note {}", posted.id),
     })
+}
+
+fn retract(dir: &DataDir, item_id: &str, now_ms: u64) -> Result<String, NotesError> {
+    let target: ItemId = item_id.trim().parse().map_err(|_| NotesError::BadItemId {
+        given: item_id.to_owned(),
+    })?;
+    let (key, store) = open(dir)?;
+    let record = store
+        .get_item(&target)?
+        .ok_or_else(|| NotesError::NoSuchItem(target.to_string()))?;
+    let me = key.peer_id().to_string();
+    if record.author != me || record.kind != ItemKind::Note {
+        return Err(NotesError::NotYours(target.to_string()));
+    }
+    let retraction = retract_item(&store, &key, &record, now_ms)?;
+    Ok(format!(
+        "retracted item {target} with item {}",
+        retraction.id()
+    ))
 }
 
 /// Every note, oldest first, read page by page.

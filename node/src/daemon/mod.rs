@@ -23,5 +23,5 @@ pub mod service;
 pub mod watch;
 
 pub use error::DaemonError;
-pub use publish::{Posted, post_note};
+pub use publish::{Posted, post_note, retract_item};
 pub use service::{DaemonOptions, Stopped, run_node};

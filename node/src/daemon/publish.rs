@@ -11,7 +11,7 @@
 use std::collections::HashSet;
 
 use porfiry_protocol::{
-    Audience, Body, ItemId, LlmLimits, NodeKey, PayloadDraft, VerifiedItem, sign,
+    Audience, Body, ItemId, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem, sign,
 };
 use porfiry_storage::{
     LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy, Store, Stored,
@@ -79,6 +79,36 @@ pub fn post_note(
         Ok(id)
     })?;
     Ok(Posted { id, item })
+}
+
+/// Withdraws one of our own items everywhere: signs a `Retraction` with the
+/// target's audience and hop limit (so it reaches everyone the target could)
+/// and stores it, which deletes and tombstones the target, and deletes the
+/// local note row that was published as it — all in one transaction. A
+/// running daemon publishes the retraction like any other new own item.
+pub fn retract_item(
+    store: &Store,
+    key: &NodeKey,
+    target: &porfiry_storage::ItemRecord,
+    now_ms: u64,
+) -> Result<VerifiedItem, DaemonError> {
+    let draft = PayloadDraft {
+        created_ms: now_ms,
+        audience: target.audience.clone(),
+        max_hops: target.max_hops,
+        expires_ms: None,
+        replaces: None,
+        body: Body::Retraction(Retraction { target: target.id }),
+    };
+    let item = sign(key, &draft)?;
+    store.transaction(|s| {
+        if let Some(row) = s.find_by_item::<Note>(&target.id)? {
+            s.delete::<Note>(row.id)?;
+        }
+        s.insert_items(&[stored_record(&item, item.max_hops(), None)])?;
+        Ok(())
+    })?;
+    Ok(item)
 }
 
 /// Signs every local row waiting to be published and records each item

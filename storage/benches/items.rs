@@ -8,7 +8,7 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use porfiry_protocol::{Audience, ItemId, ItemKind};
-use porfiry_storage::{DB_FILE_NAME, ItemRecord, Store};
+use porfiry_storage::{DB_FILE_NAME, ItemMeta, ItemRecord, Store};
 use tempfile::TempDir;
 
 /// Items stored for the friend queries.
@@ -30,17 +30,19 @@ fn item(n: usize) -> ItemRecord {
         _ => ("12D3KooWCarol", Audience::Friends),
     };
     ItemRecord {
-        id: ItemId(id),
-        author: author.into(),
-        kind: ItemKind::Note,
-        audience,
-        created_ms: n as u64,
-        expires_ms: None,
-        received_from: (author != ME).then(|| "12D3KooWCarol".to_owned()),
-        max_hops: 4,
-        hops_left: 3,
-        retracts: None,
-        replaces: None,
+        meta: ItemMeta {
+            id: ItemId(id),
+            author: author.into(),
+            kind: ItemKind::Note,
+            audience,
+            created_ms: n as u64,
+            expires_ms: None,
+            received_from: (author != ME).then(|| "12D3KooWCarol".to_owned()),
+            max_hops: 4,
+            hops_left: 3,
+            retracts: None,
+            replaces: None,
+        },
         payload: vec![7; PAYLOAD],
         signature: vec![1; 64],
     }

@@ -48,35 +48,30 @@ pub struct ItemMeta {
     pub replaces: Option<ItemId>,
 }
 
-/// One stored item: its routing facts plus the envelope bytes.
+/// One stored item: its routing facts plus the envelope bytes. The facts
+/// are read through `Deref` (`record.id`, `record.hops_left`, …).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ItemRecord {
-    /// Item id (SHA-256 of the envelope).
-    pub id: ItemId,
-    /// Author's peer id.
-    pub author: String,
-    /// Item kind.
-    pub kind: ItemKind,
-    /// Who may receive it.
-    pub audience: Audience,
-    /// Author's creation time (Unix ms).
-    pub created_ms: u64,
-    /// Expiry (Unix ms), if the author set one.
-    pub expires_ms: Option<u64>,
-    /// The friend it came from; `None` for this node's own items.
-    pub received_from: Option<String>,
-    /// The author's hop limit.
-    pub max_hops: u8,
-    /// How many more hops this copy may travel (at most `max_hops`).
-    pub hops_left: u8,
-    /// For a retraction: the item it withdraws.
-    pub retracts: Option<ItemId>,
-    /// The earlier item of the same author this one supersedes.
-    pub replaces: Option<ItemId>,
+    /// Every column but the envelope.
+    pub meta: ItemMeta,
     /// The whole signed envelope, as received.
     pub payload: Vec<u8>,
     /// The signature (also inside the envelope; kept for quick access).
     pub signature: Vec<u8>,
+}
+
+impl std::ops::Deref for ItemRecord {
+    type Target = ItemMeta;
+
+    fn deref(&self) -> &ItemMeta {
+        &self.meta
+    }
+}
+
+impl std::ops::DerefMut for ItemRecord {
+    fn deref_mut(&mut self) -> &mut ItemMeta {
+        &mut self.meta
+    }
 }
 
 impl ItemMeta {
@@ -131,32 +126,9 @@ impl ItemMeta {
 }
 
 impl ItemRecord {
-    /// The routing facts [`may_send`] decides on.
-    pub fn route(&self) -> ItemRoute<'_> {
-        ItemRoute {
-            author: &self.author,
-            audience: &self.audience,
-            hops_left: self.hops_left,
-            received_from: self.received_from.as_deref(),
-            expires_ms: self.expires_ms,
-        }
-    }
-
     /// Its routing facts without the envelope.
     pub fn meta(&self) -> ItemMeta {
-        ItemMeta {
-            id: self.id,
-            author: self.author.clone(),
-            kind: self.kind,
-            audience: self.audience.clone(),
-            created_ms: self.created_ms,
-            expires_ms: self.expires_ms,
-            received_from: self.received_from.clone(),
-            max_hops: self.max_hops,
-            hops_left: self.hops_left,
-            retracts: self.retracts,
-            replaces: self.replaces,
-        }
+        self.meta.clone()
     }
 
     /// The items this one withdraws: its retraction target and the item it
@@ -205,19 +177,8 @@ impl ItemRecord {
     }
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
-        let m = ItemMeta::from_row(r)?;
         Ok(ItemRecord {
-            id: m.id,
-            author: m.author,
-            kind: m.kind,
-            audience: m.audience,
-            created_ms: m.created_ms,
-            expires_ms: m.expires_ms,
-            received_from: m.received_from,
-            max_hops: m.max_hops,
-            hops_left: m.hops_left,
-            retracts: m.retracts,
-            replaces: m.replaces,
+            meta: ItemMeta::from_row(r)?,
             payload: r.get(11)?,
             signature: r.get(12)?,
         })
@@ -418,7 +379,7 @@ impl Store {
         self.for_friend(
             SELECT,
             ItemRecord::from_row,
-            ItemRecord::route,
+            |r: &ItemRecord| r.meta.route(),
             local_peer,
             &friend,
             now_ms,

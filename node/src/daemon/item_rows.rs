@@ -4,7 +4,7 @@
 
 use porfiry_protocol::VerifiedItem;
 use porfiry_protocol::engine::retraction_target;
-use porfiry_storage::ItemRecord;
+use porfiry_storage::{ItemMeta, ItemRecord};
 
 /// The `items` row of `item`, held with `hops_left` and got from
 /// `received_from` (`None` for our own).
@@ -14,17 +14,19 @@ pub fn stored_record(
     received_from: Option<String>,
 ) -> ItemRecord {
     ItemRecord {
-        id: item.id(),
-        author: item.author_peer_id().to_owned(),
-        kind: item.kind(),
-        audience: item.audience().clone(),
-        created_ms: item.created_ms(),
-        expires_ms: item.expires_ms(),
-        received_from,
-        max_hops: item.max_hops(),
-        hops_left: hops_left.min(item.max_hops()),
-        retracts: retraction_target(item),
-        replaces: item.replaces(),
+        meta: ItemMeta {
+            id: item.id(),
+            author: item.author_peer_id().to_owned(),
+            kind: item.kind(),
+            audience: item.audience().clone(),
+            created_ms: item.created_ms(),
+            expires_ms: item.expires_ms(),
+            received_from,
+            max_hops: item.max_hops(),
+            hops_left: hops_left.min(item.max_hops()),
+            retracts: retraction_target(item),
+            replaces: item.replaces(),
+        },
         payload: item.envelope_bytes().to_vec(),
         signature: item.signature_bytes().to_vec(),
     }

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use porfiry_protocol::{Audience, ItemId, ItemKind};
-use porfiry_storage::{DB_FILE_NAME, ItemRecord, Note, Store};
+use porfiry_storage::{DB_FILE_NAME, ItemMeta, ItemRecord, Note, Store};
 
 const DB_ENV: &str = "PORFIRY_STORAGE_CRASH_DB";
 const MODE_ENV: &str = "PORFIRY_STORAGE_CRASH_MODE";
@@ -29,17 +29,19 @@ fn batch_id(n: usize) -> ItemId {
 
 fn batch_item(n: usize) -> ItemRecord {
     ItemRecord {
-        id: batch_id(n),
-        author: "12D3KooWCrash".into(),
-        kind: ItemKind::Note,
-        audience: Audience::Public,
-        created_ms: n as u64,
-        expires_ms: None,
-        received_from: Some("12D3KooWFriend".into()),
-        max_hops: 3,
-        hops_left: 2,
-        retracts: None,
-        replaces: None,
+        meta: ItemMeta {
+            id: batch_id(n),
+            author: "12D3KooWCrash".into(),
+            kind: ItemKind::Note,
+            audience: Audience::Public,
+            created_ms: n as u64,
+            expires_ms: None,
+            received_from: Some("12D3KooWFriend".into()),
+            max_hops: 3,
+            hops_left: 2,
+            retracts: None,
+            replaces: None,
+        },
         payload: vec![(n % 251) as u8; PAYLOAD],
         signature: vec![1; 64],
     }

@@ -2,7 +2,7 @@
 //! replication hot path's storage calls.
 
 use porfiry_protocol::{Audience, ItemId, ItemKind};
-use porfiry_storage::{ItemRecord, Merged, Note, StorageError, ThinkingMethod};
+use porfiry_storage::{ItemMeta, ItemRecord, Merged, Note, StorageError, ThinkingMethod};
 
 use crate::{raw, s, temp_store};
 
@@ -11,17 +11,19 @@ const CAROL: &str = "12D3KooWCarol";
 
 fn item(n: u8) -> ItemRecord {
     ItemRecord {
-        id: ItemId([n; 32]),
-        author: BOB.into(),
-        kind: ItemKind::Note,
-        audience: Audience::Public,
-        created_ms: 1_000 + u64::from(n),
-        expires_ms: None,
-        received_from: Some(BOB.into()),
-        max_hops: 4,
-        hops_left: 1,
-        retracts: None,
-        replaces: None,
+        meta: ItemMeta {
+            id: ItemId([n; 32]),
+            author: BOB.into(),
+            kind: ItemKind::Note,
+            audience: Audience::Public,
+            created_ms: 1_000 + u64::from(n),
+            expires_ms: None,
+            received_from: Some(BOB.into()),
+            max_hops: 4,
+            hops_left: 1,
+            retracts: None,
+            replaces: None,
+        },
         payload: vec![n, 0xCB, 0x0F],
         signature: vec![n; 64],
     }
@@ -92,14 +94,16 @@ fn payloads_come_in_the_order_asked_with_none_for_missing_items() {
 #[test]
 fn own_items_since_are_ours_unrouted_and_recent_oldest_first() {
     let (_dir, store) = temp_store();
-    let own = |n: u8| ItemRecord {
-        received_from: None,
-        ..item(n)
+    let own = |n: u8| {
+        let mut r = item(n);
+        r.received_from = None;
+        r
     };
-    let carols = ItemRecord {
-        author: CAROL.into(),
-        received_from: None,
-        ..item(5)
+    let carols = {
+        let mut r = item(5);
+        r.author = CAROL.into();
+        r.received_from = None;
+        r
     };
     // 3 and 4 are ours; 1 is too old, 2 came from a friend, 5 is Carol's.
     store

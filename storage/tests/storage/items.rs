@@ -2,7 +2,7 @@
 //! receive it" query.
 
 use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, may_send};
-use porfiry_storage::{ItemRecord, StorageError, limits::MAX_ITEMS_PER_BATCH};
+use porfiry_storage::{ItemMeta, ItemRecord, StorageError, limits::MAX_ITEMS_PER_BATCH};
 use proptest::prelude::*;
 
 use crate::temp_store;
@@ -17,27 +17,30 @@ fn id(n: u8) -> ItemId {
 
 fn item(n: u8, author: &str, audience: Audience) -> ItemRecord {
     ItemRecord {
-        id: id(n),
-        author: author.into(),
-        kind: ItemKind::Note,
-        audience,
-        created_ms: 1_000 + u64::from(n),
-        expires_ms: None,
-        received_from: (author != ME).then(|| author.to_owned()),
-        max_hops: 4,
-        hops_left: 3,
-        retracts: None,
-        replaces: None,
+        meta: ItemMeta {
+            id: id(n),
+            author: author.into(),
+            kind: ItemKind::Note,
+            audience,
+            created_ms: 1_000 + u64::from(n),
+            expires_ms: None,
+            received_from: (author != ME).then(|| author.to_owned()),
+            max_hops: 4,
+            hops_left: 3,
+            retracts: None,
+            replaces: None,
+        },
         payload: vec![n, 0xCB, 0x0F],
         signature: vec![n; 64],
     }
 }
 
 fn retraction(n: u8, author: &str, target: u8) -> ItemRecord {
-    ItemRecord {
-        kind: ItemKind::Retraction,
-        retracts: Some(id(target)),
-        ..item(n, author, Audience::Public)
+    {
+        let mut r = item(n, author, Audience::Public);
+        r.kind = ItemKind::Retraction;
+        r.retracts = Some(id(target));
+        r
     }
 }
 
@@ -75,10 +78,11 @@ fn insert_is_idempotent_on_id() {
 #[test]
 fn stored_metas_seed_the_engine_records() {
     let (_dir, store) = temp_store();
-    let r = ItemRecord {
-        replaces: Some(id(9)),
-        expires_ms: Some(5_000),
-        ..item(1, BOB, Audience::Public)
+    let r = {
+        let mut r = item(1, BOB, Audience::Public);
+        r.replaces = Some(id(9));
+        r.expires_ms = Some(5_000);
+        r
     };
     store
         .insert_items(&[r.clone(), retraction(2, BOB, 7)])
@@ -111,33 +115,40 @@ fn a_bad_record_refuses_the_whole_batch() {
     let (_dir, store) = temp_store();
     let good = item(1, ME, Audience::Public);
     let cases = vec![
-        ItemRecord {
-            author: "".into(),
-            ..item(2, ME, Audience::Public)
+        {
+            let mut r = item(2, ME, Audience::Public);
+            r.author = "".into();
+            r
         },
-        ItemRecord {
-            received_from: Some("with space".into()),
-            ..item(2, BOB, Audience::Public)
+        {
+            let mut r = item(2, BOB, Audience::Public);
+            r.received_from = Some("with space".into());
+            r
         },
-        ItemRecord {
-            payload: vec![],
-            ..item(2, ME, Audience::Public)
+        {
+            let mut r = item(2, ME, Audience::Public);
+            r.payload = vec![];
+            r
         },
-        ItemRecord {
-            created_ms: u64::MAX,
-            ..item(2, ME, Audience::Public)
+        {
+            let mut r = item(2, ME, Audience::Public);
+            r.created_ms = u64::MAX;
+            r
         },
-        ItemRecord {
-            hops_left: 5,
-            ..item(2, ME, Audience::Public)
+        {
+            let mut r = item(2, ME, Audience::Public);
+            r.hops_left = 5;
+            r
         },
-        ItemRecord {
-            retracts: Some(id(1)),
-            ..item(2, ME, Audience::Public)
+        {
+            let mut r = item(2, ME, Audience::Public);
+            r.retracts = Some(id(1));
+            r
         },
-        ItemRecord {
-            retracts: None,
-            ..retraction(2, ME, 1)
+        {
+            let mut r = retraction(2, ME, 1);
+            r.retracts = None;
+            r
         },
     ];
     for bad in cases {
@@ -147,9 +158,10 @@ fn a_bad_record_refuses_the_whole_batch() {
             "{bad:?} gave {r:?}"
         );
     }
-    let bad_group = ItemRecord {
-        audience: Audience::Group("Not Valid".into()),
-        ..item(3, ME, Audience::Public)
+    let bad_group = {
+        let mut r = item(3, ME, Audience::Public);
+        r.audience = Audience::Group("Not Valid".into());
+        r
     };
     match store.insert_items(&[good.clone(), good.clone(), bad_group]) {
         Err(StorageError::Invalid { what, reason }) => {
@@ -226,9 +238,10 @@ fn retraction_and_replacing_items_withdraw_their_targets() {
     assert!(!store.has_item(&id(1)).unwrap());
     assert!(store.has_item(&id(10)).unwrap());
     // A newer version replacing item 2 removes it; the old one is refused later.
-    let v2 = ItemRecord {
-        replaces: Some(id(2)),
-        ..item(11, BOB, Audience::Public)
+    let v2 = {
+        let mut r = item(11, BOB, Audience::Public);
+        r.replaces = Some(id(2));
+        r
     };
     assert_eq!(store.insert_items(&[v2]).unwrap(), 1);
     assert!(!store.has_item(&id(2)).unwrap());
@@ -275,17 +288,20 @@ fn delete_ids_since_and_expiry() {
 fn items_for_friend_follows_the_policy() {
     let (_dir, store) = temp_store();
     let fam = vec!["family".to_string()];
-    let hopless = ItemRecord {
-        hops_left: 0,
-        ..item(6, CAROL, Audience::Public)
+    let hopless = {
+        let mut r = item(6, CAROL, Audience::Public);
+        r.hops_left = 0;
+        r
     };
-    let expired = ItemRecord {
-        expires_ms: Some(500),
-        ..item(7, ME, Audience::Public)
+    let expired = {
+        let mut r = item(7, ME, Audience::Public);
+        r.expires_ms = Some(500);
+        r
     };
-    let via_bob = ItemRecord {
-        received_from: Some(BOB.into()),
-        ..item(8, CAROL, Audience::Public)
+    let via_bob = {
+        let mut r = item(8, CAROL, Audience::Public);
+        r.received_from = Some(BOB.into());
+        r
     };
     store
         .insert_items(&[
@@ -373,17 +389,19 @@ fn arb_item() -> impl Strategy<Value = ItemRecord> {
     )
         .prop_map(
             |(id, author, audience, created, expires, from, hops)| ItemRecord {
-                id: ItemId(id),
-                author: author.into(),
-                kind: ItemKind::Note,
-                audience,
-                created_ms: created,
-                expires_ms: expires,
-                received_from: from.map(str::to_owned),
-                max_hops: 3,
-                hops_left: hops,
-                retracts: None,
-                replaces: None,
+                meta: ItemMeta {
+                    id: ItemId(id),
+                    author: author.into(),
+                    kind: ItemKind::Note,
+                    audience,
+                    created_ms: created,
+                    expires_ms: expires,
+                    received_from: from.map(str::to_owned),
+                    max_hops: 3,
+                    hops_left: hops,
+                    retracts: None,
+                    replaces: None,
+                },
                 payload: vec![1],
                 signature: vec![2],
             },

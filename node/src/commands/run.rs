@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::commands::init::{InitError, open_or_init};
 use crate::daemon::limits::DEFAULT_SERVER_LISTEN;
@@ -14,24 +14,7 @@ use crate::daemon::{DaemonError, DaemonOptions, run_node};
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
 
-/// How the node behaves on the network.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, Default)]
-pub enum Profile {
-    /// Listens, keeps idle connections open longer.
-    #[default]
-    Server,
-    /// Dials its friends, does not listen, reconnects with backoff.
-    Phone,
-}
-
-impl From<Profile> for mesh::Profile {
-    fn from(p: Profile) -> mesh::Profile {
-        match p {
-            Profile::Server => mesh::Profile::Server,
-            Profile::Phone => mesh::Profile::Phone,
-        }
-    }
-}
+pub use crate::mesh::Profile;
 
 /// Flags of `porfiry run`.
 #[derive(Debug, Args)]
@@ -122,7 +105,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     let _lock = lock_data_dir(dir)?;
     let (key, store) = open_or_init(dir)?;
     let options = DaemonOptions {
-        profile: args.profile.into(),
+        profile: args.profile,
         listen,
     };
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");

@@ -11,8 +11,8 @@ use super::error::MeshError;
 use super::limits::{MAX_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
 use super::redial::Backoff;
 
-/// How the node takes part in the mesh.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// How the node takes part in the mesh (also `porfiry run --profile`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Profile {
     /// Always on: listens on its addresses and keeps idle links for an hour.
     Server,

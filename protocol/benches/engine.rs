@@ -165,7 +165,7 @@ fn report_both_ways() {
 /// and announce/pull bytes per payload byte.
 fn report_redundancy() {
     use rand_chacha::ChaCha8Rng;
-    use rand_chacha::rand_core::{RngCore, SeedableRng};
+    use rand_chacha::rand_core::{Rng, SeedableRng};
     let n = 20;
     let mut rng = ChaCha8Rng::seed_from_u64(6);
     let mut net = Net::new(n, T0, |c| c);

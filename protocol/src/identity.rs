@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use ed25519_dalek::{SigningKey, VerifyingKey};
 use libp2p_identity::PeerId;
-use rand_core::CryptoRngCore;
+use rand_core::CryptoRng;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::error::ItemError;
@@ -52,7 +52,7 @@ pub struct NodeKey {
 
 impl NodeKey {
     /// A fresh key from the caller's RNG (the protocol crate has no ambient RNG).
-    pub fn generate(rng: &mut impl CryptoRngCore) -> NodeKey {
+    pub fn generate<R: CryptoRng + ?Sized>(rng: &mut R) -> NodeKey {
         NodeKey {
             signing: SigningKey::generate(rng),
         }

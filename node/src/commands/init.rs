@@ -25,6 +25,9 @@ pub enum InitError {
     /// Creating the database failed.
     #[error(transparent)]
     Storage(#[from] porfiry_storage::StorageError),
+    /// The operating system gave no random bytes for the new key.
+    #[error("the OS random source failed, so no key was made: {0}")]
+    Randomness(getrandom::Error),
 }
 
 /// What `init` made.
@@ -55,8 +58,10 @@ pub fn init(dir: &DataDir) -> Result<Initialized, InitError> {
         path: dir.root().display().to_string(),
         source,
     })?;
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed).map_err(InitError::Randomness)?;
     let store = Store::create(dir.db_path())?;
-    let key = NodeKey::generate(&mut rand_core::OsRng);
+    let key = NodeKey::from_seed(seed);
     key.save(&key_path)?;
     Ok(Initialized {
         peer_id: key.peer_id().to_string(),

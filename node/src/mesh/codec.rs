@@ -20,7 +20,6 @@
 
 use std::io;
 
-use futures::future::BoxFuture;
 use futures::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use libp2p::StreamProtocol;
 use libp2p::request_response::Codec;
@@ -154,82 +153,64 @@ impl Default for FrameCodec {
     }
 }
 
-// `Codec` is declared with `#[async_trait]`; these are its desugared signatures
-// (boxed `Send` futures), written out so the crate needs no extra macro crate.
 impl Codec for FrameCodec {
     type Protocol = StreamProtocol;
     type Request = Frame;
     type Response = Vec<u8>;
 
-    fn read_request<'a, 'b, 'c, 'f, T>(
-        &'a mut self,
-        _protocol: &'b StreamProtocol,
-        io: &'c mut T,
-    ) -> BoxFuture<'f, io::Result<Frame>>
+    fn read_request<T>(
+        &mut self,
+        _protocol: &StreamProtocol,
+        io: &mut T,
+    ) -> impl Future<Output = io::Result<Frame>> + Send
     where
-        T: AsyncRead + Unpin + Send + 'f,
-        'a: 'f,
-        'b: 'f,
-        'c: 'f,
-        Self: 'f,
+        T: AsyncRead + Unpin + Send,
     {
-        Box::pin(read_request_frame(io, self.max_frame_bytes))
+        read_request_frame(io, self.max_frame_bytes)
     }
 
-    fn read_response<'a, 'b, 'c, 'f, T>(
-        &'a mut self,
-        _protocol: &'b StreamProtocol,
-        io: &'c mut T,
-    ) -> BoxFuture<'f, io::Result<Vec<u8>>>
+    fn read_response<T>(
+        &mut self,
+        _protocol: &StreamProtocol,
+        io: &mut T,
+    ) -> impl Future<Output = io::Result<Vec<u8>>> + Send
     where
-        T: AsyncRead + Unpin + Send + 'f,
-        'a: 'f,
-        'b: 'f,
-        'c: 'f,
-        Self: 'f,
+        T: AsyncRead + Unpin + Send,
     {
-        Box::pin(read_frame(io, self.max_frame_bytes))
+        read_frame(io, self.max_frame_bytes)
     }
 
-    fn write_request<'a, 'b, 'c, 'f, T>(
-        &'a mut self,
-        _protocol: &'b StreamProtocol,
-        io: &'c mut T,
+    fn write_request<T>(
+        &mut self,
+        _protocol: &StreamProtocol,
+        io: &mut T,
         req: Frame,
-    ) -> BoxFuture<'f, io::Result<()>>
+    ) -> impl Future<Output = io::Result<()>> + Send
     where
-        T: AsyncWrite + Unpin + Send + 'f,
-        'a: 'f,
-        'b: 'f,
-        'c: 'f,
-        Self: 'f,
+        T: AsyncWrite + Unpin + Send,
     {
         let max = self.max_frame_bytes;
-        Box::pin(async move {
+        async move {
             match req {
                 Frame::Body(body) => write_frame(io, &body, max).await,
                 Frame::Refused(refusal) => {
                     Err(io::Error::new(io::ErrorKind::InvalidInput, refusal))
                 }
             }
-        })
+        }
     }
 
-    fn write_response<'a, 'b, 'c, 'f, T>(
-        &'a mut self,
-        _protocol: &'b StreamProtocol,
-        io: &'c mut T,
+    fn write_response<T>(
+        &mut self,
+        _protocol: &StreamProtocol,
+        io: &mut T,
         res: Vec<u8>,
-    ) -> BoxFuture<'f, io::Result<()>>
+    ) -> impl Future<Output = io::Result<()>> + Send
     where
-        T: AsyncWrite + Unpin + Send + 'f,
-        'a: 'f,
-        'b: 'f,
-        'c: 'f,
-        Self: 'f,
+        T: AsyncWrite + Unpin + Send,
     {
         let max = self.max_frame_bytes;
-        Box::pin(async move { write_frame(io, &res, max).await })
+        async move { write_frame(io, &res, max).await }
     }
 }
 

@@ -2,6 +2,7 @@
 //! into one process — CLI commands, the LLM client, chat sessions and
 //! (later) the libp2p mesh driver and the HMP cognitive core.
 
+pub mod backoff;
 pub mod chat;
 pub mod cli;
 pub mod commands;

@@ -15,6 +15,7 @@ use super::message::ChatMessage;
 use super::reasoning::{Answer, answer};
 use super::retry::{is_retryable_status, parse_retry_after, retry_delay};
 use super::wire::{ChatRequest, Usage, parse_reply};
+use crate::backoff::Jitter;
 
 /// Largest reply body read: a chat answer is kilobytes; 8 MiB leaves room for a long
 /// generation with verbose reasoning and stops a broken server from filling memory.
@@ -121,7 +122,12 @@ impl OpenAiClient {
             if attempt >= attempts {
                 return Err(self.exhausted(cause, attempt));
             }
-            let delay = retry_delay(self.config.retry_base_delay, attempt - 1, retry_after);
+            let delay = retry_delay(
+                self.config.retry_base_delay,
+                attempt - 1,
+                retry_after,
+                Jitter::random(),
+            );
             warn!(
                 url = %self.url, attempt, of = attempts, delay_ms = delay.as_millis() as u64,
                 cause = %cause.describe(), "LLM request failed; retrying"

@@ -18,7 +18,8 @@ pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// doubling delays cover a server restarting or loading a model (a few seconds).
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
 
-/// First backoff delay; it doubles on each retry (0.5 s, 1 s, 2 s with the defaults).
+/// Ceiling of the first backoff delay; it doubles on each retry (0.5 s, 1 s, 2 s with the
+/// defaults) and each wait is jittered into the upper half of its ceiling ([`crate::backoff`]).
 pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 
 /// Sampling temperature when none is configured: low, because small models follow the

@@ -1,6 +1,9 @@
-//! When to retry a chat call and how long to wait first: pure arithmetic, no clock.
+//! When to retry a chat call and how long to wait first: pure arithmetic, no
+//! clock. The wait is the node's one [`Backoff`], jittered by the caller.
 
 use std::time::Duration;
+
+use crate::backoff::{Backoff, Jitter};
 
 /// Longest single wait between attempts, whatever the backoff or the server's
 /// `Retry-After` says: a chat user should not wait more than half a minute for one retry.
@@ -12,25 +15,22 @@ pub fn is_retryable_status(status: u16) -> bool {
     status == 429 || (500..=599).contains(&status)
 }
 
-/// Exponential backoff: `base × 2^retry` for the `retry`-th retry (0 = first), capped at
-/// [`MAX_RETRY_DELAY`].
-pub fn backoff(base: Duration, retry: u32) -> Duration {
-    let factor = 1u32.checked_shl(retry.min(31)).unwrap_or(u32::MAX);
-    base.checked_mul(factor)
-        .unwrap_or(MAX_RETRY_DELAY)
-        .min(MAX_RETRY_DELAY)
-}
-
 /// Seconds from a `Retry-After` header in its delta-seconds form; the HTTP-date form and
 /// anything unparsable give `None` (the backoff applies then).
 pub fn parse_retry_after(header: Option<&str>) -> Option<Duration> {
     header?.trim().parse::<u64>().ok().map(Duration::from_secs)
 }
 
-/// Wait before the `retry`-th retry: the backoff, or the server's `Retry-After` when that is
-/// longer, never above [`MAX_RETRY_DELAY`].
-pub fn retry_delay(base: Duration, retry: u32, retry_after: Option<Duration>) -> Duration {
-    let own = backoff(base, retry);
+/// Wait before the `retry`-th retry (0 = first): the jittered backoff from `base`
+/// (doubling, capped at [`MAX_RETRY_DELAY`]), or the server's `Retry-After` when that
+/// is longer, never above [`MAX_RETRY_DELAY`].
+pub fn retry_delay(
+    base: Duration,
+    retry: u32,
+    retry_after: Option<Duration>,
+    jitter: Jitter,
+) -> Duration {
+    let own = Backoff::new(base, MAX_RETRY_DELAY).delay(retry, jitter);
     retry_after
         .map_or(own, |ra| ra.max(own))
         .min(MAX_RETRY_DELAY)
@@ -55,13 +55,17 @@ mod tests {
     #[test]
     fn backoff_doubles_and_is_capped() {
         let base = Duration::from_millis(500);
-        assert_eq!(backoff(base, 0), base);
-        assert_eq!(backoff(base, 1), 2 * base);
-        assert_eq!(backoff(base, 2), 4 * base);
-        assert_eq!(backoff(base, 10), MAX_RETRY_DELAY);
-        assert_eq!(backoff(base, 40), MAX_RETRY_DELAY);
-        assert_eq!(backoff(Duration::MAX, 3), MAX_RETRY_DELAY);
-        assert_eq!(backoff(Duration::ZERO, 5), Duration::ZERO);
+        let none = |retry| retry_delay(base, retry, None, Jitter::NONE);
+        assert_eq!(none(0), base);
+        assert_eq!(none(1), 2 * base);
+        assert_eq!(none(2), 4 * base);
+        assert_eq!(none(10), MAX_RETRY_DELAY);
+        assert_eq!(none(40), MAX_RETRY_DELAY);
+        assert_eq!(
+            retry_delay(Duration::MAX, 3, None, Jitter::NONE),
+            MAX_RETRY_DELAY
+        );
+        assert_eq!(retry_delay(base, 2, None, Jitter::LEAST), 2 * base);
     }
 
     #[test]
@@ -77,17 +81,23 @@ mod tests {
 
     #[test]
     fn delay_takes_the_longer_of_backoff_and_retry_after_within_the_cap() {
-        assert_eq!(retry_delay(MS, 1, None), 2 * MS);
+        const J: Jitter = Jitter::NONE;
+        assert_eq!(retry_delay(MS, 1, None, J), 2 * MS);
         assert_eq!(
-            retry_delay(MS, 0, Some(Duration::from_secs(2))),
+            retry_delay(MS, 0, Some(Duration::from_secs(2)), J),
             Duration::from_secs(2)
         );
         assert_eq!(
-            retry_delay(Duration::from_secs(4), 0, Some(MS)),
+            retry_delay(Duration::from_secs(4), 0, Some(MS), J),
             Duration::from_secs(4)
         );
         assert_eq!(
-            retry_delay(MS, 0, Some(Duration::from_secs(3600))),
+            retry_delay(Duration::from_secs(4), 0, Some(MS), Jitter::LEAST),
+            Duration::from_secs(2),
+            "the jittered backoff, when still longer than Retry-After"
+        );
+        assert_eq!(
+            retry_delay(MS, 0, Some(Duration::from_secs(3600)), J),
             MAX_RETRY_DELAY
         );
     }

@@ -9,7 +9,7 @@ use libp2p::{Multiaddr, PeerId};
 
 use super::error::MeshError;
 use super::limits::{MAX_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
-use super::redial::Backoff;
+use super::redial::{Backoff, REDIAL_BACKOFF};
 
 /// How the node takes part in the mesh (also `porfiry run --profile`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -90,7 +90,7 @@ impl MeshConfig {
             listen,
             friends: Vec::new(),
             max_frame_bytes: MAX_FRAME_BYTES,
-            backoff: Backoff::default(),
+            backoff: REDIAL_BACKOFF,
         }
     }
 

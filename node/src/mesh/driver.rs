@@ -51,7 +51,7 @@ use super::limits::{
     COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER,
 };
 use super::outbox::{Outbox, QueueFull};
-use super::redial::RedialPlan;
+use super::redial::{Jitter, RedialPlan};
 use super::swarm::build_swarm;
 
 /// What woke the driver loop.
@@ -273,7 +273,7 @@ impl MeshDriver {
                 Err(DialError::DialPeerConditionFalse(_)) => {}
                 Err(error) => {
                     tracing::debug!(%peer, %error, "could not dial friend");
-                    self.redial.dial_failed(&peer, now);
+                    self.redial.dial_failed(&peer, now, Jitter::random());
                 }
             }
         }
@@ -311,7 +311,8 @@ impl MeshDriver {
                             reason: SendFailure::ConnectionClosed,
                         });
                     }
-                    self.redial.disconnected(&peer_id, self.now_ms());
+                    self.redial
+                        .disconnected(&peer_id, self.now_ms(), Jitter::random());
                     self.emit(MeshEvent::PeerDisconnected { peer: peer_id });
                 }
             }
@@ -334,7 +335,8 @@ impl MeshDriver {
                     tracing::warn!(%peer, "refused to dial a peer that is not a friend");
                 }
                 tracing::debug!(%peer, %error, "dial failed");
-                self.redial.dial_failed(&peer, self.now_ms());
+                self.redial
+                    .dial_failed(&peer, self.now_ms(), Jitter::random());
             }
             SwarmEvent::ListenerClosed {
                 addresses, reason, ..

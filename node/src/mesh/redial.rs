@@ -6,37 +6,28 @@
 //! next. No timers, no sockets, so it is tested without sleeping.
 //!
 //! Schedule: a newly added friend is dialled at once; after a working link
-//! drops, the first redial comes `base` later; each failed dial doubles the
-//! wait (`base·2^failures`), up to `cap`. A success resets the count.
+//! drops, the first redial comes about `base` later; each failed dial doubles
+//! the wait (`base·2^failures`), up to `cap`. A success resets the count.
+//! Every wait is jittered with a [`Jitter`] the driver draws, so the phones
+//! of a family spread their redials to a restarted server instead of
+//! arriving in lock-step.
 
 use std::collections::BTreeMap;
+use std::time::Duration;
+
+pub use crate::backoff::{Backoff, Jitter};
 
 use super::limits::{BACKOFF_BASE_MS, BACKOFF_CAP_MS};
 
-/// The delay arithmetic: `base·2^failures`, never above `cap`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Backoff {
-    /// Delay after a working link drops (no failures yet), in ms.
-    pub base_ms: u64,
-    /// Longest delay, in ms.
-    pub cap_ms: u64,
-}
+/// The mesh's default redial backoff: [`BACKOFF_BASE_MS`] doubling up to [`BACKOFF_CAP_MS`].
+pub const REDIAL_BACKOFF: Backoff = Backoff::new(
+    Duration::from_millis(BACKOFF_BASE_MS),
+    Duration::from_millis(BACKOFF_CAP_MS),
+);
 
-impl Default for Backoff {
-    fn default() -> Self {
-        Self {
-            base_ms: BACKOFF_BASE_MS,
-            cap_ms: BACKOFF_CAP_MS,
-        }
-    }
-}
-
-impl Backoff {
-    /// Wait before the next dial after `failures` failed dials in a row.
-    pub fn delay_ms(&self, failures: u32) -> u64 {
-        let factor = 1u64.checked_shl(failures).unwrap_or(u64::MAX);
-        self.base_ms.saturating_mul(factor).min(self.cap_ms)
-    }
+/// A backoff delay in whole milliseconds (the plan's clock unit).
+fn delay_ms(backoff: &Backoff, failures: u32, jitter: Jitter) -> u64 {
+    u64::try_from(backoff.delay(failures, jitter).as_millis()).unwrap_or(u64::MAX)
 }
 
 /// Where one friend's link stands.
@@ -51,7 +42,7 @@ pub enum LinkState {
 }
 
 /// Redial schedule for every friend we know an address of.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RedialPlan<P: Ord + Clone> {
     backoff: Backoff,
     links: BTreeMap<P, LinkState>,
@@ -91,24 +82,24 @@ impl<P: Ord + Clone> RedialPlan<P> {
         }
     }
 
-    /// The last connection to `peer` closed: redial `base` from now.
-    pub fn disconnected(&mut self, peer: &P, now_ms: u64) {
+    /// The last connection to `peer` closed: redial about `base` from now.
+    pub fn disconnected(&mut self, peer: &P, now_ms: u64, jitter: Jitter) {
         if let Some(state) = self.links.get_mut(peer)
             && *state == LinkState::Connected
         {
-            let at_ms = now_ms.saturating_add(self.backoff.delay_ms(0));
+            let at_ms = now_ms.saturating_add(delay_ms(&self.backoff, 0, jitter));
             *state = LinkState::Waiting { at_ms, failures: 0 };
         }
     }
 
     /// Our dial to `peer` failed: wait twice as long as last time (capped).
     /// Ignored unless a dial was under way (a link may have come up meanwhile).
-    pub fn dial_failed(&mut self, peer: &P, now_ms: u64) {
+    pub fn dial_failed(&mut self, peer: &P, now_ms: u64, jitter: Jitter) {
         if let Some(state) = self.links.get_mut(peer)
             && let LinkState::Dialing { failures } = *state
         {
             let failures = failures.saturating_add(1);
-            let at_ms = now_ms.saturating_add(self.backoff.delay_ms(failures));
+            let at_ms = now_ms.saturating_add(delay_ms(&self.backoff, failures, jitter));
             *state = LinkState::Waiting { at_ms, failures };
         }
     }
@@ -144,21 +135,46 @@ impl<P: Ord + Clone> RedialPlan<P> {
 mod tests {
     use super::*;
 
-    const B: Backoff = Backoff {
-        base_ms: 1_000,
-        cap_ms: 10_000,
-    };
+    const B: Backoff = Backoff::new(Duration::from_secs(1), Duration::from_secs(10));
+    const J: Jitter = Jitter::NONE;
 
     #[test]
     fn delay_doubles_and_is_capped() {
-        let delays: Vec<u64> = (0..6).map(|f| B.delay_ms(f)).collect();
+        let delays: Vec<u64> = (0..6).map(|f| delay_ms(&B, f, J)).collect();
         assert_eq!(delays, [1_000, 2_000, 4_000, 8_000, 10_000, 10_000]);
         assert_eq!(
-            B.delay_ms(200),
+            delay_ms(&B, 200, J),
             10_000,
             "huge failure counts do not overflow"
         );
-        assert_eq!(Backoff::default().delay_ms(u32::MAX), BACKOFF_CAP_MS);
+        assert_eq!(delay_ms(&REDIAL_BACKOFF, u32::MAX, J), BACKOFF_CAP_MS);
+    }
+
+    #[test]
+    fn jittered_friends_redial_at_different_times_within_the_range() {
+        let mut plan = RedialPlan::new(B);
+        for peer in ["a", "b"] {
+            plan.add(peer, 0);
+        }
+        plan.take_due(0);
+        plan.dial_failed(&"a", 0, Jitter::LEAST);
+        plan.dial_failed(&"b", 0, Jitter::new(0.5));
+        assert_eq!(
+            plan.state(&"a"),
+            Some(LinkState::Waiting {
+                at_ms: 1_000,
+                failures: 1
+            }),
+            "the least jitter waits half the 2 s ceiling"
+        );
+        assert_eq!(
+            plan.state(&"b"),
+            Some(LinkState::Waiting {
+                at_ms: 1_500,
+                failures: 1
+            })
+        );
+        assert_eq!(plan.take_due(1_000), ["a"], "they no longer wake together");
     }
 
     #[test]
@@ -184,7 +200,7 @@ mod tests {
         let mut waits = Vec::new();
         for _ in 0..6 {
             assert_eq!(plan.take_due(now), ["a"]);
-            plan.dial_failed(&"a", now);
+            plan.dial_failed(&"a", now, J);
             let at = plan.next_wake_ms().unwrap();
             waits.push(at - now);
             assert!(plan.take_due(at - 1).is_empty(), "not due before its time");
@@ -198,9 +214,9 @@ mod tests {
         let mut plan = RedialPlan::new(B);
         plan.add("a", 0);
         plan.take_due(0);
-        plan.dial_failed(&"a", 0);
+        plan.dial_failed(&"a", 0, J);
         plan.take_due(2_000);
-        plan.dial_failed(&"a", 2_000);
+        plan.dial_failed(&"a", 2_000, J);
         assert_eq!(
             plan.state(&"a"),
             Some(LinkState::Waiting {
@@ -211,7 +227,7 @@ mod tests {
         plan.take_due(6_000);
         plan.connected(&"a");
         assert_eq!(plan.next_wake_ms(), None);
-        plan.disconnected(&"a", 50_000);
+        plan.disconnected(&"a", 50_000, J);
         assert_eq!(
             plan.state(&"a"),
             Some(LinkState::Waiting {
@@ -235,7 +251,7 @@ mod tests {
         plan.add("a", 0);
         plan.take_due(0);
         plan.connected(&"a");
-        plan.dial_failed(&"a", 10);
+        plan.dial_failed(&"a", 10, J);
         assert_eq!(plan.state(&"a"), Some(LinkState::Connected));
     }
 
@@ -244,7 +260,7 @@ mod tests {
         let mut plan = RedialPlan::new(B);
         plan.add("a", 0);
         plan.take_due(0);
-        plan.disconnected(&"a", 5);
+        plan.disconnected(&"a", 5, J);
         assert_eq!(plan.state(&"a"), Some(LinkState::Dialing { failures: 0 }));
     }
 
@@ -255,8 +271,8 @@ mod tests {
         plan.add("b", 0);
         plan.remove(&"a");
         plan.connected(&"zzz");
-        plan.dial_failed(&"zzz", 0);
-        plan.disconnected(&"zzz", 0);
+        plan.dial_failed(&"zzz", 0, J);
+        plan.disconnected(&"zzz", 0, J);
         assert_eq!(plan.take_due(0), ["b"]);
         assert_eq!(plan.state(&"a"), None);
         assert_eq!(plan.state(&"zzz"), None);
@@ -267,7 +283,7 @@ mod tests {
         let mut plan = RedialPlan::new(B);
         plan.add("a", 0);
         plan.take_due(0);
-        plan.dial_failed(&"a", 0);
+        plan.dial_failed(&"a", 0, J);
         plan.add("a", 1);
         assert_eq!(
             plan.state(&"a"),

@@ -15,10 +15,7 @@ use tokio::time::timeout;
 pub const WAIT: Duration = Duration::from_secs(30);
 
 /// A short backoff so redial tests take milliseconds, not seconds.
-pub const FAST: Backoff = Backoff {
-    base_ms: 20,
-    cap_ms: 200,
-};
+pub const FAST: Backoff = Backoff::new(Duration::from_millis(20), Duration::from_millis(200));
 
 /// A running driver with its handle, events and task.
 pub struct Node {

@@ -1,5 +1,10 @@
 //! The `porfiry` binary: parses the command line, sets up logging and runs
-//! the chosen subcommand. Errors are printed as one line; exit code 1.
+//! the chosen subcommand. Errors are printed as one line; exit code 1. When
+//! the reader of stdout goes away (`porfiry notes list | head -1`) the
+//! command stops quietly with 141, the status a shell gives SIGPIPE.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
 
 use clap::Parser;
 use porfiry_node::cli::{Cli, Command};
@@ -7,7 +12,11 @@ use porfiry_node::commands;
 use porfiry_node::data_dir::{DataDir, default_data_dir};
 use tracing_subscriber::EnvFilter;
 
-fn main() -> std::process::ExitCode {
+/// Exit status when stdout's reader closed the pipe: 128 + SIGPIPE, what a shell
+/// reports for a program the signal stopped, so pipelines read it as usual.
+const BROKEN_PIPE_EXIT: u8 = 141;
+
+fn main() -> ExitCode {
     let cli = Cli::parse();
     tracing_subscriber::fmt()
         .with_env_filter(
@@ -16,12 +25,30 @@ fn main() -> std::process::ExitCode {
         .with_writer(std::io::stderr)
         .init();
     match run(cli) {
-        Ok(()) => std::process::ExitCode::SUCCESS,
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if is_broken_pipe(&e) => ExitCode::from(BROKEN_PIPE_EXIT),
         Err(e) => {
             eprintln!("porfiry: {e:#}");
-            std::process::ExitCode::FAILURE
+            ExitCode::FAILURE
         }
     }
+}
+
+/// Whether the failure is stdout's reader having gone away (not worth a word).
+fn is_broken_pipe(e: &anyhow::Error) -> bool {
+    e.chain().any(|cause| {
+        cause
+            .downcast_ref::<io::Error>()
+            .is_some_and(|io| io.kind() == io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// Writes `text` and a newline to stdout, reporting a closed pipe as an error
+/// (where `println!` would panic).
+fn say(text: impl std::fmt::Display) -> io::Result<()> {
+    let mut out = io::stdout().lock();
+    writeln!(out, "{text}")?;
+    out.flush()
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
@@ -29,24 +56,26 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Init => {
             let made = commands::init::init(&dir)?;
-            println!("initialized {}: {made}", dir.root().display());
+            say(format_args!("initialized {}: {made}", dir.root().display()))?;
         }
         Command::Status { json } => {
             let s = commands::status::status(&dir)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&s)?);
+                say(serde_json::to_string_pretty(&s)?)?;
             } else {
-                print!("{}", s.to_text());
+                let mut out = io::stdout().lock();
+                out.write_all(s.to_text().as_bytes())?;
+                out.flush()?;
             }
         }
         Command::Chat(args) => commands::chat::chat(&dir, &args)?,
         Command::Friends(cmd) => {
             let now = porfiry_node::daemon::clock::now_ms();
-            println!("{}", commands::friends::friends(&dir, &cmd, now)?);
+            say(commands::friends::friends(&dir, &cmd, now)?)?;
         }
         Command::Notes(cmd) => {
             let now = porfiry_node::daemon::clock::now_ms();
-            println!("{}", commands::notes::notes(&dir, &cmd, now)?);
+            say(commands::notes::notes(&dir, &cmd, now)?)?;
         }
         Command::Run(args) => {
             let rt = tokio::runtime::Builder::new_multi_thread()

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Parser, Subcommand};
 
-/// Porfiry: a mesh agent node — chat tool loop for small models, HMP
-/// cognitive core, and friend-to-friend replication over libp2p.
+/// Porfiry: a mesh agent node — chat tool loop for small models and
+/// friend-to-friend replication over libp2p (the HMP cognitive core is planned).
 #[derive(Debug, Parser)]
 #[command(name = "porfiry", version, about, long_about = None)]
 pub struct Cli {

@@ -26,8 +26,10 @@ pub const SECRET_CONFIG_KEYS: &[&str] = &[
     "authorization",
 ];
 
-/// How to call one LLM. Holds the *name* of the env var with the API key,
-/// never the key.
+/// How to call one LLM: the node's one description of call settings, stored
+/// in `llm_registry.config` and handed to the HTTP client (`porfiry-node`
+/// fills each unset field with its named default). Holds the *name* of the
+/// env var with the API key, never the key.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct LlmConfig {
@@ -37,8 +39,14 @@ pub struct LlmConfig {
     pub temperature: Option<f64>,
     /// Reply length cap.
     pub max_tokens: Option<u32>,
-    /// Request timeout.
+    /// Whole-request timeout, from connecting until the reply is read.
     pub timeout_ms: Option<u64>,
+    /// TCP (and TLS) connect timeout.
+    pub connect_timeout_ms: Option<u64>,
+    /// Retries after the first attempt on 429, 5xx and connection errors.
+    pub max_retries: Option<u32>,
+    /// Ceiling of the first retry's backoff; it doubles on each retry.
+    pub retry_base_delay_ms: Option<u64>,
     /// Other settings, kept as given (no secrets: see [`SECRET_CONFIG_KEYS`]).
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
@@ -133,5 +141,35 @@ impl Store {
         let mut f = Filter::default();
         f.and("name = ?", [Value::Text(name.to_owned())]);
         Ok(self.select::<LlmEntry>(&f, "id", 1, 0)?.pop())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn call_settings_round_trip_and_unknown_keys_are_kept_aside() {
+        let stored = r#"{"temperature":0.3,"max_retries":2,"connect_timeout_ms":900,
+            "retry_base_delay_ms":250,"timeout_ms":60000,"context_tokens":4096}"#;
+        let config: LlmConfig = serde_json::from_str(stored).unwrap();
+        assert_eq!(config.temperature, Some(0.3));
+        assert_eq!(config.max_retries, Some(2));
+        assert_eq!(config.connect_timeout_ms, Some(900));
+        assert_eq!(config.retry_base_delay_ms, Some(250));
+        assert_eq!(config.timeout_ms, Some(60_000));
+        assert_eq!(
+            config.other.get("context_tokens"),
+            Some(&serde_json::json!(4096))
+        );
+        let again: LlmConfig =
+            serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
+        assert_eq!(again, config);
+    }
+
+    #[test]
+    fn an_empty_config_leaves_every_setting_to_the_client() {
+        let config: LlmConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(config, LlmConfig::default());
     }
 }

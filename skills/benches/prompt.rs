@@ -4,6 +4,9 @@
 //!
 //! Run: `cargo bench -p porfiry-skills --bench prompt -- --warm-up-time 1 --measurement-time 3`
 
+// `criterion_group!` generates an undocumented `pub fn`; a bench has no API to document.
+#![allow(missing_docs)]
+
 use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;

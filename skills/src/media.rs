@@ -4,10 +4,10 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::args::{ArgSpec, Args};
 use crate::limits::MAX_MEDIA_SEARCH_RESULTS;
 use crate::texts::{self, Language};
-use crate::toolset::{ClientEvent, ToolOutput, ToolSpec, Toolset};
+use crate::tools::args::{ArgSpec, Args};
+use crate::tools::toolset::{ClientEvent, ToolOutput, ToolSpec, Toolset};
 
 /// The set's name and its tools' prefix.
 pub const MEDIA: &str = "media";

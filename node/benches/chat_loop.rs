@@ -17,8 +17,9 @@ use porfiry_node::chat::{
     SystemClock,
 };
 use porfiry_node::llm::LlmConfig;
+use porfiry_node::toolsets::MediaToolset;
 use porfiry_node::toolsets::media_catalog::parse_catalog;
-use porfiry_skills::{MediaToolset, ToolsetRegistry};
+use porfiry_skills::ToolsetRegistry;
 
 /// The scenario's four replies, in turn order.
 const SCRIPT: [&str; 4] = [

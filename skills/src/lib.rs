@@ -14,7 +14,6 @@
 pub mod clock;
 pub mod limits;
 pub mod llm;
-pub mod media;
 pub mod session;
 pub mod skills;
 pub mod texts;
@@ -22,7 +21,6 @@ pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock, ZonedTime};
 pub use llm::{ChatMessage, Llm, LlmError, ModelRequest, Role};
-pub use media::{MediaEntry, MediaToolset};
 pub use session::{
     Action, Activation, ChatSession, Outcome, ParsedReply, PromptBuilder, Reply, ResultKind,
     Session, SessionError, Step, ToolCall, TraceEvent, dispatch, find_calls, parse_reply, run_turn,

@@ -3,6 +3,9 @@
 //! through `ChatEngine`/`ChatSession` with an instant in-process model, and
 //! the media toolset's catalogue load and search on a 10,000-film catalogue.
 
+// `criterion_group!` generates an undocumented `pub fn`; a bench has no API to document.
+#![allow(missing_docs)]
+
 use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -14,8 +17,9 @@ use porfiry_node::chat::{
     SystemClock,
 };
 use porfiry_node::llm::LlmConfig;
+use porfiry_node::toolsets::MediaToolset;
 use porfiry_node::toolsets::media_catalog::parse_catalog;
-use porfiry_skills::{MediaToolset, ToolsetRegistry};
+use porfiry_skills::ToolsetRegistry;
 
 /// The scenario's four replies, in turn order.
 const SCRIPT: [&str; 4] = [

@@ -4,6 +4,9 @@
 //!
 //! Run: `cargo bench -p porfiry-skills --bench prompt -- --warm-up-time 1 --measurement-time 3`
 
+// `criterion_group!` generates an undocumented `pub fn`; a bench has no API to document.
+#![allow(missing_docs)]
+
 use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;
@@ -11,11 +14,17 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use porfiry_skills::{
-    ArgSpec, Args, ChatSession, Language, Llm, LlmError, LoopConfig, ManualClock, MediaEntry,
-    MediaToolset, ModelRequest, Session, Skill, SkillOrigin, SkillRegistry, SkillRepository,
-    ToolOutput, ToolSpec, Toolbox, Toolset, ToolsetRegistry, ZonedTime,
+    ArgSpec, Args, ChatSession, Language, Llm, LlmError, LoopConfig, ManualClock, ModelRequest,
+    Session, Skill, SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec, Toolbox,
+    Toolset, ToolsetRegistry, ZonedTime,
 };
 use time::macros::datetime;
+
+/// The test suite's film toolset named `media`, shared with the bench.
+#[path = "../tests/common/films.rs"]
+mod films;
+
+use films::{Film, Films};
 
 /// A toolset of `n` generated tools.
 struct Synthetic {
@@ -59,9 +68,9 @@ impl Toolset for Synthetic {
     }
 }
 
-fn films() -> Vec<MediaEntry> {
+fn films() -> Vec<Film> {
     (0..200)
-        .map(|i| MediaEntry {
+        .map(|i| Film {
             id: format!("tt{i:07}"),
             title: if i == 42 {
                 "Lara Croft: Tomb Raider".into()
@@ -94,7 +103,7 @@ fn big_toolbox() -> Toolbox {
 
 fn media_toolbox(language: Language) -> Arc<Toolbox> {
     let mut sets = ToolsetRegistry::new();
-    sets.register(MediaToolset::new(films(), language))
+    sets.register(Films::new(films(), language))
         .expect("valid set");
     let skills = SkillRepository::new(language).load().registry;
     Arc::new(Toolbox::new(

@@ -27,7 +27,3 @@ pub const MAX_SKILL_NAME_CHARS: usize = 64;
 /// Toolset names are routing prefixes shown on every catalogue line; 32 is
 /// plenty for a word and keeps tool names short.
 pub const MAX_TOOLSET_NAME_CHARS: usize = 32;
-
-/// `media_search` lists at most this many hits: five lines are enough to pick
-/// from and keep the result near 100 tokens.
-pub const MAX_MEDIA_SEARCH_RESULTS: usize = 5;

@@ -1,6 +1,6 @@
 //! The `TOOL_CALL` parser against what small models actually write.
 
-use porfiry_skills::parser::{parse_line, strip_think};
+use porfiry_skills::session::parser::{parse_line, strip_think};
 use porfiry_skills::{ParsedReply, ToolCall, find_calls, parse_reply};
 use proptest::prelude::*;
 

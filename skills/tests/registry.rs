@@ -3,10 +3,11 @@
 
 mod common;
 
+use common::films::Films;
 use common::{Notes, films};
 use porfiry_skills::{
-    ArgSpec, Args, ArgsError, Invocation, Language, MediaToolset, RegistryError, Route, ToolOutput,
-    ToolSpec, Toolset, ToolsetRegistry,
+    ArgSpec, Args, ArgsError, Invocation, Language, RegistryError, Route, ToolOutput, ToolSpec,
+    Toolset, ToolsetRegistry,
 };
 
 struct Custom {
@@ -41,8 +42,7 @@ fn custom(name: &'static str, tools: &[&str]) -> Custom {
 
 fn registry() -> ToolsetRegistry {
     let mut r = ToolsetRegistry::new();
-    r.register(MediaToolset::new(films(), Language::En))
-        .unwrap();
+    r.register(Films::new(films(), Language::En)).unwrap();
     r.register(Notes::new()).unwrap();
     r
 }

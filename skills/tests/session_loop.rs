@@ -5,6 +5,7 @@
 mod common;
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use common::{ScriptedLlm, clock, media_only, toolbox, toolbox_with};
 use futures::executor::block_on;
@@ -268,11 +269,15 @@ fn invisible_calls_count_as_rounds_so_an_enable_loop_ends() {
 fn a_model_failure_aborts_the_turn_and_keeps_turns_alternating() {
     let llm = ScriptedLlm::default();
     llm.push(Ok("TOOL_CALL: get_current_time".into()));
-    llm.push(Err(LlmError::Timeout { ms: 30_000 }));
+    let timeout = LlmError::Timeout {
+        url: "http://127.0.0.1:9/v1/chat/completions".into(),
+        timeout: Duration::from_secs(30),
+    };
+    llm.push(Err(timeout.clone()));
     llm.push(Ok("Hello again.".into()));
     let mut chat = chat(toolbox(), &llm);
     let err = block_on(chat.send("time?")).unwrap_err();
-    assert_eq!(err, LlmError::Timeout { ms: 30_000 });
+    assert_eq!(err, timeout);
     assert!(!chat.session().awaiting_model());
     let h = chat.session().history();
     assert_eq!(

@@ -173,7 +173,10 @@ async fn bad_input_and_model_failures_are_errors_not_panics() {
 
     let e = session.send("hi").await.unwrap_err();
     assert!(
-        matches!(e, SendError::Model(ModelError::Status { status: 500, .. })),
+        matches!(
+            e,
+            SendError::Model(ModelError::ServerError { status: 500, .. })
+        ),
         "{e:?}"
     );
     assert_eq!(session.send("again").await.unwrap().text, "Back.");

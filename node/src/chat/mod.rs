@@ -6,7 +6,8 @@
 //! The tool loop itself (prompt states, invisible enable/disable, call
 //! substitution, per-session activation with lazy expiry) is
 //! `porfiry_skills`'; this module wires it to the node's OpenAI-compatible
-//! client ([`model`]), toolsets and data dir.
+//! client ([`model`], failures worded by [`model_failure`]), toolsets and
+//! data dir.
 //!
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
@@ -26,6 +27,7 @@ pub mod config;
 pub mod engine;
 pub mod input;
 pub mod model;
+pub mod model_failure;
 pub mod session;
 pub mod transcript;
 
@@ -36,8 +38,9 @@ pub use session::{ChatSession, SendError};
 
 /// The loop's types an embedder needs, so it does not depend on
 /// `porfiry-skills` itself: the reply and its events, the clocks, the model
-/// trait for bringing its own model, trace events.
-pub use porfiry_skills::llm::ChatMessage as HistoryMessage;
+/// trait for bringing its own model and its one error type (the HTTP
+/// client's too), trace events.
+pub use porfiry_skills::ChatMessage as HistoryMessage;
 pub use porfiry_skills::{
     Action, ClientEvent, Clock, Language, Llm, LlmError as ModelError, ManualClock, ModelRequest,
     Reply, SystemClock, TraceEvent, ZonedTime,

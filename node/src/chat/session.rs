@@ -5,16 +5,16 @@
 
 use std::sync::Arc;
 
-use porfiry_skills::llm::ChatMessage as LoopMessage;
-use porfiry_skills::{Clock, Llm, LlmError as ModelError, Reply, Toolbox, TraceEvent};
+use porfiry_skills::{ChatMessage, Clock, Llm, LlmError, Reply, Toolbox, TraceEvent};
 
 use super::config::MAX_USER_MESSAGE_CHARS;
+use super::model_failure;
 
 /// Why a message got no answer. Nothing is lost: on [`SendError::Empty`] and
 /// [`SendError::TooLong`] the session is untouched; on
 /// [`SendError::Model`] the history keeps the message (with a note that no
 /// reply came) and the session takes the next message as usual.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum SendError {
     /// Only whitespace.
     #[error("the message is empty")]
@@ -25,9 +25,17 @@ pub enum SendError {
         /// Its length in characters.
         chars: usize,
     },
-    /// The model call failed (unreachable, timeout, HTTP error, bad reply).
-    #[error(transparent)]
-    Model(#[from] ModelError),
+    /// The model call failed (unreachable, timeout, HTTP error, bad reply);
+    /// shown in the chat's words ([`model_failure::describe`]), every detail
+    /// kept in the error.
+    #[error("{}", model_failure::describe(.0))]
+    Model(LlmError),
+}
+
+impl From<LlmError> for SendError {
+    fn from(error: LlmError) -> Self {
+        SendError::Model(error)
+    }
 }
 
 /// One conversation: its history and its active toolsets.
@@ -74,7 +82,7 @@ impl<L: Llm + Sync> ChatSession<L> {
     }
 
     /// The history as the model sees it (enable/disable calls never in it).
-    pub fn history(&self) -> &[LoopMessage] {
+    pub fn history(&self) -> &[ChatMessage] {
         self.inner.session().history()
     }
 

@@ -8,7 +8,7 @@
 //! - the answer's lines as they are,
 //! - or one `[error] MESSAGE` line when the turn failed.
 
-use porfiry_skills::{Action, ClientEvent, LlmError as ModelError, Reply, TraceEvent};
+use porfiry_skills::{Action, ClientEvent, LlmError, Reply, TraceEvent};
 
 use super::session::SendError;
 use crate::llm::API_KEY_ENV;
@@ -41,7 +41,7 @@ pub fn render_reply(reply: &Reply) -> String {
 /// The one stdout line of a failed turn.
 pub fn render_error(error: &SendError) -> String {
     let mut line = error.to_string();
-    if let SendError::Model(ModelError::Unauthorized { .. }) = error {
+    if let SendError::Model(LlmError::Unauthorized { .. }) = error {
         line.push_str(&format!("; set {API_KEY_ENV}"));
     }
     format!("{ERROR_PREFIX}{}\n", one_line(&line))
@@ -166,8 +166,7 @@ fn block(out: &mut String, text: &str) {
 
 #[cfg(test)]
 mod tests {
-    use porfiry_skills::llm::ChatMessage;
-    use porfiry_skills::{ModelRequest, ResultKind, ToolCall};
+    use porfiry_skills::{ChatMessage, ModelRequest, ResultKind, ToolCall};
 
     use super::*;
 
@@ -195,15 +194,21 @@ mod tests {
 
     #[test]
     fn errors_are_one_line_and_a_refused_key_names_the_variable() {
-        let e = SendError::Model(ModelError::Status {
+        let url = "http://127.0.0.1:9/v1/chat/completions";
+        let e = SendError::Model(LlmError::Status {
+            url: url.into(),
             status: 500,
-            body: "boom\nstack".into(),
+            snippet: "boom\nstack".into(),
         });
         assert_eq!(
             render_error(&e),
             "[error] model endpoint answered HTTP 500: boom stack\n"
         );
-        let e = SendError::Model(ModelError::Unauthorized { status: 401 });
+        let e = SendError::Model(LlmError::Unauthorized {
+            url: url.into(),
+            status: 401,
+            snippet: "no".into(),
+        });
         assert!(render_error(&e).contains("PORFIRY_LLM_API_KEY"));
         assert_eq!(
             render_error(&SendError::Empty),

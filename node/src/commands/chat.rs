@@ -267,7 +267,10 @@ mod tests {
         *model.replies.lock().unwrap() = vec![
             Ok("TOOL_CALL: show_text|hello there".into()),
             Ok("Done.".into()),
-            Err(ModelError::Timeout { ms: 1_000 }),
+            Err(ModelError::Timeout {
+                url: "http://unused/v1/chat/completions".into(),
+                timeout: std::time::Duration::from_secs(1),
+            }),
             Ok("Still here.".into()),
         ];
         let (out, err) = run(&model, b"show it\n\n  \n\xff\nsecond\nthird\n", false);

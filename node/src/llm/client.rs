@@ -4,14 +4,13 @@
 use std::error::Error as _;
 use std::time::Duration;
 
+use porfiry_skills::llm::{ChatMessage, LlmError, snippet};
 use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use tracing::{debug, warn};
 
 use super::config::LlmConfig;
 use super::endpoint::chat_completions_url;
-use super::error::{LlmError, snippet};
-use super::message::ChatMessage;
 use super::reasoning::{Answer, answer};
 use super::retry::{is_retryable_status, parse_retry_after, retry_delay};
 use super::wire::{ChatRequest, Usage, parse_reply};

@@ -1,8 +1,7 @@
 //! Turns the base URL a user typed into the chat-completions URL the client posts to.
 
+use porfiry_skills::llm::LlmError;
 use reqwest::Url;
-
-use super::error::LlmError;
 
 /// Path every supported server (Ollama, llama.cpp, vLLM, LM Studio) serves the API under;
 /// appended when the base URL has no path at all.

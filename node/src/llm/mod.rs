@@ -15,21 +15,20 @@
 //! one of those servers serves the API there; a base given with a trailing `/` or with
 //! `/chat/completions` already on it is trimmed back to the base.
 //!
-//! Files: [`config`] (settings and their limits), [`message`] (the history the caller
-//! passes), [`endpoint`] (base URL normalisation), [`wire`] (request and reply JSON),
-//! [`reasoning`] (what counts as the answer when a model also thinks aloud), [`retry`]
-//! (backoff arithmetic), [`error`] (every failure, in words), [`client`] (the HTTP calls).
+//! Files: [`config`] (settings and their limits), [`endpoint`] (base URL normalisation),
+//! [`wire`] (request and reply JSON), [`reasoning`] (what counts as the answer when a
+//! model also thinks aloud), [`retry`] (backoff arithmetic), [`client`] (the HTTP calls).
+//! The vocabulary — the history the caller passes ([`ChatMessage`], [`Role`]) and every
+//! failure in words ([`LlmError`]) — is `porfiry_skills::llm`'s, shared with the tool
+//! loop, and re-exported here.
 
 pub mod client;
 pub mod config;
 pub mod endpoint;
-pub mod error;
-pub mod message;
 pub mod reasoning;
 pub mod retry;
 pub mod wire;
 
 pub use client::{Completion, OpenAiClient};
 pub use config::{API_KEY_ENV, LlmConfig};
-pub use error::LlmError;
-pub use message::{ChatMessage, Role};
+pub use porfiry_skills::llm::{ChatMessage, LlmError, Role};

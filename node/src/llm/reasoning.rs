@@ -22,7 +22,9 @@ pub const THINK_CLOSE: &str = "</think>";
 pub enum Answer {
     /// The answer text (trimmed), and the thought if there was one.
     Text {
+        /// The answer, trimmed.
         text: String,
+        /// The thought before it, if the model sent one.
         reasoning: Option<String>,
     },
     /// Only a thought, cut off before any answer.

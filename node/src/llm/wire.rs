@@ -4,16 +4,17 @@
 //! `content` as a string, `null` or an array of text parts, the thought in
 //! `reasoning_content` or `reasoning`, and an `{"error": …}` body sent with status 200.
 
+use porfiry_skills::llm::{ChatMessage, LlmError, Role, snippet};
 use serde::{Deserialize, Serialize};
-
-use super::error::{LlmError, snippet};
-use super::message::{ChatMessage, Role};
 
 /// The request body of `POST …/chat/completions`.
 #[derive(Debug, Serialize)]
 pub struct ChatRequest<'a> {
+    /// The model name, as the server knows it.
     pub model: &'a str,
+    /// Sampling temperature (0 or more).
     pub temperature: f32,
+    /// The system prompt, then the history.
     pub messages: Vec<WireMessage<'a>>,
     /// Always `false`: the client reads one whole reply.
     pub stream: bool,
@@ -22,7 +23,9 @@ pub struct ChatRequest<'a> {
 /// A message as sent on the wire (borrowed, so building a request copies no text).
 #[derive(Debug, Serialize)]
 pub struct WireMessage<'a> {
+    /// Who said it.
     pub role: Role,
+    /// What was said.
     pub content: &'a str,
 }
 
@@ -55,10 +58,13 @@ impl<'a> ChatRequest<'a> {
 /// Token counts when the server reports them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 pub struct Usage {
+    /// Tokens of the prompt (system prompt and history).
     #[serde(default)]
     pub prompt_tokens: Option<u64>,
+    /// Tokens generated.
     #[serde(default)]
     pub completion_tokens: Option<u64>,
+    /// Both together.
     #[serde(default)]
     pub total_tokens: Option<u64>,
 }
@@ -66,9 +72,13 @@ pub struct Usage {
 /// The parts of a reply the client uses, before thought and answer are separated.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawChoice {
+    /// The first choice's text content (text parts joined), if any.
     pub content: Option<String>,
+    /// Its `reasoning_content` or `reasoning`, if any.
     pub reasoning: Option<String>,
+    /// Why generation stopped (`stop`, `length`, …), if the server said.
     pub finish_reason: Option<String>,
+    /// Token counts, if the server reported them.
     pub usage: Option<Usage>,
 }
 

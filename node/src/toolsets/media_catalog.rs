@@ -1,14 +1,14 @@
 //! The media catalogue file behind the `media` toolset: a JSON array of
 //! `{"id","title","year","description"}` read from `--media-catalog FILE`,
 //! or the built-in sample. Every problem is reported naming the file and what
-//! is wrong with it; the search itself is `porfiry_skills::MediaToolset`.
+//! is wrong with it; the search itself is [`super::media::MediaToolset`].
 
 use std::collections::HashMap;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use porfiry_skills::MediaEntry;
+use super::media::MediaEntry;
 
 /// A catalogue file larger than this is refused before parsing: 16 MiB holds
 /// about 50,000 films at ~300 bytes each, far beyond a home library, and a

@@ -1,12 +1,16 @@
 //! The node's toolsets: what a session can switch on with `enable_toolset`.
-//! For now the `media` set over a catalogue file ([`media_catalog`]); the
-//! toolsets that act on storage (the HMP command catalogue) join the same
-//! registry later, so chat and the cognitive core dispatch through one.
+//! For now the `media` set ([`media`]) over a catalogue file
+//! ([`media_catalog`]), its texts in [`texts`]; the toolsets that act on
+//! storage (the HMP command catalogue) join the same registry later, so chat
+//! and the cognitive core (planned) will dispatch through one.
 
+pub mod media;
 pub mod media_catalog;
+pub mod texts;
 
-use porfiry_skills::{Language, MediaToolset, RegistryError, ToolsetRegistry};
+use porfiry_skills::{Language, RegistryError, ToolsetRegistry};
 
+pub use media::{MediaEntry, MediaToolset};
 pub use media_catalog::{CatalogError, CatalogSource, load_catalog, parse_catalog};
 
 /// Why the node's toolsets could not be built.

@@ -1,25 +1,29 @@
-//! Shared fixtures for the integration tests: a media catalogue, a second
-//! test toolset with several arguments, a toolbox, a manual clock, and a
+//! Shared fixtures for the integration tests: a film toolset named `media`
+//! ([`films`]) with its catalogue, a second test toolset with several arguments, a toolbox, a manual clock, and a
 //! scripted model that records every request.
 #![allow(dead_code)]
+
+pub mod films;
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use porfiry_skills::{
-    ArgSpec, Args, Language, Llm, LlmError, LoopConfig, ManualClock, MediaEntry, MediaToolset,
-    ModelRequest, Skill, SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec,
-    Toolbox, Toolset, ToolsetRegistry, ZonedTime,
+    ArgSpec, Args, Language, Llm, LlmError, LoopConfig, ManualClock, ModelRequest, Skill,
+    SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec, Toolbox, Toolset,
+    ToolsetRegistry, ZonedTime,
 };
 use time::macros::datetime;
 
 /// One minute in ms.
 pub const MIN: i64 = 60_000;
 
+use self::films::{Film, Films};
+
 /// A small film catalogue.
-pub fn films() -> Vec<MediaEntry> {
-    let film = |id: &str, title: &str, year: Option<i32>, description: &str| MediaEntry {
+pub fn films() -> Vec<Film> {
+    let film = |id: &str, title: &str, year: Option<i32>, description: &str| Film {
         id: id.into(),
         title: title.into(),
         year,
@@ -128,8 +132,7 @@ pub fn extra_skills() -> Vec<Skill> {
 /// Toolsets media + notes, built-in skills + extra skills.
 pub fn toolbox_with(config: LoopConfig) -> Arc<Toolbox> {
     let mut sets = ToolsetRegistry::new();
-    sets.register(MediaToolset::new(films(), config.language))
-        .unwrap();
+    sets.register(Films::new(films(), config.language)).unwrap();
     sets.register(Notes::new()).unwrap();
     let load = SkillRepository::new(config.language).load();
     assert!(load.skipped.is_empty());
@@ -149,7 +152,7 @@ pub fn toolbox() -> Arc<Toolbox> {
 /// phone setup.
 pub fn media_only(language: Language) -> Arc<Toolbox> {
     let mut sets = ToolsetRegistry::new();
-    sets.register(MediaToolset::new(films(), language)).unwrap();
+    sets.register(Films::new(films(), language)).unwrap();
     let skills = SkillRepository::new(language).load().registry;
     Arc::new(Toolbox::new(
         sets,

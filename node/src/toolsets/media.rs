@@ -1,13 +1,14 @@
 //! The `media` toolset (the seed's example), data-driven: search, details and
-//! play over a list of films handed in by the caller. No file IO here; the
-//! node loads the catalogue JSON (`[{"id","title","year","description"}]`).
+//! play over a list of films handed in by the caller. No file IO here;
+//! [`super::media_catalog`] loads the catalogue JSON
+//! (`[{"id","title","year","description"}]`). Its texts are in [`super::texts`].
 
 use serde::{Deserialize, Serialize};
 
-use crate::args::{ArgSpec, Args};
-use crate::limits::MAX_MEDIA_SEARCH_RESULTS;
-use crate::texts::{self, Language};
-use crate::toolset::{ClientEvent, ToolOutput, ToolSpec, Toolset};
+use porfiry_skills::texts::no_such_tool_in_set;
+use porfiry_skills::{ArgSpec, Args, ClientEvent, Language, ToolOutput, ToolSpec, Toolset};
+
+use super::texts;
 
 /// The set's name and its tools' prefix.
 pub const MEDIA: &str = "media";
@@ -17,6 +18,10 @@ pub const MEDIA_SEARCH: &str = "media_search";
 pub const MEDIA_INFO: &str = "media_info";
 /// `media_play|id`.
 pub const MEDIA_PLAY: &str = "media_play";
+
+/// `media_search` lists at most this many hits: five lines are enough to pick
+/// from and keep the result near 100 tokens.
+pub const MAX_MEDIA_SEARCH_RESULTS: usize = 5;
 
 /// One film of the catalogue.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -176,7 +181,7 @@ impl Toolset for MediaToolset {
             // The registry routes only listed tools here; answer anyway.
             other => {
                 let tools: Vec<String> = self.tools.iter().map(ToolSpec::prompt_line).collect();
-                ToolOutput::failed(texts::no_such_tool_in_set(
+                ToolOutput::failed(no_such_tool_in_set(
                     self.language,
                     other,
                     MEDIA,

@@ -3,10 +3,10 @@
 //! Build it once (or again after reloading skills) and share it in an `Arc`.
 
 use crate::limits::{DEFAULT_TOOLSET_IDLE_MS, MAX_TOOL_ROUNDS};
-use crate::prompt::PromptBuilder;
-use crate::skill_registry::SkillRegistry;
+use crate::session::prompt::PromptBuilder;
+use crate::skills::registry::SkillRegistry;
 use crate::texts::Language;
-use crate::toolset_registry::ToolsetRegistry;
+use crate::tools::registry::ToolsetRegistry;
 
 /// Settings of the chat loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

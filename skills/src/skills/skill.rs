@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::Deserialize;
 
 use crate::limits::{MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_FILE_BYTES, MAX_SKILL_NAME_CHARS};
-use crate::toolset_registry::is_set_name;
+use crate::tools::registry::is_set_name;
 
 /// Where a skill came from.
 #[derive(Debug, Clone, PartialEq, Eq)]

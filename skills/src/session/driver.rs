@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::llm::{Llm, LlmError, ModelRequest};
-use crate::session::{Action, Reply, Session, Step};
-use crate::toolbox::Toolbox;
+use crate::session::machine::{Action, Reply, Session, Step};
+use crate::tools::toolbox::Toolbox;
 
 /// What a turn did, step by step, for `--trace` style output.
 #[derive(Debug, Clone, Copy)]

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::args::{ArgSpec, Args, schema_line};
+use crate::tools::args::{ArgSpec, Args, schema_line};
 
 /// One tool of a set: its full name, a one-line description and its arguments.
 #[derive(Debug, Clone, PartialEq, Eq)]

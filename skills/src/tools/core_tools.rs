@@ -2,10 +2,10 @@
 //! schemas, and the replies of the two that need no session state
 //! (`get_current_time`, `show_text`). The dispatcher runs the other three.
 
-use crate::args::ArgSpec;
 use crate::clock::ZonedTime;
 use crate::texts::{self, Language};
-use crate::toolset::{ClientEvent, ToolOutput, ToolSpec};
+use crate::tools::args::ArgSpec;
+use crate::tools::toolset::{ClientEvent, ToolOutput, ToolSpec};
 
 /// `get_current_time`: date, time and zone, ISO 8601.
 pub const GET_CURRENT_TIME: &str = "get_current_time";

@@ -1,13 +1,46 @@
-//! The data-driven media toolset: search ranking and limits, details, play,
-//! unknown ids, and the catalogue JSON shape the node loads.
+//! The node's data-driven media toolset: search ranking and limits, details,
+//! play, unknown ids, and the catalogue JSON shape the node loads.
 
-mod common;
+use porfiry_node::toolsets::media::MAX_MEDIA_SEARCH_RESULTS;
+use porfiry_node::toolsets::{MediaEntry, MediaToolset};
+use porfiry_skills::{Args, ClientEvent, Invocation, Language, Toolset, ToolsetRegistry};
 
-use common::films;
-use porfiry_skills::limits::MAX_MEDIA_SEARCH_RESULTS;
-use porfiry_skills::{
-    Args, ClientEvent, Invocation, Language, MediaEntry, MediaToolset, Toolset, ToolsetRegistry,
-};
+/// A small film catalogue.
+fn films() -> Vec<MediaEntry> {
+    let film = |id: &str, title: &str, year: Option<i32>, description: &str| MediaEntry {
+        id: id.into(),
+        title: title.into(),
+        year,
+        description: description.into(),
+    };
+    vec![
+        film(
+            "tt0146316",
+            "Lara Croft: Tomb Raider",
+            Some(2001),
+            "An archaeologist races rivals for an ancient artifact.",
+        ),
+        film(
+            "tt0325703",
+            "Lara Croft Tomb Raider: The Cradle of Life",
+            Some(2003),
+            "Lara hunts Pandora's box.",
+        ),
+        film(
+            "tt1365519",
+            "Tomb Raider",
+            Some(2018),
+            "Young Lara Croft searches for her missing father.",
+        ),
+        film(
+            "tt0133093",
+            "The Matrix",
+            Some(1999),
+            "A hacker learns the world is a simulation.",
+        ),
+        film("tt0000001", "Untitled Home Video", None, ""),
+    ]
+}
 
 fn registry(entries: Vec<MediaEntry>, lang: Language) -> ToolsetRegistry {
     let mut r = ToolsetRegistry::new();
@@ -113,7 +146,7 @@ fn a_direct_call_with_an_unlisted_tool_answers_instead_of_panicking() {
 #[test]
 fn catalogue_entries_read_from_json_with_optional_fields() {
     let json = r#"[{"id":"a","title":"A","year":2001,"description":"d"},{"id":"b","title":"B"}]"#;
-    let entries: Vec<MediaEntry> = serde_yaml_ng::from_str(json).unwrap();
+    let entries: Vec<MediaEntry> = serde_json::from_str(json).unwrap();
     assert_eq!(entries[0].year, Some(2001));
     assert_eq!(entries[1].year, None);
     assert_eq!(entries[1].description, "");

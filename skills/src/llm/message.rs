@@ -1,4 +1,6 @@
-//! One message of the chat history the caller passes to the client.
+//! One message of a chat history in the OpenAI chat format's words: its role
+//! and text. Tool results are `user` messages that start with `TOOL_RESULT`
+//! (see the [`super`] module for why).
 
 use serde::{Deserialize, Serialize};
 
@@ -8,7 +10,7 @@ use serde::{Deserialize, Serialize};
 pub enum Role {
     /// Instructions; the client sends the prompt as the first one itself.
     System,
-    /// The person (or, in the tool loop, a tool reply passed back as user text).
+    /// The person, or a tool result (`TOOL_RESULT …`) passed back as user text.
     User,
     /// The model.
     Assistant,
@@ -46,7 +48,15 @@ impl ChatMessage {
     pub fn system(content: impl Into<String>) -> Self {
         Self::new(Role::System, content)
     }
+
+    /// A tool result: `TOOL_RESULT <tool>: <text>` as a user message.
+    pub fn tool_result(tool: &str, text: &str) -> Self {
+        Self::user(format!("{TOOL_RESULT_PREFIX} {tool}: {text}"))
+    }
 }
+
+/// How a tool result message starts.
+pub const TOOL_RESULT_PREFIX: &str = "TOOL_RESULT";
 
 #[cfg(test)]
 mod tests {
@@ -60,5 +70,15 @@ mod tests {
         assert_eq!(v["role"], "user");
         let v = serde_json::to_value(ChatMessage::system("s")).unwrap();
         assert_eq!(v["role"], "system");
+    }
+
+    #[test]
+    fn tool_results_are_user_messages_with_a_prefix() {
+        let m = ChatMessage::tool_result("media_search", "tt1 — Tomb Raider (2001)");
+        assert_eq!(m.role, Role::User);
+        assert_eq!(
+            m.content,
+            "TOOL_RESULT media_search: tt1 — Tomb Raider (2001)"
+        );
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::skill::Skill;
+use crate::skills::skill::Skill;
 
 /// Skills by name, in name order so the index is stable.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -79,7 +79,7 @@ impl SkillRegistry {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::skill::SkillOrigin;
+    use crate::skills::skill::SkillOrigin;
 
     fn skill(name: &str, toolset: Option<&str>, origin: SkillOrigin) -> Skill {
         Skill {

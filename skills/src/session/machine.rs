@@ -13,15 +13,15 @@
 
 use std::sync::Arc;
 
-use crate::activation::Activation;
 use crate::clock::ZonedTime;
-use crate::dispatcher::{Outcome, ResultKind, dispatch};
 use crate::limits::MAX_TOOL_RESULT_CHARS;
 use crate::llm::{ChatMessage, ModelRequest};
-use crate::parser::{ParsedReply, ToolCall, parse_reply};
+use crate::session::activation::Activation;
+use crate::session::dispatcher::{Outcome, ResultKind, dispatch};
+use crate::session::parser::{ParsedReply, ToolCall, parse_reply};
 use crate::texts;
-use crate::toolbox::Toolbox;
-use crate::toolset::ClientEvent;
+use crate::tools::toolbox::Toolbox;
+use crate::tools::toolset::ClientEvent;
 
 /// A finished turn: the answer and the client events of its tool calls.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]

@@ -11,8 +11,8 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::limits::MAX_SKILL_FILE_BYTES;
-use crate::skill::{Skill, SkillError, SkillOrigin, parse_skill};
-use crate::skill_registry::SkillRegistry;
+use crate::skills::registry::SkillRegistry;
+use crate::skills::skill::{Skill, SkillError, SkillOrigin, parse_skill};
 use crate::texts::Language;
 
 /// A built-in skill's files, embedded at compile time.
@@ -29,8 +29,8 @@ pub struct BuiltinSkill {
 /// Every built-in skill. Embedding keeps a phone build free of asset paths.
 pub const BUILTIN_SKILLS: &[BuiltinSkill] = &[BuiltinSkill {
     folder: "media",
-    en: include_str!("../builtin/media/SKILL.md"),
-    ru: Some(include_str!("../builtin/media/SKILL.ru.md")),
+    en: include_str!("../../builtin/media/SKILL.md"),
+    ru: Some(include_str!("../../builtin/media/SKILL.ru.md")),
 }];
 
 /// The skill file's name.

@@ -9,15 +9,15 @@
 //!   activated and the reply lists its tools and says the call was NOT run.
 //! - Nothing is an error state: unknown names get "no X; available: …".
 
-use crate::activation::Activation;
-use crate::args::{ArgSpec, bind, join_or};
 use crate::clock::ZonedTime;
-use crate::core_tools::{self, CORE_TOOL_NAMES, CoreTool};
-use crate::parser::ToolCall;
+use crate::session::activation::Activation;
+use crate::session::parser::ToolCall;
 use crate::texts;
-use crate::toolbox::Toolbox;
-use crate::toolset::ClientEvent;
-use crate::toolset_registry::Route;
+use crate::tools::args::{ArgSpec, bind, join_or};
+use crate::tools::core_tools::{self, CORE_TOOL_NAMES, CoreTool};
+use crate::tools::registry::Route;
+use crate::tools::toolbox::Toolbox;
+use crate::tools::toolset::ClientEvent;
 
 /// How a visible result came about (for traces and tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

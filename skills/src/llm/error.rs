@@ -1,4 +1,6 @@
-//! Every way a chat call can fail, each a variant whose message says what to do.
+//! Every way a model call can fail, each a variant with its typed cause and a
+//! message that says what to do: the one error of the HTTP client, the tool
+//! loop and anything that implements [`super::Llm`].
 
 use std::time::Duration;
 
@@ -6,36 +8,59 @@ use std::time::Duration;
 /// short enough for one terminal line or log entry.
 pub const MAX_SNIPPET_CHARS: usize = 300;
 
-/// A failed chat call. `url` is always the chat-completions URL that was posted to.
+/// A failed model call. `url`, where a variant has one, is always the
+/// chat-completions URL that was posted to.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
     /// The configured base URL cannot be used.
     #[error("LLM base URL {url:?} is not usable: {reason}")]
-    InvalidBaseUrl { url: String, reason: String },
+    InvalidBaseUrl {
+        /// The base URL as configured.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 
     /// The temperature is negative or not a number.
     #[error("LLM temperature {value} is not usable: it must be a number of 0 or more")]
-    InvalidTemperature { value: f32 },
+    InvalidTemperature {
+        /// The temperature as configured.
+        value: f32,
+    },
 
     /// The request body could not be encoded as JSON.
     #[error("could not encode the LLM request as JSON: {detail}")]
-    RequestEncoding { detail: String },
+    RequestEncoding {
+        /// The encoder's message.
+        detail: String,
+    },
 
     /// The HTTP client could not be built (TLS backend initialisation).
     #[error("could not set up the HTTP client for the LLM: {detail}")]
-    ClientSetup { detail: String },
+    ClientSetup {
+        /// The HTTP library's message.
+        detail: String,
+    },
 
     /// No connection could be made (refused, no route, DNS, TLS handshake).
     #[error("LLM endpoint {url} is unreachable after {attempts} attempt(s): {detail}")]
     Unreachable {
+        /// The URL posted to.
         url: String,
+        /// The cause of the last attempt's failure.
         detail: String,
+        /// Attempts made, retries included.
         attempts: u32,
     },
 
     /// The request took longer than the configured timeout; not retried.
     #[error("LLM endpoint {url} did not answer within {timeout:?} (timeout)")]
-    Timeout { url: String, timeout: Duration },
+    Timeout {
+        /// The URL posted to.
+        url: String,
+        /// The configured limit.
+        timeout: Duration,
+    },
 
     /// 401 or 403.
     #[error(
@@ -43,8 +68,11 @@ pub enum LlmError {
          (set PORFIRY_LLM_API_KEY); server said: {snippet}"
     )]
     Unauthorized {
+        /// The URL posted to.
         url: String,
+        /// 401 or 403.
         status: u16,
+        /// The start of the server's reply ([`snippet`]).
         snippet: String,
     },
 
@@ -55,8 +83,11 @@ pub enum LlmError {
          server said: {snippet}"
     )]
     NotFound {
+        /// The URL posted to.
         url: String,
+        /// The model name that was asked for.
         model: String,
+        /// The start of the server's reply ([`snippet`]).
         snippet: String,
     },
 
@@ -66,8 +97,11 @@ pub enum LlmError {
          server said: {snippet}"
     )]
     RateLimited {
+        /// The URL posted to.
         url: String,
+        /// Attempts made, retries included.
         attempts: u32,
+        /// The start of the last reply ([`snippet`]).
         snippet: String,
     },
 
@@ -77,45 +111,67 @@ pub enum LlmError {
          server said: {snippet}"
     )]
     ServerError {
+        /// The URL posted to.
         url: String,
+        /// The last 5xx status.
         status: u16,
+        /// Attempts made, retries included.
         attempts: u32,
+        /// The start of the last reply ([`snippet`]).
         snippet: String,
     },
 
     /// Any other non-success status (400 for a too-long prompt, 422, …); not retried.
     #[error("LLM endpoint {url} answered HTTP {status}; server said: {snippet}")]
     Status {
+        /// The URL posted to.
         url: String,
+        /// The status code.
         status: u16,
+        /// The start of the reply, or the error message of a 200 reply
+        /// that carries one.
         snippet: String,
     },
 
     /// The connection broke after it was made (while sending or reading the body).
     #[error("connection to LLM endpoint {url} failed after {attempts} attempt(s): {detail}")]
     Transport {
+        /// The URL posted to.
         url: String,
+        /// The cause of the last attempt's failure.
         detail: String,
+        /// Attempts made, retries included.
         attempts: u32,
     },
 
     /// The reply body exceeded the size limit; it was not parsed.
     #[error("LLM endpoint {url} sent a reply larger than {limit} bytes; refused")]
-    TooLarge { url: String, limit: usize },
+    TooLarge {
+        /// The URL posted to.
+        url: String,
+        /// The size limit in bytes.
+        limit: usize,
+    },
 
     /// The body is not JSON, or not the chat-completion shape.
     #[error(
         "LLM endpoint {url} sent a reply that is not chat-completion JSON ({detail}); body starts: {snippet}"
     )]
     BadJson {
+        /// The URL posted to.
         url: String,
+        /// What the decoder or the shape check said.
         detail: String,
+        /// The start of the body ([`snippet`]).
         snippet: String,
     },
 
     /// `choices` is missing or empty.
     #[error("LLM endpoint {url} sent a reply with no choices (nothing generated)")]
-    EmptyChoices { url: String },
+    EmptyChoices {
+        /// The URL posted to.
+        url: String,
+    },
 
     /// The first choice has neither text content nor reasoning.
     #[error(
@@ -123,7 +179,9 @@ pub enum LlmError {
         finish_reason.as_deref().unwrap_or("none")
     )]
     MissingContent {
+        /// The URL posted to.
         url: String,
+        /// The choice's `finish_reason`, if it had one.
         finish_reason: Option<String>,
     },
 
@@ -134,9 +192,16 @@ pub enum LlmError {
         finish_reason.as_deref().unwrap_or("none")
     )]
     OnlyReasoning {
+        /// The URL posted to.
         url: String,
+        /// The choice's `finish_reason`, if it had one.
         finish_reason: Option<String>,
     },
+
+    /// Any other failure: a model that is not the HTTP client (an on-device
+    /// one, a test script), or a turn the tool loop could not continue.
+    #[error("model call failed: {0}")]
+    Other(String),
 }
 
 /// The start of a body for an error message: lossy UTF-8, whitespace runs collapsed,
@@ -209,5 +274,9 @@ mod tests {
             finish_reason: Some("length".into()),
         };
         assert!(e.to_string().contains("finish_reason: length"), "{e}");
+        assert_eq!(
+            LlmError::Other("script exhausted".into()).to_string(),
+            "model call failed: script exhausted"
+        );
     }
 }

@@ -9,10 +9,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::core_tools::CoreTool;
-use crate::skill_registry::SkillRegistry;
+use crate::skills::registry::SkillRegistry;
 use crate::texts::{self, Language};
-use crate::toolset_registry::ToolsetRegistry;
+use crate::tools::core_tools::CoreTool;
+use crate::tools::registry::ToolsetRegistry;
 
 /// Pre-rendered prompt parts.
 #[derive(Debug, Clone, PartialEq, Eq)]

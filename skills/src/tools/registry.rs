@@ -6,10 +6,10 @@
 
 use std::collections::BTreeMap;
 
-use crate::args::{ArgsError, bind};
-use crate::core_tools::CORE_TOOL_NAMES;
 use crate::limits::MAX_TOOLSET_NAME_CHARS;
-use crate::toolset::{ToolOutput, ToolSpec, Toolset};
+use crate::tools::args::{ArgsError, bind};
+use crate::tools::core_tools::CORE_TOOL_NAMES;
+use crate::tools::toolset::{ToolOutput, ToolSpec, Toolset};
 
 /// Why a toolset could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,0 +1,77 @@
+//! Every text the model sees from the node's toolsets — today the `media`
+//! set's catalogue line, tool descriptions and replies — in English and
+//! Russian, chosen by [`Language`]. Keep them short: a small model reads the
+//! descriptions on every request while the set is active.
+//!
+//! Tool names and argument names stay English in both languages: they are
+//! identifiers, not prose.
+
+use porfiry_skills::Language;
+
+/// Picks the English or the Russian variant.
+fn pick(lang: Language, en: &'static str, ru: &'static str) -> &'static str {
+    match lang {
+        Language::En => en,
+        Language::Ru => ru,
+    }
+}
+
+/// Catalogue line of the media toolset.
+pub fn media_summary(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "films: search, details, play",
+        "фильмы: поиск, детали, запуск",
+    )
+}
+
+/// `media_search` description.
+pub fn media_search_desc(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "find films by title or words",
+        "найти фильмы по названию или словам",
+    )
+}
+
+/// `media_info` description.
+pub fn media_info_desc(lang: Language) -> &'static str {
+    pick(lang, "film details by id", "детали фильма по id")
+}
+
+/// `media_play` description.
+pub fn media_play_desc(lang: Language) -> &'static str {
+    pick(lang, "start playing a film by id", "запустить фильм по id")
+}
+
+/// `media_search` found nothing.
+pub fn media_nothing_found(lang: Language, query: &str) -> String {
+    match lang {
+        Language::En => format!("nothing found for {query:?}"),
+        Language::Ru => format!("по запросу {query:?} ничего не найдено"),
+    }
+}
+
+/// `media_search` found more than it shows.
+pub fn media_more(lang: Language, more: usize) -> String {
+    match lang {
+        Language::En => format!("…and {more} more; refine the query"),
+        Language::Ru => format!("…и ещё {more}; уточни запрос"),
+    }
+}
+
+/// `media_info` / `media_play` with an id not in the catalogue.
+pub fn media_no_id(lang: Language, id: &str) -> String {
+    match lang {
+        Language::En => format!("no film with id {id:?}; find ids with media_search|query"),
+        Language::Ru => format!("фильма с id {id:?} нет; id ищи через media_search|query"),
+    }
+}
+
+/// `media_play` started.
+pub fn media_playing(lang: Language, title: &str) -> String {
+    match lang {
+        Language::En => format!("playing: {title}"),
+        Language::Ru => format!("запущено: {title}"),
+    }
+}

@@ -16,7 +16,7 @@ use porfiry_node::chat::{
     ChatConfig, ChatEngine, Clock, Language, Llm, ManualClock, ModelError, ModelRequest,
     SystemClock,
 };
-use porfiry_node::llm::LlmConfig;
+use porfiry_node::llm::LlmTarget;
 use porfiry_node::toolsets::MediaToolset;
 use porfiry_node::toolsets::media_catalog::parse_catalog;
 use porfiry_skills::ToolsetRegistry;
@@ -49,7 +49,7 @@ impl Llm for Instant {
 
 fn scenario_turn(c: &mut Criterion) {
     let model = Instant::default();
-    let config = ChatConfig::new(LlmConfig::new("http://unused/v1", "m"));
+    let config = ChatConfig::new(LlmTarget::new("http://unused/v1", "m"));
     let clock = Arc::new(ManualClock::new(SystemClock::utc().now()));
     let engine = ChatEngine::with_llm(&config, &model)
         .expect("sample catalogue and built-in skills load")

@@ -5,12 +5,11 @@
 #![allow(missing_docs)]
 
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use porfiry_node::llm::reasoning::answer;
 use porfiry_node::llm::wire::{ChatRequest, parse_reply};
-use porfiry_node::llm::{ChatMessage, LlmConfig, OpenAiClient};
+use porfiry_node::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -112,9 +111,12 @@ fn bench(c: &mut Criterion) {
         .expect("bind loopback");
     let addr = listener.local_addr().expect("local addr");
     runtime.spawn(instant_server(listener));
-    let config = LlmConfig {
-        timeout: Duration::from_secs(5),
-        ..LlmConfig::new(format!("http://{addr}/v1"), "model")
+    let config = LlmTarget {
+        config: LlmConfig {
+            timeout_ms: Some(5_000),
+            ..LlmConfig::default()
+        },
+        ..LlmTarget::new(format!("http://{addr}/v1"), "model")
     };
     let client = OpenAiClient::new(config).expect("client");
     let first = runtime.block_on(client.chat(&system, &history));

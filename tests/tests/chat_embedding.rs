@@ -5,22 +5,24 @@
 mod chat_common;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use chat_common::*;
 use porfiry_node::chat::{
     ChatConfig, ChatEngine, ClientEvent, Clock, ManualClock, ModelError, SendError, SystemClock,
 };
-use porfiry_node::llm::LlmConfig;
+use porfiry_node::llm::{LlmConfig, LlmTarget};
 use porfiry_tests::{Reply, ScriptedLlm};
 
 const MIN_MS: i64 = 60_000;
 
 fn config(llm: &ScriptedLlm) -> ChatConfig {
-    let llm = LlmConfig {
-        max_retries: 0,
-        timeout: Duration::from_secs(10),
-        ..LlmConfig::new(llm.url(), "test-model")
+    let llm = LlmTarget {
+        config: LlmConfig {
+            max_retries: Some(0),
+            timeout_ms: Some(10_000),
+            ..LlmConfig::default()
+        },
+        ..LlmTarget::new(llm.url(), "test-model")
     };
     ChatConfig::new(llm)
 }

@@ -4,20 +4,30 @@
 use std::time::Duration;
 
 use porfiry_node::llm::client::MAX_REPLY_BYTES;
-use porfiry_node::llm::{ChatMessage, LlmConfig, LlmError, OpenAiClient};
+use porfiry_node::llm::{ChatMessage, LlmConfig, LlmError, LlmTarget, OpenAiClient};
 use porfiry_tests::{Reply, Rule, ScriptedLlm, When};
 use serde_json::json;
 
 const RETRIES: u32 = 2;
 
 /// Fast settings: 1 ms backoff, two retries, a generous timeout for slow CI machines.
-fn config(base: &str) -> LlmConfig {
-    LlmConfig {
-        max_retries: RETRIES,
-        retry_base_delay: Duration::from_millis(1),
-        timeout: Duration::from_secs(10),
-        ..LlmConfig::new(base, "test-model")
+fn config(base: &str) -> LlmTarget {
+    LlmTarget {
+        config: LlmConfig {
+            max_retries: Some(RETRIES),
+            retry_base_delay_ms: Some(1),
+            timeout_ms: Some(10_000),
+            ..LlmConfig::default()
+        },
+        ..LlmTarget::new(base, "test-model")
     }
+}
+
+/// [`config`] with one call setting changed.
+fn config_with(base: &str, change: impl FnOnce(&mut LlmConfig)) -> LlmTarget {
+    let mut target = config(base);
+    change(&mut target.config);
+    target
 }
 
 fn client(llm: &ScriptedLlm) -> OpenAiClient {
@@ -152,11 +162,7 @@ async fn persistent_429_is_rate_limited() {
 #[tokio::test]
 async fn zero_retries_means_one_attempt() {
     let llm = ScriptedLlm::start(vec![Rule::always(Reply::status(500, "x"))]).unwrap();
-    let client = OpenAiClient::new(LlmConfig {
-        max_retries: 0,
-        ..config(&llm.url())
-    })
-    .unwrap();
+    let client = OpenAiClient::new(config_with(&llm.url(), |c| c.max_retries = Some(0))).unwrap();
     let err = ask(&client).await.unwrap_err();
     assert!(
         matches!(err, LlmError::ServerError { attempts: 1, .. }),
@@ -325,10 +331,9 @@ async fn slow_reply_past_the_timeout_is_a_timeout_and_not_retried() {
     ))])
     .unwrap();
     let timeout = Duration::from_millis(300);
-    let client = OpenAiClient::new(LlmConfig {
-        timeout,
-        ..config(&llm.url())
-    })
+    let client = OpenAiClient::new(config_with(&llm.url(), |c| {
+        c.timeout_ms = Some(u64::try_from(timeout.as_millis()).unwrap());
+    }))
     .unwrap();
     let err = ask(&client).await.unwrap_err();
     assert!(
@@ -413,20 +418,16 @@ async fn replies_can_depend_on_the_last_message() {
 async fn bad_settings_are_refused_before_any_request() {
     let err = OpenAiClient::new(config("localhost:8080/v1")).unwrap_err();
     assert!(matches!(err, LlmError::InvalidBaseUrl { .. }), "{err:?}");
-    let err = OpenAiClient::new(LlmConfig {
-        temperature: f32::NAN,
-        ..config("http://h/v1")
-    })
+    let err = OpenAiClient::new(config_with("http://h/v1", |c| {
+        c.temperature = Some(f64::NAN)
+    }))
     .unwrap_err();
     assert!(
         matches!(err, LlmError::InvalidTemperature { .. }),
         "{err:?}"
     );
-    let err = OpenAiClient::new(LlmConfig {
-        temperature: -1.0,
-        ..config("http://h/v1")
-    })
-    .unwrap_err();
+    let err =
+        OpenAiClient::new(config_with("http://h/v1", |c| c.temperature = Some(-1.0))).unwrap_err();
     assert!(
         matches!(err, LlmError::InvalidTemperature { .. }),
         "{err:?}"

@@ -7,7 +7,7 @@ use std::time::Duration;
 use porfiry_skills::limits::{DEFAULT_TOOLSET_IDLE_MS, MAX_TOOL_ROUNDS};
 use porfiry_skills::{Language, LoopConfig};
 
-use crate::llm::LlmConfig;
+use crate::llm::LlmTarget;
 use crate::toolsets::{CatalogSource, ToolsetOptions};
 
 /// A user message longer than this is refused: 16,000 characters is about
@@ -19,7 +19,7 @@ pub const MAX_USER_MESSAGE_CHARS: usize = 16_000;
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChatConfig {
     /// The model (unused by [`super::ChatEngine::with_llm`], which brings its own).
-    pub llm: LlmConfig,
+    pub llm: LlmTarget,
     /// The language of every text the model sees.
     pub language: Language,
     /// The `media` toolset's films.
@@ -34,7 +34,7 @@ pub struct ChatConfig {
 
 impl ChatConfig {
     /// English, the sample catalogue, built-in skills, the seed's limits.
-    pub fn new(llm: LlmConfig) -> Self {
+    pub fn new(llm: LlmTarget) -> Self {
         Self {
             llm,
             language: Language::En,
@@ -69,7 +69,7 @@ mod tests {
 
     #[test]
     fn defaults_follow_the_seed_and_carry_into_the_loop() {
-        let c = ChatConfig::new(LlmConfig::new("http://h/v1", "m"));
+        let c = ChatConfig::new(LlmTarget::new("http://h/v1", "m"));
         let l = c.loop_config();
         assert_eq!(l.toolset_idle_ms, 10 * 60 * 1000);
         assert_eq!(l.max_tool_rounds, MAX_TOOL_ROUNDS);

@@ -12,9 +12,9 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use porfiry_node::chat::{ChatConfig, ChatEngine};
-//! use porfiry_node::llm::LlmConfig;
+//! use porfiry_node::llm::LlmTarget;
 //!
-//! let config = ChatConfig::new(LlmConfig::new("http://127.0.0.1:11434/v1", "qwen2.5:3b"));
+//! let config = ChatConfig::new(LlmTarget::new("http://127.0.0.1:11434/v1", "qwen2.5:3b"));
 //! let engine = ChatEngine::new(&config)?;
 //! let mut session = engine.session();
 //! let reply = session.send("find Lara Croft films").await?;

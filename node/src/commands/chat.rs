@@ -17,8 +17,8 @@ use crate::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
 use crate::chat::transcript::{ERROR_PREFIX, TraceWriter, render_error, render_reply};
 use crate::chat::{ChatConfig, ChatEngine, ChatSession, Language, Llm, local_clock};
 use crate::data_dir::DataDir;
-use crate::llm::LlmConfig;
 use crate::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
+use crate::llm::{LlmConfig, LlmTarget};
 
 /// The output format, shown by `porfiry chat --help`.
 pub const CHAT_AFTER_HELP: &str = "\
@@ -75,13 +75,13 @@ fn parse_language(s: &str) -> Result<Language, String> {
 impl ChatArgs {
     /// The engine settings these flags describe, for the node in `dir`.
     pub fn config(&self, dir: &DataDir) -> ChatConfig {
-        let timeout = Duration::from_secs(self.llm_timeout_secs);
-        let base = LlmConfig::new(self.llm_url.clone(), self.llm_model.clone());
-        let llm = LlmConfig {
-            timeout,
-            connect_timeout: base.connect_timeout.min(timeout),
-            max_retries: self.llm_retries,
-            ..base
+        let llm = LlmTarget {
+            config: LlmConfig {
+                timeout_ms: Some(self.llm_timeout_secs.saturating_mul(1_000)),
+                max_retries: Some(self.llm_retries),
+                ..LlmConfig::default()
+            },
+            ..LlmTarget::new(self.llm_url.clone(), self.llm_model.clone())
         }
         .with_api_key_from_env();
         ChatConfig {
@@ -232,7 +232,7 @@ mod tests {
     }
 
     fn run(model: &Queue, input: &[u8], trace: bool) -> (String, String) {
-        let config = ChatConfig::new(LlmConfig::new("http://unused/v1", "m"));
+        let config = ChatConfig::new(LlmTarget::new("http://unused/v1", "m"));
         let clock = Arc::new(ManualClock::new(SystemClock::utc().now()));
         let engine = ChatEngine::with_llm(&config, model)
             .unwrap()
@@ -342,9 +342,9 @@ mod tests {
         ])
         .unwrap();
         let c = cli.chat.config(&DataDir::new("/data"));
-        assert_eq!(c.llm.timeout, Duration::from_secs(2));
-        assert_eq!(c.llm.connect_timeout, Duration::from_secs(2));
-        assert_eq!(c.llm.max_retries, 0);
+        assert_eq!(c.llm.timeout(), Duration::from_secs(2));
+        assert_eq!(c.llm.connect_timeout(), Duration::from_secs(2));
+        assert_eq!(c.llm.max_retries(), 0);
         assert_eq!(c.language, Language::Ru);
         assert_eq!(c.toolset_idle, Duration::from_secs(5));
         assert_eq!(c.skills_dir, Some(PathBuf::from("/data/skills")));

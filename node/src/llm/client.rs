@@ -9,7 +9,7 @@ use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use tracing::{debug, warn};
 
-use super::config::LlmConfig;
+use super::config::LlmTarget;
 use super::endpoint::chat_completions_url;
 use super::reasoning::{Answer, answer};
 use super::retry::{is_retryable_status, parse_retry_after, retry_delay};
@@ -39,7 +39,7 @@ pub struct Completion {
 pub struct OpenAiClient {
     http: reqwest::Client,
     url: Url,
-    config: LlmConfig,
+    target: LlmTarget,
 }
 
 /// Why one attempt failed, before the attempt count is known.
@@ -61,26 +61,25 @@ enum RetryCause {
 
 impl OpenAiClient {
     /// Checks the settings and builds the HTTP client; no request is made.
-    pub fn new(config: LlmConfig) -> Result<Self, LlmError> {
-        let url = chat_completions_url(&config.base_url)?;
-        if !config.temperature.is_finite() || config.temperature < 0.0 {
-            return Err(LlmError::InvalidTemperature {
-                value: config.temperature,
-            });
+    pub fn new(target: LlmTarget) -> Result<Self, LlmError> {
+        let url = chat_completions_url(&target.base_url)?;
+        let temperature = target.temperature();
+        if !temperature.is_finite() || temperature < 0.0 {
+            return Err(LlmError::InvalidTemperature { value: temperature });
         }
         let http = reqwest::Client::builder()
-            .timeout(config.timeout)
-            .connect_timeout(config.connect_timeout)
+            .timeout(target.timeout())
+            .connect_timeout(target.connect_timeout())
             .build()
             .map_err(|e| LlmError::ClientSetup {
                 detail: error_chain(&e),
             })?;
-        Ok(Self { http, url, config })
+        Ok(Self { http, url, target })
     }
 
-    /// The settings this client was made with.
-    pub fn config(&self) -> &LlmConfig {
-        &self.config
+    /// The model and settings this client was made with.
+    pub fn target(&self) -> &LlmTarget {
+        &self.target
     }
 
     /// The full URL requests go to.
@@ -100,16 +99,16 @@ impl OpenAiClient {
         messages: &[ChatMessage],
     ) -> Result<Completion, LlmError> {
         let request = ChatRequest::new(
-            &self.config.model,
-            self.config.temperature,
+            &self.target.model,
+            self.target.temperature(),
             system,
             messages,
         );
         let body = serde_json::to_vec(&request).map_err(|e| LlmError::RequestEncoding {
             detail: e.to_string(),
         })?;
-        let attempts = self.config.max_retries.saturating_add(1);
-        debug!(url = %self.url, model = %self.config.model, messages = messages.len() + 1, "LLM request");
+        let attempts = self.target.max_retries().saturating_add(1);
+        debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
         let mut attempt = 1;
         loop {
             let failure = match self.attempt(body.clone()).await {
@@ -122,7 +121,7 @@ impl OpenAiClient {
                 return Err(self.exhausted(cause, attempt));
             }
             let delay = retry_delay(
-                self.config.retry_base_delay,
+                self.target.retry_base_delay(),
                 attempt - 1,
                 retry_after,
                 Jitter::random(),
@@ -144,7 +143,7 @@ impl OpenAiClient {
             .header(CONTENT_TYPE, "application/json")
             .header(ACCEPT, "application/json")
             .body(body);
-        if let Some(key) = &self.config.api_key {
+        if let Some(key) = &self.target.api_key {
             request = request.bearer_auth(key);
         }
         let response = request.send().await.map_err(|e| self.classify(&e))?;
@@ -169,7 +168,7 @@ impl OpenAiClient {
             }),
             404 => AttemptError::Final(LlmError::NotFound {
                 url,
-                model: self.config.model.clone(),
+                model: self.target.model.clone(),
                 snippet,
             }),
             s if is_retryable_status(s) => AttemptError::Retry {
@@ -246,11 +245,11 @@ impl OpenAiClient {
         } else if e.is_timeout() {
             AttemptError::Final(LlmError::Timeout {
                 url: self.url.to_string(),
-                timeout: self.config.timeout,
+                timeout: self.target.timeout(),
             })
         } else if e.is_builder() {
             AttemptError::Final(LlmError::InvalidBaseUrl {
-                url: self.config.base_url.clone(),
+                url: self.target.base_url.clone(),
                 reason: detail,
             })
         } else {

@@ -1,7 +1,11 @@
-//! Settings of the LLM client and the named limits behind their defaults.
+//! Which model the client calls ([`LlmTarget`]) and the named limits behind the
+//! defaults of its call settings. The settings themselves are the node's one
+//! [`LlmConfig`], owned by `porfiry-storage` because `llm_registry` stores it.
 
 use std::fmt;
 use std::time::Duration;
+
+pub use porfiry_storage::{LlmConfig, LlmEntry};
 
 /// Environment variable holding the API key, sent as `Authorization: Bearer <key>`.
 pub const API_KEY_ENV: &str = "PORFIRY_LLM_API_KEY";
@@ -24,47 +28,49 @@ pub const DEFAULT_RETRY_BASE_DELAY: Duration = Duration::from_millis(500);
 
 /// Sampling temperature when none is configured: low, because small models follow the
 /// `TOOL_CALL:` format more reliably when they sample less.
-pub const DEFAULT_TEMPERATURE: f32 = 0.2;
+pub const DEFAULT_TEMPERATURE: f64 = 0.2;
 
-/// How to reach one model on one OpenAI-compatible server.
+/// Where one model is reached, and how it is called: the server, the model's name there,
+/// the API key resolved at the edge, and the node's one [`LlmConfig`] of call settings
+/// (the same type `llm_registry` stores). Unset settings take the named defaults above.
 #[derive(Clone, PartialEq)]
-pub struct LlmConfig {
+pub struct LlmTarget {
     /// The base that `/chat/completions` is appended to, e.g. `http://127.0.0.1:11434/v1`.
     pub base_url: String,
     /// Model name as the server knows it (`qwen2.5:3b`, `llama-3.2-3b-instruct`, …).
     pub model: String,
-    /// Sampling temperature sent with every request.
-    pub temperature: f32,
     /// Bearer token; `None` sends no `Authorization` header (local servers need none).
+    /// Never stored: [`LlmConfig::api_key_env`] names the variable it comes from.
     pub api_key: Option<String>,
-    /// Limit on a whole request, from connecting until the reply body is read.
-    pub timeout: Duration,
-    /// Limit on opening the TCP (and TLS) connection.
-    pub connect_timeout: Duration,
-    /// Retries after the first attempt on 429, 5xx and connection errors.
-    pub max_retries: u32,
-    /// First backoff delay; it doubles on each retry. Tests set it to a millisecond.
-    pub retry_base_delay: Duration,
+    /// Call settings: temperature, timeouts, retries.
+    pub config: LlmConfig,
 }
 
-impl LlmConfig {
-    /// Settings with the default limits, no API key and [`DEFAULT_TEMPERATURE`].
+impl LlmTarget {
+    /// A target with every setting at its default and no API key.
     pub fn new(base_url: impl Into<String>, model: impl Into<String>) -> Self {
         Self {
             base_url: base_url.into(),
             model: model.into(),
-            temperature: DEFAULT_TEMPERATURE,
             api_key: None,
-            timeout: DEFAULT_TIMEOUT,
-            connect_timeout: DEFAULT_CONNECT_TIMEOUT,
-            max_retries: DEFAULT_MAX_RETRIES,
-            retry_base_delay: DEFAULT_RETRY_BASE_DELAY,
+            config: LlmConfig::default(),
         }
     }
 
-    /// Takes the API key from [`API_KEY_ENV`] when it is set and not blank.
+    /// The model of a registry entry (an OpenAI-compatible endpoint), with its stored
+    /// call settings; the key is still to be read ([`Self::with_api_key_from_env`]).
+    pub fn from_entry(entry: &LlmEntry) -> Self {
+        Self {
+            config: entry.config.clone(),
+            ..Self::new(entry.endpoint.clone(), entry.model.clone())
+        }
+    }
+
+    /// Takes the API key from the variable [`LlmConfig::api_key_env`] names, or from
+    /// [`API_KEY_ENV`] when it names none; a blank or unset variable means no key.
     pub fn with_api_key_from_env(self) -> Self {
-        let key = std::env::var(API_KEY_ENV).ok();
+        let var = self.config.api_key_env.as_deref().unwrap_or(API_KEY_ENV);
+        let key = std::env::var(var).ok();
         self.with_api_key(key)
     }
 
@@ -73,20 +79,48 @@ impl LlmConfig {
         self.api_key = key.map(|k| k.trim().to_owned()).filter(|k| !k.is_empty());
         self
     }
+
+    /// Sampling temperature sent with every request.
+    pub fn temperature(&self) -> f64 {
+        self.config.temperature.unwrap_or(DEFAULT_TEMPERATURE)
+    }
+
+    /// Limit on a whole request, from connecting until the reply body is read.
+    pub fn timeout(&self) -> Duration {
+        self.config
+            .timeout_ms
+            .map_or(DEFAULT_TIMEOUT, Duration::from_millis)
+    }
+
+    /// Limit on opening the TCP (and TLS) connection; never longer than [`Self::timeout`].
+    pub fn connect_timeout(&self) -> Duration {
+        self.config
+            .connect_timeout_ms
+            .map_or(DEFAULT_CONNECT_TIMEOUT, Duration::from_millis)
+            .min(self.timeout())
+    }
+
+    /// Retries after the first attempt on 429, 5xx and connection errors.
+    pub fn max_retries(&self) -> u32 {
+        self.config.max_retries.unwrap_or(DEFAULT_MAX_RETRIES)
+    }
+
+    /// Ceiling of the first backoff delay; it doubles on each retry.
+    pub fn retry_base_delay(&self) -> Duration {
+        self.config
+            .retry_base_delay_ms
+            .map_or(DEFAULT_RETRY_BASE_DELAY, Duration::from_millis)
+    }
 }
 
 /// Prints every field except the API key, which is shown only as set or not.
-impl fmt::Debug for LlmConfig {
+impl fmt::Debug for LlmTarget {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LlmConfig")
+        f.debug_struct("LlmTarget")
             .field("base_url", &self.base_url)
             .field("model", &self.model)
-            .field("temperature", &self.temperature)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
-            .field("timeout", &self.timeout)
-            .field("connect_timeout", &self.connect_timeout)
-            .field("max_retries", &self.max_retries)
-            .field("retry_base_delay", &self.retry_base_delay)
+            .field("config", &self.config)
             .finish()
     }
 }
@@ -96,31 +130,94 @@ mod tests {
     use super::*;
 
     #[test]
-    fn new_uses_the_named_defaults() {
-        let c = LlmConfig::new("http://h/v1", "m");
-        assert_eq!(c.timeout, DEFAULT_TIMEOUT);
-        assert_eq!(c.connect_timeout, DEFAULT_CONNECT_TIMEOUT);
-        assert_eq!(c.max_retries, DEFAULT_MAX_RETRIES);
-        assert_eq!(c.retry_base_delay, DEFAULT_RETRY_BASE_DELAY);
-        assert_eq!(c.temperature, DEFAULT_TEMPERATURE);
-        assert_eq!(c.api_key, None);
+    fn unset_settings_take_the_named_defaults() {
+        let t = LlmTarget::new("http://h/v1", "m");
+        assert_eq!(t.timeout(), DEFAULT_TIMEOUT);
+        assert_eq!(t.connect_timeout(), DEFAULT_CONNECT_TIMEOUT);
+        assert_eq!(t.max_retries(), DEFAULT_MAX_RETRIES);
+        assert_eq!(t.retry_base_delay(), DEFAULT_RETRY_BASE_DELAY);
+        assert_eq!(t.temperature(), DEFAULT_TEMPERATURE);
+        assert_eq!(t.api_key, None);
+    }
+
+    #[test]
+    fn set_settings_win_and_connect_never_outlasts_the_whole_request() {
+        let t = LlmTarget {
+            config: LlmConfig {
+                temperature: Some(0.9),
+                timeout_ms: Some(2_000),
+                connect_timeout_ms: Some(5_000),
+                max_retries: Some(0),
+                retry_base_delay_ms: Some(1),
+                ..LlmConfig::default()
+            },
+            ..LlmTarget::new("u", "m")
+        };
+        assert_eq!(t.temperature(), 0.9);
+        assert_eq!(t.timeout(), Duration::from_secs(2));
+        assert_eq!(t.connect_timeout(), Duration::from_secs(2));
+        assert_eq!(t.max_retries(), 0);
+        assert_eq!(t.retry_base_delay(), Duration::from_millis(1));
+    }
+
+    #[test]
+    fn a_registry_entry_gives_its_endpoint_model_and_settings() {
+        let entry = LlmEntry {
+            endpoint: "http://10.0.0.2:8080/v1".into(),
+            model: "qwen3".into(),
+            config: LlmConfig {
+                max_retries: Some(1),
+                ..LlmConfig::default()
+            },
+            ..LlmEntry::default()
+        };
+        let t = LlmTarget::from_entry(&entry);
+        assert_eq!(t.base_url, entry.endpoint);
+        assert_eq!(t.model, "qwen3");
+        assert_eq!(t.max_retries(), 1);
+        assert_eq!(t.api_key, None);
+    }
+
+    #[test]
+    fn the_key_comes_from_the_variable_the_config_names() {
+        // Setting a variable needs `unsafe` in this edition, so read ones the test
+        // process already has (PATH) or certainly lacks.
+        let var = "PORFIRY_TEST_KEY_FROM_NAMED_VAR_NEVER_SET";
+        let t = LlmTarget {
+            config: LlmConfig {
+                api_key_env: Some("PATH".into()),
+                ..LlmConfig::default()
+            },
+            ..LlmTarget::new("u", "m")
+        }
+        .with_api_key_from_env();
+        assert_eq!(t.api_key, std::env::var("PATH").ok());
+        let none = LlmTarget {
+            config: LlmConfig {
+                api_key_env: Some(var.into()),
+                ..LlmConfig::default()
+            },
+            ..LlmTarget::new("u", "m")
+        }
+        .with_api_key_from_env();
+        assert_eq!(none.api_key, None, "an unset variable means no key");
     }
 
     #[test]
     fn blank_api_key_counts_as_none_and_key_is_trimmed() {
-        let c = LlmConfig::new("u", "m");
-        assert_eq!(c.clone().with_api_key(Some("  ".into())).api_key, None);
-        assert_eq!(c.clone().with_api_key(None).api_key, None);
+        let t = LlmTarget::new("u", "m");
+        assert_eq!(t.clone().with_api_key(Some("  ".into())).api_key, None);
+        assert_eq!(t.clone().with_api_key(None).api_key, None);
         assert_eq!(
-            c.with_api_key(Some(" sk-1\n".into())).api_key.as_deref(),
+            t.with_api_key(Some(" sk-1\n".into())).api_key.as_deref(),
             Some("sk-1")
         );
     }
 
     #[test]
     fn debug_never_prints_the_key() {
-        let c = LlmConfig::new("u", "m").with_api_key(Some("sk-secret".into()));
-        let text = format!("{c:?}");
+        let t = LlmTarget::new("u", "m").with_api_key(Some("sk-secret".into()));
+        let text = format!("{t:?}");
         assert!(!text.contains("sk-secret"), "{text}");
         assert!(text.contains("<redacted>"), "{text}");
     }

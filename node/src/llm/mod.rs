@@ -30,5 +30,5 @@ pub mod retry;
 pub mod wire;
 
 pub use client::{Completion, OpenAiClient};
-pub use config::{API_KEY_ENV, LlmConfig};
+pub use config::{API_KEY_ENV, LlmConfig, LlmTarget};
 pub use porfiry_skills::llm::{ChatMessage, LlmError, Role};

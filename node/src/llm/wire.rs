@@ -13,7 +13,7 @@ pub struct ChatRequest<'a> {
     /// The model name, as the server knows it.
     pub model: &'a str,
     /// Sampling temperature (0 or more).
-    pub temperature: f32,
+    pub temperature: f64,
     /// The system prompt, then the history.
     pub messages: Vec<WireMessage<'a>>,
     /// Always `false`: the client reads one whole reply.
@@ -33,7 +33,7 @@ impl<'a> ChatRequest<'a> {
     /// The system prompt first, then the history in order.
     pub fn new(
         model: &'a str,
-        temperature: f32,
+        temperature: f64,
         system: &'a str,
         history: &'a [ChatMessage],
     ) -> Self {

@@ -25,7 +25,7 @@ pub enum LlmError {
     #[error("LLM temperature {value} is not usable: it must be a number of 0 or more")]
     InvalidTemperature {
         /// The temperature as configured.
-        value: f32,
+        value: f64,
     },
 
     /// The request body could not be encoded as JSON.

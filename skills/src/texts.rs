@@ -309,6 +309,8 @@ pub fn no_reply(lang: Language) -> &'static str {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use super::*;
 
     #[test]
@@ -322,14 +324,90 @@ mod tests {
         assert_eq!(Language::Ru.to_string(), "ru");
     }
 
+    /// Every text of this file in `lang`, named by its function, with sample
+    /// arguments. A new text must be added here, or
+    /// `every_text_differs_between_languages` fails.
+    fn every_text(lang: Language) -> Vec<(&'static str, String)> {
+        let week: Vec<&str> = (0..7).map(|d| weekday(lang, d)).collect();
+        vec![
+            ("preamble", preamble(lang).to_owned()),
+            ("core_heading", core_heading(lang).to_owned()),
+            ("catalogue_heading", catalogue_heading(lang).to_owned()),
+            ("active_heading", active_heading(lang, "media")),
+            ("skills_heading", skills_heading(lang).to_owned()),
+            (
+                "desc_get_current_time",
+                desc_get_current_time(lang).to_owned(),
+            ),
+            ("desc_show_text", desc_show_text(lang).to_owned()),
+            ("desc_read_skill", desc_read_skill(lang).to_owned()),
+            ("desc_enable_toolset", desc_enable_toolset(lang).to_owned()),
+            (
+                "desc_disable_toolset",
+                desc_disable_toolset(lang).to_owned(),
+            ),
+            ("weekday", week.join(",")),
+            ("shown", shown(lang).to_owned()),
+            ("already_active", already_active(lang, "media")),
+            ("enabled", enabled(lang, "media")),
+            ("disabled", disabled(lang, "media")),
+            ("no_active_toolsets", no_active_toolsets(lang).to_owned()),
+            ("not_active", not_active(lang, "notes", "media")),
+            ("no_toolset", no_toolset(lang, "web", "media")),
+            ("no_skill", no_skill(lang, "x", "media")),
+            ("no_tool", no_tool(lang, "x", "show_text", "media")),
+            (
+                "no_such_tool_in_set",
+                no_such_tool_in_set(lang, "media_x", "media", "media_play|id"),
+            ),
+            ("args_invalid", args_invalid(lang, "media_play|id")),
+            (
+                "substituted",
+                substituted(
+                    lang,
+                    "media",
+                    "media_play|id",
+                    "media_play",
+                    "media_play|id",
+                ),
+            ),
+            ("only_first_call_ran", only_first_call_ran(lang, 2)),
+            ("truncated", truncated(lang).to_owned()),
+            ("none", none(lang).to_owned()),
+            ("round_limit", round_limit(lang, 3)),
+            ("no_reply", no_reply(lang).to_owned()),
+        ]
+    }
+
+    /// The names of the `pub fn NAME(lang: Language, …)` texts in `source`,
+    /// however rustfmt wrapped their signatures.
+    fn text_functions(source: &str) -> BTreeSet<&str> {
+        source
+            .split("\npub fn ")
+            .skip(1)
+            .filter_map(|f| f.split_once('('))
+            .filter(|(_, params)| params.trim_start().starts_with("lang: Language"))
+            .map(|(name, _)| name)
+            .collect()
+    }
+
     #[test]
     fn every_text_differs_between_languages() {
-        let (en, ru) = (Language::En, Language::Ru);
-        assert_ne!(preamble(en), preamble(ru));
-        assert_ne!(shown(en), shown(ru));
-        assert_ne!(weekday(en, 0), weekday(ru, 0));
-        assert_ne!(round_limit(en, 3), round_limit(ru, 3));
-        assert_ne!(no_reply(en), no_reply(ru));
+        let (en, ru) = (every_text(Language::En), every_text(Language::Ru));
+        let listed: BTreeSet<&str> = en.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            listed,
+            text_functions(include_str!("texts.rs")),
+            "every text function is listed in every_text()"
+        );
+        for ((name, en), (_, ru)) in en.iter().zip(&ru) {
+            assert!(!en.trim().is_empty(), "{name} is empty in English");
+            assert!(!ru.trim().is_empty(), "{name} is empty in Russian");
+            assert_ne!(en, ru, "{name} is not translated");
+        }
+        for day in 0..7 {
+            assert_ne!(weekday(Language::En, day), weekday(Language::Ru, day));
+        }
     }
 
     #[test]

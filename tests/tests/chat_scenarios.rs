@@ -1,13 +1,25 @@
 //! End to end: the seed's hardware scenarios (§11) with real `porfiry chat`
-//! processes against the scripted model, asserting on exactly what the model
-//! server received — the prompt per state and the history.
+//! processes (and, for two sessions of one process, the embedding API)
+//! against the scripted model, asserting on exactly what the model server
+//! received — the prompt per state and the history.
 
 mod chat_common;
 
 use std::time::Duration;
 
 use chat_common::*;
+use porfiry_node::chat::{ChatConfig, ChatEngine};
+use porfiry_node::llm::LlmConfig;
 use porfiry_tests::{Reply, ScriptedLlm};
+
+/// Chat settings for an in-process engine against `llm`: no retries.
+fn engine_config(llm: &ScriptedLlm) -> ChatConfig {
+    ChatConfig::new(LlmConfig {
+        max_retries: 0,
+        timeout: Duration::from_secs(10),
+        ..LlmConfig::new(llm.url(), "test-model")
+    })
+}
 
 /// Question → read_skill|media → enable_toolset|media → media_search → answer,
 /// then show_text and media_play in a second turn.
@@ -266,10 +278,11 @@ fn double_enable_and_double_disable_are_forgiving() {
     assert_eq!(history(&r[6]).len(), 5);
 }
 
-/// Two sessions at once (two processes on one model server): activation in
-/// one is not seen by the other, and the first keeps it.
-#[test]
-fn activation_in_one_session_is_not_seen_by_another() {
+/// Two sessions of ONE process (one engine, one model server): enabling a
+/// set in session A leaves session B's next prompt exactly the state-1 prompt
+/// (no active set, no tool lines), and A keeps its set.
+#[tokio::test]
+async fn activation_in_one_session_is_not_seen_by_another() {
     let llm = ScriptedLlm::queue(vec![
         Reply::text("TOOL_CALL: enable_toolset|media"),
         Reply::text("A: films on."),
@@ -277,30 +290,72 @@ fn activation_in_one_session_is_not_seen_by_another() {
         Reply::text("A: still on."),
     ])
     .unwrap();
-    let dir_a = tempfile::tempdir().unwrap();
-    let dir_b = tempfile::tempdir().unwrap();
-    let mut a = LiveChat::start(dir_a.path(), &llm.url(), &[]);
-    let mut b = LiveChat::start(dir_b.path(), &llm.url(), &[]);
-    assert_eq!(a.ask("A wants films"), "A: films on.");
-    assert_eq!(b.ask("B says hi"), "B: hello.");
-    assert_eq!(a.ask("A again"), "A: still on.");
-    assert!(a.finish().success());
-    assert!(b.finish().success());
+    let engine = ChatEngine::new(&engine_config(&llm)).unwrap();
+    let mut a = engine.session();
+    let mut b = engine.session();
+    assert_eq!(a.send("A wants films").await.unwrap().text, "A: films on.");
+    assert_eq!(a.active_toolsets(), ["media"]);
+    assert_eq!(b.send("B says hi").await.unwrap().text, "B: hello.");
+    assert!(b.active_toolsets().is_empty());
+    assert_eq!(a.send("A again").await.unwrap().text, "A: still on.");
 
     let r = llm.recorded();
     assert_eq!(r.len(), 4);
+    let state1 = system(&r[0]);
+    assert!(!state1.contains("Active toolsets"), "{state1}");
     assert!(system(&r[1]).contains(ACTIVE_MEDIA), "A is in state 3");
-    assert!(
-        !system(&r[2]).contains("Active toolsets"),
-        "B never enabled anything"
+    assert_eq!(
+        system(&r[2]),
+        state1,
+        "B's prompt is the state-1 prompt byte for byte: A's set is not in it"
     );
-    assert!(system(&r[2]).contains(MEDIA_SKILL_LINE));
+    assert!(
+        !system(&r[2]).contains("media_search"),
+        "no media tool lines"
+    );
     assert_eq!(
         history(&r[2]),
         [msg("user", "B says hi")],
         "B sees none of A's dialogue"
     );
-    assert!(system(&r[3]).contains(ACTIVE_MEDIA), "A still has media");
+    assert_eq!(system(&r[3]), system(&r[1]), "A still has media");
+}
+
+/// A restarted chat (a new `porfiry chat` process on the same data dir)
+/// starts with no active toolset: its first prompt is the state-1 prompt,
+/// even though the previous process ended with `media` active.
+#[test]
+fn a_restarted_chat_has_no_active_toolset() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = ScriptedLlm::queue(vec![
+        Reply::text("TOOL_CALL: enable_toolset|media"),
+        Reply::text("On."),
+    ])
+    .unwrap();
+    let run = chat(dir.path(), &first.url(), &[], "films\n");
+    assert!(run.status.success(), "{run:?}");
+    assert_eq!(run.stdout, "On.\n");
+    let before = first.recorded();
+    assert!(
+        system(&before[1]).contains(ACTIVE_MEDIA),
+        "media was active"
+    );
+
+    let second = ScriptedLlm::queue(vec![Reply::text("Hello.")]).unwrap();
+    let run = chat(dir.path(), &second.url(), &[], "films again\n");
+    assert!(run.status.success(), "{run:?}");
+    assert_eq!(run.stdout, "Hello.\n");
+    let after = second.recorded();
+    assert_eq!(after.len(), 1);
+    let prompt = system(&after[0]);
+    assert!(!prompt.contains("Active toolsets"), "{prompt}");
+    assert!(!prompt.contains("media_search"), "{prompt}");
+    assert_eq!(
+        prompt,
+        system(&before[0]),
+        "the state-1 prompt, byte for byte"
+    );
+    assert_eq!(history(&after[0]), [msg("user", "films again")]);
 }
 
 /// `--toolset-idle-secs 0`: a set expires as soon as any time passes after

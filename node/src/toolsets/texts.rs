@@ -75,3 +75,54 @@ pub fn media_playing(lang: Language, title: &str) -> String {
         Language::Ru => format!("запущено: {title}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+
+    /// Every text of this file in `lang`, named by its function, with sample
+    /// arguments. A new text must be added here, or
+    /// `every_text_differs_between_languages` fails.
+    fn every_text(lang: Language) -> Vec<(&'static str, String)> {
+        vec![
+            ("media_summary", media_summary(lang).to_owned()),
+            ("media_search_desc", media_search_desc(lang).to_owned()),
+            ("media_info_desc", media_info_desc(lang).to_owned()),
+            ("media_play_desc", media_play_desc(lang).to_owned()),
+            ("media_nothing_found", media_nothing_found(lang, "x")),
+            ("media_more", media_more(lang, 3)),
+            ("media_no_id", media_no_id(lang, "tt9")),
+            ("media_playing", media_playing(lang, "The Matrix")),
+        ]
+    }
+
+    /// The names of the `pub fn NAME(lang: Language, …)` texts in `source`,
+    /// however rustfmt wrapped their signatures.
+    fn text_functions(source: &str) -> BTreeSet<&str> {
+        source
+            .split("\npub fn ")
+            .skip(1)
+            .filter_map(|f| f.split_once('('))
+            .filter(|(_, params)| params.trim_start().starts_with("lang: Language"))
+            .map(|(name, _)| name)
+            .collect()
+    }
+
+    #[test]
+    fn every_text_differs_between_languages() {
+        let (en, ru) = (every_text(Language::En), every_text(Language::Ru));
+        let listed: BTreeSet<&str> = en.iter().map(|(name, _)| *name).collect();
+        assert_eq!(
+            listed,
+            text_functions(include_str!("texts.rs")),
+            "every text function is listed in every_text()"
+        );
+        for ((name, en), (_, ru)) in en.iter().zip(&ru) {
+            assert!(!en.trim().is_empty(), "{name} is empty in English");
+            assert!(!ru.trim().is_empty(), "{name} is empty in Russian");
+            assert_ne!(en, ru, "{name} is not translated");
+        }
+    }
+}

@@ -1,8 +1,8 @@
 //! The toolset registry: every registered set by name, routing of a tool call
 //! by its `<set>_` prefix, and argument checking before the call runs.
 //!
-//! It knows nothing about chat or activation, so the HMP cognitive core can
-//! dispatch through the very same registry.
+//! It knows nothing about chat or activation, so the HMP cognitive core
+//! (planned) will be able to dispatch through the very same registry.
 
 use std::collections::BTreeMap;
 

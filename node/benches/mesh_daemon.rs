@@ -10,6 +10,9 @@
 //!   the server's file holds all of them (change detection, push, verify,
 //!   store, merge).
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};

@@ -5,6 +5,9 @@
 //!
 //! Run: `cargo bench -p porfiry-protocol --bench engine -- --warm-up-time 1 --measurement-time 3`
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 #[path = "../tests/engine_support/mod.rs"]
 mod engine_support;
 

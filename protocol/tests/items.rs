@@ -266,6 +266,8 @@ pub const WEAK_AUTHOR: [u8; 32] = {
     b
 };
 
+/// The envelope of a note "signed" by [`WEAK_AUTHOR`] with the forged
+/// signature that lax verification would accept.
 pub fn forged_weak_envelope(text: &str) -> Vec<u8> {
     let payload = Payload::from_draft(AuthorKey(WEAK_AUTHOR), &note_draft(text))
         .encode()

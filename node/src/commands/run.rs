@@ -40,11 +40,18 @@ pub enum RunError {
     Daemon(#[from] DaemonError),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
-    AlreadyRunning { dir: String, lock: String },
+    AlreadyRunning {
+        /// The data dir.
+        dir: String,
+        /// The lock file held.
+        lock: String,
+    },
     /// The lock file could not be created or locked.
     #[error("cannot lock {path}: {source}")]
     Lock {
+        /// The lock file.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }

@@ -35,10 +35,20 @@ pub const INITIAL_BODY_CAPACITY: usize = 64 * 1024;
 pub enum FrameError {
     /// The announced (or, when sending, the actual) length is over the cap.
     #[error("frame of {len} bytes is over the {max}-byte cap")]
-    TooLarge { len: u64, max: u32 },
+    TooLarge {
+        /// The frame's length in bytes.
+        len: u64,
+        /// The cap it is over.
+        max: u32,
+    },
     /// The stream ended before the announced number of body bytes.
     #[error("frame truncated: {got} of {expected} bytes arrived")]
-    Truncated { expected: u32, got: u64 },
+    Truncated {
+        /// The length the prefix announced.
+        expected: u32,
+        /// The bytes that arrived before the stream ended.
+        got: u64,
+    },
 }
 
 impl FrameError {

@@ -6,7 +6,7 @@ mod common;
 
 use common::{draft, key, note_draft, sample_item};
 use ed25519_dalek::{Signer, SigningKey, Verifier};
-use porfiry_protocol::envelope::encode_envelope;
+use porfiry_protocol::item::envelope::encode_envelope;
 use porfiry_protocol::limits::{MAX_ENVELOPE_BYTES, MAX_HOPS, MAX_TEXT_BYTES};
 use porfiry_protocol::{
     AuthorKey, Body, FriendView, ItemError, ItemId, ItemKind, Payload, PayloadDraft, VerifiedItem,

@@ -6,7 +6,7 @@ mod common;
 
 use common::{draft, key, note_draft, sample_item};
 use ed25519_dalek::{Signer, SigningKey};
-use porfiry_protocol::envelope::encode_envelope;
+use porfiry_protocol::item::envelope::encode_envelope;
 use porfiry_protocol::{ItemError, VerifiedItem, sign, verify_batch};
 use proptest::prelude::*;
 

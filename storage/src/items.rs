@@ -7,8 +7,8 @@
 //! [`Store::items_for_friend`] is the single answer to "which items may this
 //! friend receive", decided by [`porfiry_protocol::may_send`].
 
-use porfiry_protocol::audience::valid_group_name;
 use porfiry_protocol::engine::ItemRecord as EngineRecord;
+use porfiry_protocol::item::audience::valid_group_name;
 use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, ItemRoute, may_send};
 use rusqlite::types::Type;
 use rusqlite::{OptionalExtension, Row, params};

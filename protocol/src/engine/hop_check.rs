@@ -19,8 +19,8 @@
 use std::collections::{BTreeMap, HashSet};
 
 use super::index::Meta;
-use crate::audience::Audience;
-use crate::item_id::ItemId;
+use crate::item::audience::Audience;
+use crate::item::id::ItemId;
 
 /// True for a public item whose copy here lets a friend pass it on at least
 /// once more (our hops − 1 ≥ 1): only then can a friend's copy be short of

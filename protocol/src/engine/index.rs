@@ -5,11 +5,11 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use crate::audience::Audience;
-use crate::body::Body;
-use crate::item_id::ItemId;
+use crate::item::audience::Audience;
+use crate::item::body::Body;
+use crate::item::id::ItemId;
+use crate::item::verified::VerifiedItem;
 use crate::policy::ItemRoute;
-use crate::verified::VerifiedItem;
 
 /// One stored item as the engine needs it: enough to route it and to seed
 /// the engine at start-up from storage without re-reading the envelopes.

@@ -40,7 +40,7 @@ pub use index::{ItemRecord, retraction_target};
 pub use input::{Inbound, Input, ReceivedItem};
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;

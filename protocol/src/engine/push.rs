@@ -9,8 +9,8 @@ use std::sync::Arc;
 use super::Engine;
 use super::hop_check::offers_hops;
 use super::output::{Event, Output};
-use crate::audience::Audience;
-use crate::item_id::ItemId;
+use crate::item::audience::Audience;
+use crate::item::id::ItemId;
 use crate::policy::{FriendView, ItemRoute, may_send};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, WireMessage};
 

@@ -22,7 +22,7 @@ use super::Engine;
 use super::config::EngineConfig;
 use super::hop_check::offers_hops;
 use super::output::{Event, Output, SyncRole};
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::policy::may_send;
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
 
@@ -258,7 +258,7 @@ impl Engine {
         };
         have.iter()
             .filter_map(|raw| {
-                let id = crate::item_id::ItemId(raw.to_bytes());
+                let id = crate::item::id::ItemId(raw.to_bytes());
                 let meta = self.index.get(&id)?;
                 may_send(&self.local, &meta.route(), &view, now_ms).then_some(Announce {
                     id,

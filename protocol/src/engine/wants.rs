@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 
 use super::output::Output;
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::wire::{MAX_IDS_PER_MESSAGE, WireMessage};
 
 /// One wanted item.

@@ -9,7 +9,7 @@
 
 mod cbor_form;
 
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::limits::MAX_ENVELOPE_BYTES;
 use cbor_form::{from_value, map_cbor_error, to_value};
 

@@ -4,9 +4,12 @@
 
 pub mod chat;
 pub mod cli;
+pub mod clock;
 pub mod commands;
 pub mod daemon;
 pub mod data_dir;
 pub mod llm;
 pub mod mesh;
+pub mod replication;
+pub mod sharing;
 pub mod toolsets;

@@ -86,7 +86,7 @@ fn a_note_too_long_for_an_item_is_refused_and_nothing_is_written() {
         1,
     )
     .unwrap_err();
-    assert!(matches!(err, DaemonError::Item(_)), "{err}");
+    assert!(matches!(err, SharingError::Item(_)), "{err}");
     assert_eq!(store.count::<Note>().unwrap(), 0);
     assert_eq!(store.item_count().unwrap(), 0);
     // The same text kept private is fine: it never has to fit an item.
@@ -105,7 +105,7 @@ fn a_whitespace_note_is_refused_whole() {
         1,
     )
     .unwrap_err();
-    assert!(matches!(err, DaemonError::Storage(_)), "{err}");
+    assert!(matches!(err, SharingError::Storage(_)), "{err}");
     assert_eq!(
         store.item_count().unwrap(),
         0,

@@ -9,7 +9,7 @@ use porfiry_protocol::{Audience, Body, NodeKey, PayloadDraft, Retraction, Verifi
 use porfiry_storage::{DB_FILE_NAME, Note, NoteSource, Sharing, Store};
 
 use super::*;
-use crate::daemon::publish::post_note;
+use crate::sharing::publish::post_note;
 
 #[derive(Default)]
 struct Frames(Vec<(String, Vec<u8>)>);

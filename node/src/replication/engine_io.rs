@@ -15,8 +15,8 @@ use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_storage::{ItemRecord, StorageError, Store};
 
-use super::item_rows::stored_record;
-use super::merge::{forget_merged, merge_items};
+use crate::sharing::item_rows::stored_record;
+use crate::sharing::merge::{forget_merged, merge_items};
 
 /// Where encoded frames go (the mesh driver, or a test's list).
 pub trait FrameSink {

@@ -198,7 +198,7 @@ fn catch_up(c: &mut Criterion) {
                 if !ratio_shown {
                     let store = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
                     let payload: usize = store
-                        .item_metas()
+                        .item_records()
                         .unwrap()
                         .iter()
                         .map(|m| store.get_item(&m.id).unwrap().unwrap().payload.len())

@@ -6,8 +6,8 @@
 //! file: `NodeKey::save`/`load` read and write the path they are given.)
 //!
 //! Layout: `item/` is everything about one item (id, kind, audience, body,
-//! payload, envelope, checks, verification); `wire/` the messages friends
-//! exchange; `engine/` the sans-IO replication engine; `identity.rs` node
+//! payload, envelope, checks, verification, the routing record); `wire/` the
+//! messages friends exchange; `engine/` the sans-IO replication engine; `identity.rs` node
 //! keys; `policy.rs` who may receive what; `limits.rs` and `error.rs` the
 //! item limits and errors all of them share.
 
@@ -30,5 +30,6 @@ pub use item::body::{
 pub use item::id::ItemId;
 pub use item::kinds::ItemKind;
 pub use item::payload::{Payload, PayloadDraft};
+pub use item::record::ItemRecord;
 pub use item::verified::{VerifiedItem, sign};
 pub use policy::{FriendView, ItemRoute, may_send};

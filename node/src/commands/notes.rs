@@ -134,7 +134,8 @@ fn retract(dir: &DataDir, item_id: &str, now_ms: u64) -> Result<String, NotesErr
     let (key, store) = open(dir)?;
     let record = store
         .get_item(&target)?
-        .ok_or_else(|| NotesError::NoSuchItem(target.to_string()))?;
+        .ok_or_else(|| NotesError::NoSuchItem(target.to_string()))?
+        .record;
     let me = key.peer_id().to_string();
     if record.author != me || record.kind != ItemKind::Note {
         return Err(NotesError::NotYours(target.to_string()));

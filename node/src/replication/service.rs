@@ -67,11 +67,7 @@ pub async fn run_node(
 ) -> Result<Stopped, ReplicationError> {
     let local = key.peer_id().to_string();
     let friends = friend_set::load(&store)?;
-    let records = store
-        .item_metas()?
-        .iter()
-        .map(|m| m.engine_record())
-        .collect::<Vec<_>>();
+    let records = store.item_records()?;
     tracing::info!(peer = %local, items = records.len(), friends = friends.len(), "starting node");
     let engine = Engine::new(EngineConfig::new(local.clone()), records);
 

@@ -11,7 +11,8 @@
 use std::collections::HashSet;
 
 use porfiry_protocol::{
-    Audience, Body, ItemId, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem, sign,
+    Audience, Body, ItemId, ItemRecord, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem,
+    sign,
 };
 use porfiry_storage::{
     LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy, Store, Stored,
@@ -89,7 +90,7 @@ pub fn post_note(
 pub fn retract_item(
     store: &Store,
     key: &NodeKey,
-    target: &porfiry_storage::ItemRecord,
+    target: &ItemRecord,
     now_ms: u64,
 ) -> Result<VerifiedItem, SharingError> {
     let draft = PayloadDraft {

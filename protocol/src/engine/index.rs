@@ -6,68 +6,9 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
 use crate::item::audience::Audience;
-use crate::item::body::Body;
 use crate::item::id::ItemId;
-use crate::item::verified::VerifiedItem;
+use crate::item::record::ItemRecord;
 use crate::policy::ItemRoute;
-
-/// One stored item as the engine needs it: enough to route it and to seed
-/// the engine at start-up from storage without re-reading the envelopes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemRecord {
-    /// The item id.
-    pub id: ItemId,
-    /// Author peer id string.
-    pub author: String,
-    /// Who may receive it.
-    pub audience: Audience,
-    /// Creation time (author's clock), Unix ms; the reconciliation key.
-    pub created_ms: u64,
-    /// Expiry, Unix ms.
-    pub expires_ms: Option<u64>,
-    /// The author's hop limit.
-    pub max_hops: u8,
-    /// How many more hops this node's copy may travel.
-    pub hops_left: u8,
-    /// The friend whose copy set `hops_left`; `None` for our own items.
-    pub received_from: Option<String>,
-    /// For a retraction: the item it withdraws.
-    pub retracts: Option<ItemId>,
-    /// The earlier item of the same author this one supersedes.
-    pub replaces: Option<ItemId>,
-}
-
-impl ItemRecord {
-    /// The record of `item` held with `hops_left` and got from `received_from`.
-    pub fn of(item: &VerifiedItem, hops_left: u8, received_from: Option<String>) -> ItemRecord {
-        ItemRecord {
-            id: item.id(),
-            author: item.author_peer_id().to_owned(),
-            audience: item.audience().clone(),
-            created_ms: item.created_ms(),
-            expires_ms: item.expires_ms(),
-            max_hops: item.max_hops(),
-            hops_left,
-            received_from,
-            retracts: retraction_target(item),
-            replaces: item.replaces(),
-        }
-    }
-
-    /// The items this one withdraws: its retraction target and the item it
-    /// replaces, either or both.
-    pub fn supersedes(&self) -> impl Iterator<Item = ItemId> + '_ {
-        self.retracts.iter().chain(self.replaces.iter()).copied()
-    }
-}
-
-/// The target of a retraction item, `None` for every other kind.
-pub fn retraction_target(item: &VerifiedItem) -> Option<ItemId> {
-    match item.body() {
-        Body::Retraction(r) => Some(r.target),
-        _ => None,
-    }
-}
 
 /// The in-memory form of a record: names and audiences interned.
 #[derive(Debug, Clone)]

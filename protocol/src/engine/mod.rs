@@ -36,11 +36,11 @@ pub use config::{
     EngineConfig, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
     RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
-pub use index::{ItemRecord, retraction_target};
 pub use input::{Inbound, Input, ReceivedItem};
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
 use crate::item::id::ItemId;
+use crate::item::record::ItemRecord;
 use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;

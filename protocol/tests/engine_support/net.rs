@@ -6,7 +6,8 @@
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, ItemRecord, Output};
+use porfiry_protocol::ItemRecord;
+use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId, NodeKey, VerifiedItem};
 

@@ -16,7 +16,7 @@
 //! its own offers us more. When nothing was lost, every offer is confirmed
 //! or answered, so a resync of equal sets re-announces nothing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::index::Meta;
 use crate::item::audience::Audience;
@@ -35,7 +35,7 @@ struct PeerChecks {
     /// Check every shared item at the next finished session (set on connect).
     full: bool,
     /// Offered to the friend, not confirmed, not yet checked.
-    pending: HashSet<ItemId>,
+    pending: BTreeSet<ItemId>,
 }
 
 /// Hop checks still owed to each connected friend.

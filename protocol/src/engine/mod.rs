@@ -17,6 +17,11 @@
 //!   raised (`hop_check.rs`);
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
+//!
+//! The same inputs give the same outputs, in the same order: every map and
+//! set here is ordered (`BTreeMap`/`BTreeSet`), never a `HashMap` whose
+//! random seed would decide which announcer is asked or in what order
+//! messages leave.
 
 mod config;
 mod hop_check;

@@ -14,7 +14,7 @@
 //! The receiving side's part (serving sessions one at a time) is in
 //! `serve.rs`.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use negentropy::{Id, Negentropy, NegentropyStorageVector};
 
@@ -289,7 +289,8 @@ impl Engine {
             peer_id: peer,
             groups: &p.groups,
         };
-        let lacking: HashSet<ItemId> = done.have.iter().map(|raw| ItemId(raw.to_bytes())).collect();
+        let lacking: BTreeSet<ItemId> =
+            done.have.iter().map(|raw| ItemId(raw.to_bytes())).collect();
         let mut announces = Vec::new();
         for id in &done.hop_candidates {
             if lacking.contains(id) {
@@ -310,7 +311,8 @@ impl Engine {
                 });
             }
         }
-        announces.sort_unstable_by_key(|a| a.id);
+        // In id order already: `hop_candidates` was collected from the
+        // index, which iterates by id.
         for chunk in announces.chunks(MAX_IDS_PER_MESSAGE) {
             out.push(Output::Send {
                 peer: peer.to_owned(),

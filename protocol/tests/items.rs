@@ -2,6 +2,10 @@
 //! field, each decode-time refusal (version, kind, mismatch, limits, expiry,
 //! size, weak key) with the error that names it.
 
+// One test checks that items hash by id, which needs a `HashSet`; the ban
+// on it (protocol/clippy.toml) is for the engine.
+#![allow(clippy::disallowed_types)]
+
 mod common;
 
 use common::{draft, key, note_draft, sample_item};

@@ -21,7 +21,11 @@
 //! The same inputs give the same outputs, in the same order: every map and
 //! set here is ordered (`BTreeMap`/`BTreeSet`), never a `HashMap` whose
 //! random seed would decide which announcer is asked or in what order
-//! messages leave.
+//! messages leave. The clippy lints denied below keep the clock, the file
+//! system, ambient randomness and randomly seeded hashers out of this
+//! module (their list is in `protocol/clippy.toml`).
+
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod config;
 mod hop_check;

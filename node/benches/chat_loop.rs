@@ -3,6 +3,9 @@
 //! through `ChatEngine`/`ChatSession` with an instant in-process model, and
 //! the media toolset's catalogue load and search on a 10,000-film catalogue.
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;

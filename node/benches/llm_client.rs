@@ -1,6 +1,9 @@
 //! Cost of the LLM client's own work per call, apart from the model: encoding a request,
 //! reading a reply, and a whole `chat()` round trip against an instant loopback server.
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 use std::time::Duration;
 

@@ -44,11 +44,13 @@ impl Meta {
 ///
 /// Every map is ordered (see the engine's module doc): `items` is walked to
 /// build sync sets and hop-check candidates, whose order reaches the
-/// outputs, and walking it by id keeps runs replayable. At a million items
-/// a B-tree costs about what a hash table does in memory and a few hundred
-/// nanoseconds per lookup, and unlike a hash table with a fixed seed it
-/// cannot be degraded by ids chosen to collide (retraction targets and
-/// announced ids are whatever a peer sends).
+/// outputs, and walking it by id keeps runs replayable. Measured with
+/// 32-byte keys at a million entries, a B-tree took less memory than a
+/// `HashMap` (149 vs 210 MB) but about 1 µs per lookup against 0.2 µs, and
+/// 1.9 s against 0.6 s to fill at start-up: small next to a signature check
+/// per received item and to reading those rows from SQLite. Unlike a hash
+/// table with a fixed seed it cannot be slowed by ids chosen to collide
+/// (retraction targets and announced ids are whatever a peer sends).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
     items: BTreeMap<ItemId, Meta>,

@@ -5,6 +5,9 @@
 //!
 //! Run: `cargo bench -p mesh-sim --bench sim -- --warm-up-time 1 --measurement-time 3`
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use mesh_sim::{Scenario, run};
 

@@ -4,7 +4,8 @@
 
 use std::collections::BTreeMap;
 
-use porfiry_protocol::engine::{Engine, EngineConfig, ItemRecord};
+use porfiry_protocol::ItemRecord;
+use porfiry_protocol::engine::{Engine, EngineConfig};
 use porfiry_protocol::{ItemId, VerifiedItem};
 
 /// A stored item with its route columns, as a node's database keeps it.

@@ -83,7 +83,7 @@ impl Scenario {
     fn validate_groups(&self) -> Result<(), SimError> {
         let n = self.nodes.count;
         for g in &self.groups {
-            if !porfiry_protocol::audience::valid_group_name(&g.name) {
+            if !porfiry_protocol::item::audience::valid_group_name(&g.name) {
                 return Err(invalid(
                     "groups.name",
                     format!("{:?}: 1 to 32 characters of a-z, 0-9, '-' or '_'", g.name),

@@ -10,6 +10,9 @@
 //!   the server's file holds all of them (change detection, push, verify,
 //!   store, merge).
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -17,10 +20,11 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use porfiry_node::daemon::item_rows::stored_record;
-use porfiry_node::daemon::publish::note_draft;
-use porfiry_node::daemon::{DaemonOptions, Stopped, post_note, run_node};
 use porfiry_node::mesh::{Multiaddr, Profile};
+use porfiry_node::replication::{DaemonOptions, Stopped, run_node};
+use porfiry_node::sharing::item_rows::stored_record;
+use porfiry_node::sharing::post_note;
+use porfiry_node::sharing::publish::note_draft;
 use porfiry_protocol::{Audience, NodeKey, VerifiedItem, sign};
 use porfiry_storage::{DB_FILE_NAME, Friend, Note, NoteSource, Sharing, Store};
 use tokio::sync::oneshot;
@@ -145,7 +149,7 @@ fn pair(seed: u8) -> Pair {
 }
 
 fn notes(key: &NodeKey, n: usize) -> Vec<VerifiedItem> {
-    let base = porfiry_node::daemon::clock::now_ms();
+    let base = porfiry_node::clock::now_ms();
     (0..n)
         .map(|i| {
             let row = Note {
@@ -170,7 +174,7 @@ fn catch_up(c: &mut Criterion) {
                 let p = pair(10 + (i % 100) as u8);
                 {
                     let store = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
-                    let now = porfiry_node::daemon::clock::now_ms();
+                    let now = porfiry_node::clock::now_ms();
                     store
                         .transaction(|s| {
                             for j in 0..N {
@@ -194,7 +198,7 @@ fn catch_up(c: &mut Criterion) {
                 if !ratio_shown {
                     let store = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
                     let payload: usize = store
-                        .item_metas()
+                        .item_records()
                         .unwrap()
                         .iter()
                         .map(|m| store.get_item(&m.id).unwrap().unwrap().payload.len())

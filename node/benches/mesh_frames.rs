@@ -3,6 +3,9 @@
 //! request-response with our codec), and the time for a phone to connect
 //! (dial, noise handshake, yamux, both sides reporting the link).
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};

@@ -14,6 +14,7 @@ pub struct Cli {
     #[arg(long, global = true, env = "PORFIRY_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
+    /// What to do.
     #[command(subcommand)]
     pub command: Command,
 }

@@ -1,13 +1,37 @@
 //! The Porfiry node: wiring of the protocol, storage and tool-loop crates
-//! into one process — CLI commands, the LLM client, chat sessions and
-//! (later) the libp2p mesh driver and the HMP cognitive core.
+//! into one process — CLI commands, the LLM client, chat sessions and the
+//! libp2p mesh driver with its replication loop (the HMP cognitive core is
+//! planned).
+//!
+//! **Embedding** (a phone app, another Rust program) uses the facade at the
+//! crate root: [`ChatEngine`] makes [`ChatSession`]s from a [`ChatConfig`],
+//! which names the model as an [`LlmTarget`] with its [`LlmConfig`]. The node
+//! handle joins it with the next issue. The modules below are public for the
+//! `porfiry` binary, the benches and the workspace's end-to-end tests; they
+//! are hidden from the docs and are not an embedding API.
 
+pub use chat::{ChatConfig, ChatEngine, ChatError, ChatSession, SendError};
+pub use llm::{LlmConfig, LlmTarget};
+
+#[doc(hidden)]
 pub mod backoff;
+#[doc(hidden)]
 pub mod chat;
+#[doc(hidden)]
 pub mod cli;
+#[doc(hidden)]
+pub mod clock;
+#[doc(hidden)]
 pub mod commands;
-pub mod daemon;
+#[doc(hidden)]
 pub mod data_dir;
+#[doc(hidden)]
 pub mod llm;
+#[doc(hidden)]
 pub mod mesh;
+#[doc(hidden)]
+pub mod replication;
+#[doc(hidden)]
+pub mod sharing;
+#[doc(hidden)]
 pub mod toolsets;

@@ -70,11 +70,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Chat(args) => commands::chat::chat(&dir, &args)?,
         Command::Friends(cmd) => {
-            let now = porfiry_node::daemon::clock::now_ms();
+            let now = porfiry_node::clock::now_ms();
             say(commands::friends::friends(&dir, &cmd, now)?)?;
         }
         Command::Notes(cmd) => {
-            let now = porfiry_node::daemon::clock::now_ms();
+            let now = porfiry_node::clock::now_ms();
             say(commands::notes::notes(&dir, &cmd, now)?)?;
         }
         Command::Run(args) => {

@@ -10,10 +10,10 @@ use libp2p::swarm::{DialError, ListenError, Swarm, SwarmEvent};
 use libp2p_swarm_test::SwarmExt;
 use porfiry_node::mesh::behaviour::{MeshBehaviour, MeshBehaviourEvent};
 use porfiry_node::mesh::codec::Frame;
-use porfiry_node::mesh::limits::{MAX_ESTABLISHED_PER_PEER, MAX_FRAME_BYTES};
+use porfiry_node::mesh::limits::{MAX_ESTABLISHED_PER_PEER, MAX_TRANSPORT_FRAME_BYTES};
 
 fn new_swarm() -> Swarm<MeshBehaviour> {
-    Swarm::new_ephemeral_tokio(|key| MeshBehaviour::new(&key.public(), MAX_FRAME_BYTES))
+    Swarm::new_ephemeral_tokio(|key| MeshBehaviour::new(&key.public(), MAX_TRANSPORT_FRAME_BYTES))
 }
 
 /// A listening swarm whose memory address is dialable, and a dialer.

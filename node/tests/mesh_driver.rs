@@ -13,14 +13,14 @@ use libp2p::request_response;
 use libp2p::swarm::SwarmEvent;
 use mesh_support::{WAIT, friends_pair, received, wait_for};
 use porfiry_node::mesh::behaviour::MeshBehaviourEvent;
-use porfiry_node::mesh::limits::MAX_FRAME_BYTES;
+use porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_node::mesh::swarm::build_swarm;
 use porfiry_node::mesh::{FrameError, Keypair, MeshEvent, Profile, SendFailure};
 use tokio::time::timeout;
 
 #[tokio::test]
 async fn friends_connect_and_exchange_frames() {
-    let (mut s, _, mut p) = friends_pair(MAX_FRAME_BYTES).await;
+    let (mut s, _, mut p) = friends_pair(MAX_TRANSPORT_FRAME_BYTES).await;
 
     p.handle
         .send(s.peer, b"hello server".to_vec())
@@ -48,7 +48,7 @@ async fn friends_connect_and_exchange_frames() {
     // An empty frame and a frame exactly at the cap both travel.
     p.handle.send(s.peer, Vec::new()).await.unwrap();
     assert_eq!(received(&mut s, p.peer).await, Vec::<u8>::new());
-    let full = vec![0xAB; MAX_FRAME_BYTES as usize];
+    let full = vec![0xAB; MAX_TRANSPORT_FRAME_BYTES as usize];
     p.handle.send(s.peer, full.clone()).await.unwrap();
     assert_eq!(received(&mut s, p.peer).await, full);
 }
@@ -80,12 +80,12 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
 
-    let (mut s, address, p) = friends_pair(MAX_FRAME_BYTES).await;
+    let (mut s, address, p) = friends_pair(MAX_TRANSPORT_FRAME_BYTES).await;
 
     // The stranger trusts S (its own gate allows S), but S does not know it.
     let x_key = Keypair::generate_ed25519();
     let x_peer = x_key.public().to_peer_id();
-    let mut x = build_swarm(x_key, Profile::Phone, MAX_FRAME_BYTES).unwrap();
+    let mut x = build_swarm(x_key, Profile::Phone, MAX_TRANSPORT_FRAME_BYTES).unwrap();
     x.behaviour_mut().allow(s.peer);
     x.add_peer_address(s.peer, address);
     x.behaviour_mut().send_frame(&s.peer, b"let me in".to_vec());
@@ -134,8 +134,8 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
 #[tokio::test]
 async fn oversized_frame_is_rejected_and_the_connection_kept() {
     // The phone's own cap is raised so it lets an over-cap frame out.
-    let (mut s, _, mut p) = friends_pair(2 * MAX_FRAME_BYTES).await;
-    let len = u64::from(MAX_FRAME_BYTES) + 1;
+    let (mut s, _, mut p) = friends_pair(2 * MAX_TRANSPORT_FRAME_BYTES).await;
+    let len = u64::from(MAX_TRANSPORT_FRAME_BYTES) + 1;
     p.handle.send(s.peer, vec![1; len as usize]).await.unwrap();
 
     let (event, before) = wait_for(&mut s.events, |e| {
@@ -148,7 +148,7 @@ async fn oversized_frame_is_rejected_and_the_connection_kept() {
             peer: p.peer,
             reason: FrameError::TooLarge {
                 len,
-                max: MAX_FRAME_BYTES
+                max: MAX_TRANSPORT_FRAME_BYTES
             }
         }
     );
@@ -183,8 +183,8 @@ async fn oversized_frame_is_rejected_and_the_connection_kept() {
 
 #[tokio::test]
 async fn frames_over_our_own_cap_are_not_sent() {
-    let (mut s, _, p) = friends_pair(MAX_FRAME_BYTES).await;
-    let len = u64::from(MAX_FRAME_BYTES) + 1;
+    let (mut s, _, p) = friends_pair(MAX_TRANSPORT_FRAME_BYTES).await;
+    let len = u64::from(MAX_TRANSPORT_FRAME_BYTES) + 1;
     s.handle.send(p.peer, vec![0; len as usize]).await.unwrap();
     let (event, _) = wait_for(&mut s.events, |e| matches!(e, MeshEvent::SendFailed { .. })).await;
     assert_eq!(
@@ -193,7 +193,7 @@ async fn frames_over_our_own_cap_are_not_sent() {
             peer: p.peer,
             reason: SendFailure::TooLarge {
                 len,
-                max: MAX_FRAME_BYTES
+                max: MAX_TRANSPORT_FRAME_BYTES
             }
         }
     );

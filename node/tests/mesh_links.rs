@@ -6,13 +6,13 @@
 mod mesh_support;
 
 use mesh_support::{WAIT, connected, friends_pair, phone, received, server, start, wait_for};
-use porfiry_node::mesh::limits::MAX_FRAME_BYTES;
+use porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_node::mesh::{Keypair, MeshConfig, MeshEvent, SendFailure};
 use tokio::time::timeout;
 
 #[tokio::test]
 async fn removing_a_friend_disconnects_it_and_keeps_it_out_until_added_back() {
-    let (mut s, _, mut p) = friends_pair(MAX_FRAME_BYTES).await;
+    let (mut s, _, mut p) = friends_pair(MAX_TRANSPORT_FRAME_BYTES).await;
 
     s.handle.remove_friend(p.peer).await.unwrap();
     wait_for(&mut s.events, |e| {
@@ -54,7 +54,7 @@ async fn phone_redials_a_server_that_restarts_on_the_same_address() {
     let p_key = Keypair::generate_ed25519();
     let p_peer = p_key.public().to_peer_id();
     s.handle.add_friend(p_peer, Vec::new()).await.unwrap();
-    let mut p = phone(p_key, s.peer, &address, MAX_FRAME_BYTES);
+    let mut p = phone(p_key, s.peer, &address, MAX_TRANSPORT_FRAME_BYTES);
     connected(&mut p, s.peer).await;
 
     s.handle.shutdown().await.unwrap();

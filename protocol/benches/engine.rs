@@ -5,6 +5,11 @@
 //!
 //! Run: `cargo bench -p porfiry-protocol --bench engine -- --warm-up-time 1 --measurement-time 3`
 
+// A bench times itself with `Instant` (the ban on it in protocol/clippy.toml
+// is for the engine), and `criterion_group!` generates an undocumented
+// `pub fn`.
+#![allow(clippy::disallowed_methods, clippy::disallowed_types, missing_docs)]
+
 #[path = "../tests/engine_support/mod.rs"]
 mod engine_support;
 

@@ -2,6 +2,9 @@
 //! of 256 (criterion reports the batch; divide by 256 for per item). Also
 //! one-by-one decode of the same 256, to show what batching saves.
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};

@@ -1,7 +1,7 @@
 //! Why an item was refused: one `ItemError` variant per cause, each message
 //! saying what was wrong so a log line is enough to understand a rejection.
 
-use crate::kinds::ItemKind;
+use crate::item::kinds::ItemKind;
 use crate::limits::{MAX_HOPS, MAX_SCORE, MIN_SCORE, PROTOCOL_VERSION};
 
 /// Every way signing or decoding an item can fail.

@@ -4,7 +4,7 @@
 //! friend may receive) and the storage query behind both all call
 //! [`may_send`], so the three can never disagree.
 
-use crate::audience::Audience;
+use crate::item::audience::Audience;
 
 /// The routing facts of one stored item, as this node holds it.
 #[derive(Debug, Clone, Copy)]

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{key, note_draft, sample_item};
-use porfiry_protocol::envelope::encode_envelope;
+use porfiry_protocol::item::envelope::encode_envelope;
 use porfiry_protocol::{ItemError, VerifiedItem, sign, verify_batch};
 
 #[test]

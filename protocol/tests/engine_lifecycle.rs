@@ -6,12 +6,10 @@
 mod engine_support;
 
 use engine_support::*;
-use porfiry_protocol::engine::{
-    DeleteReason, Engine, Event, Inbound, Input, ItemRecord, Output, RejectReason,
-};
+use porfiry_protocol::engine::{DeleteReason, Engine, Event, Inbound, Input, Output, RejectReason};
 use porfiry_protocol::wire::WireItem;
 use porfiry_protocol::wire::WireMessage;
-use porfiry_protocol::{Audience, ItemId, VerifiedItem};
+use porfiry_protocol::{Audience, ItemId, ItemRecord, VerifiedItem};
 
 const T0: u64 = 1_700_000_000_000;
 

@@ -6,8 +6,8 @@
 use porfiry_protocol::ItemId;
 use porfiry_protocol::limits::MAX_ENVELOPE_BYTES;
 use porfiry_protocol::wire::{
-    self, Announce, MAX_FRAME_BYTES, MAX_IDS_PER_MESSAGE, MAX_ITEMS_PER_MESSAGE, MAX_REASON_BYTES,
-    SYNC_FRAME_BYTES, WireError, WireItem, WireMessage,
+    self, Announce, MAX_IDS_PER_MESSAGE, MAX_ITEMS_PER_MESSAGE, MAX_REASON_BYTES,
+    MAX_WIRE_MESSAGE_BYTES, SYNC_FRAME_BYTES, WireError, WireItem, WireMessage,
 };
 use proptest::prelude::*;
 
@@ -129,12 +129,12 @@ fn test_vectors() {
 #[test]
 fn the_frame_cap_is_checked_before_parsing() {
     // Not even CBOR, but too long: the size is what gets reported.
-    let junk = vec![0xff; MAX_FRAME_BYTES + 1];
+    let junk = vec![0xff; MAX_WIRE_MESSAGE_BYTES + 1];
     assert_eq!(
         wire::decode(&junk),
         Err(WireError::FrameTooLarge {
-            len: MAX_FRAME_BYTES + 1,
-            max: MAX_FRAME_BYTES
+            len: MAX_WIRE_MESSAGE_BYTES + 1,
+            max: MAX_WIRE_MESSAGE_BYTES
         })
     );
 }
@@ -360,7 +360,7 @@ fn pack_items_splits_under_the_caps_and_counts_for_sync_done() {
     let mut seen = Vec::new();
     for m in &messages[..messages.len() - 1] {
         let bytes = wire::encode(m).expect("every packed frame is within the caps");
-        assert!(bytes.len() <= MAX_FRAME_BYTES);
+        assert!(bytes.len() <= MAX_WIRE_MESSAGE_BYTES);
         let WireMessage::Items {
             session: Some(9),
             items,

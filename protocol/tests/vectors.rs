@@ -3,6 +3,10 @@
 //! code and the spec cannot drift apart. Run with PORFIRY_PRINT_VECTORS=1 to
 //! print freshly computed values (for editing the doc after a format change).
 
+// This test reads docs/protocol.md on purpose; the ban on `std::fs`
+// (protocol/clippy.toml) is for the engine.
+#![allow(clippy::disallowed_methods)]
+
 use porfiry_protocol::{
     Audience, Body, ItemId, LlmAddress, LlmLimits, NodeKey, Note, PayloadDraft, Rating, Retraction,
     VerifiedItem, sign,

@@ -4,11 +4,14 @@
 //!
 //! Run: `cargo bench -p porfiry-storage --bench items -- --warm-up-time 1 --measurement-time 3`
 
+// `criterion_group!` generates an undocumented `pub fn`.
+#![allow(missing_docs)]
+
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
-use porfiry_protocol::{Audience, ItemId, ItemKind};
-use porfiry_storage::{DB_FILE_NAME, ItemMeta, ItemRecord, Store};
+use porfiry_protocol::{Audience, ItemId, ItemKind, ItemRecord};
+use porfiry_storage::{DB_FILE_NAME, Store, StoredItem};
 use tempfile::TempDir;
 
 /// Items stored for the friend queries.
@@ -20,7 +23,7 @@ const PAYLOAD: usize = 400;
 const ME: &str = "12D3KooWMe";
 const FRIEND: &str = "12D3KooWFriend";
 
-fn item(n: usize) -> ItemRecord {
+fn item(n: usize) -> StoredItem {
     let mut id = [0u8; 32];
     id[..8].copy_from_slice(&(n as u64).to_be_bytes());
     let (author, audience) = match n % 4 {
@@ -29,8 +32,8 @@ fn item(n: usize) -> ItemRecord {
         2 => ("12D3KooWCarol", Audience::Public),
         _ => ("12D3KooWCarol", Audience::Friends),
     };
-    ItemRecord {
-        meta: ItemMeta {
+    StoredItem {
+        record: ItemRecord {
             id: ItemId(id),
             author: author.into(),
             kind: ItemKind::Note,
@@ -55,7 +58,7 @@ fn fresh() -> (TempDir, Store) {
 }
 
 fn insert_batch(c: &mut Criterion) {
-    let items: Vec<ItemRecord> = (0..BATCH).map(item).collect();
+    let items: Vec<StoredItem> = (0..BATCH).map(item).collect();
     let mut g = c.benchmark_group("items");
     g.throughput(Throughput::Elements(BATCH as u64));
     g.bench_function("insert_batch_of_1000", |b| {
@@ -73,7 +76,7 @@ fn insert_batch(c: &mut Criterion) {
 
 fn for_friend(c: &mut Criterion) {
     let (_dir, store) = fresh();
-    let items: Vec<ItemRecord> = (0..ITEMS).map(item).collect();
+    let items: Vec<StoredItem> = (0..ITEMS).map(item).collect();
     for chunk in items.chunks(BATCH) {
         store.insert_items(chunk).expect("insert");
     }

@@ -7,9 +7,8 @@
 //! [`Store::items_for_friend`] is the single answer to "which items may this
 //! friend receive", decided by [`porfiry_protocol::may_send`].
 
-use porfiry_protocol::audience::valid_group_name;
-use porfiry_protocol::engine::ItemRecord as EngineRecord;
-use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, ItemRoute, may_send};
+use porfiry_protocol::item::audience::valid_group_name;
+use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, ItemRecord, ItemRoute, may_send};
 use rusqlite::types::Type;
 use rusqlite::{OptionalExtension, Row, params};
 
@@ -20,134 +19,53 @@ use crate::query::int_param;
 use crate::record::{item_id_from_row, item_id_to_sql};
 use crate::store::Store;
 
-/// An item's routing facts: every column but the envelope bytes. This is
-/// what the replication engine is seeded with at start-up.
+/// One stored item: its routing record (every column but the envelope
+/// bytes, the one [`ItemRecord`] the protocol crate defines) plus the
+/// envelope bytes.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemMeta {
-    /// Item id (SHA-256 of the envelope).
-    pub id: ItemId,
-    /// Author's peer id.
-    pub author: String,
-    /// Item kind.
-    pub kind: ItemKind,
-    /// Who may receive it.
-    pub audience: Audience,
-    /// Author's creation time (Unix ms); the reconciliation key.
-    pub created_ms: u64,
-    /// Expiry (Unix ms), if the author set one.
-    pub expires_ms: Option<u64>,
-    /// The friend it came from; `None` for this node's own items.
-    pub received_from: Option<String>,
-    /// The author's hop limit.
-    pub max_hops: u8,
-    /// How many more hops this copy may travel (at most `max_hops`).
-    pub hops_left: u8,
-    /// For a retraction: the item it withdraws.
-    pub retracts: Option<ItemId>,
-    /// The earlier item of the same author this one supersedes.
-    pub replaces: Option<ItemId>,
-}
-
-/// One stored item: its routing facts plus the envelope bytes. The facts
-/// are read through `Deref` (`record.id`, `record.hops_left`, …).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemRecord {
+pub struct StoredItem {
     /// Every column but the envelope.
-    pub meta: ItemMeta,
+    pub record: ItemRecord,
     /// The whole signed envelope, as received.
     pub payload: Vec<u8>,
     /// The signature (also inside the envelope; kept for quick access).
     pub signature: Vec<u8>,
 }
 
-impl std::ops::Deref for ItemRecord {
-    type Target = ItemMeta;
-
-    fn deref(&self) -> &ItemMeta {
-        &self.meta
-    }
+/// Reads columns 0..=10 of [`SELECT`] (or [`META`]) as an [`ItemRecord`].
+fn record_from_row(r: &Row<'_>) -> rusqlite::Result<ItemRecord> {
+    let parsed = |i: usize| -> rusqlite::Result<&str> { Ok(r.get_ref(i)?.as_str()?) };
+    let conv = |i: usize, e: Box<dyn std::error::Error + Send + Sync>| {
+        rusqlite::Error::FromSqlConversionFailure(i, Type::Text, e)
+    };
+    Ok(ItemRecord {
+        id: ItemId(r.get(0)?),
+        author: r.get(1)?,
+        kind: parsed(2)?.parse().map_err(|e| conv(2, Box::new(e)))?,
+        audience: parsed(3)?.parse().map_err(|e| conv(3, Box::new(e)))?,
+        created_ms: r.get(4)?,
+        expires_ms: r.get(5)?,
+        received_from: r.get(6)?,
+        max_hops: r.get(7)?,
+        hops_left: r.get(8)?,
+        retracts: item_id_from_row(r, 9)?,
+        replaces: item_id_from_row(r, 10)?,
+    })
 }
 
-impl std::ops::DerefMut for ItemRecord {
-    fn deref_mut(&mut self) -> &mut ItemMeta {
-        &mut self.meta
-    }
-}
-
-impl ItemMeta {
-    /// The routing facts [`may_send`] decides on.
-    pub fn route(&self) -> ItemRoute<'_> {
-        ItemRoute {
-            author: &self.author,
-            audience: &self.audience,
-            hops_left: self.hops_left,
-            received_from: self.received_from.as_deref(),
-            expires_ms: self.expires_ms,
-        }
-    }
-
-    /// The replication engine's record of this item (what
-    /// `porfiry_protocol::engine::Engine::new` is seeded with).
-    pub fn engine_record(&self) -> EngineRecord {
-        EngineRecord {
-            id: self.id,
-            author: self.author.clone(),
-            audience: self.audience.clone(),
-            created_ms: self.created_ms,
-            expires_ms: self.expires_ms,
-            max_hops: self.max_hops,
-            hops_left: self.hops_left,
-            received_from: self.received_from.clone(),
-            retracts: self.retracts,
-            replaces: self.replaces,
-        }
-    }
-
-    /// Reads columns 0..=10 of [`SELECT`].
-    fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
-        let parsed = |i: usize| -> rusqlite::Result<&str> { Ok(r.get_ref(i)?.as_str()?) };
-        let conv = |i: usize, e: Box<dyn std::error::Error + Send + Sync>| {
-            rusqlite::Error::FromSqlConversionFailure(i, Type::Text, e)
-        };
-        Ok(ItemMeta {
-            id: ItemId(r.get(0)?),
-            author: r.get(1)?,
-            kind: parsed(2)?.parse().map_err(|e| conv(2, Box::new(e)))?,
-            audience: parsed(3)?.parse().map_err(|e| conv(3, Box::new(e)))?,
-            created_ms: r.get(4)?,
-            expires_ms: r.get(5)?,
-            received_from: r.get(6)?,
-            max_hops: r.get(7)?,
-            hops_left: r.get(8)?,
-            retracts: item_id_from_row(r, 9)?,
-            replaces: item_id_from_row(r, 10)?,
-        })
-    }
-}
-
-impl ItemRecord {
-    /// Its routing facts without the envelope.
-    pub fn meta(&self) -> ItemMeta {
-        self.meta.clone()
-    }
-
-    /// The items this one withdraws: its retraction target and the item it
-    /// replaces.
-    pub fn supersedes(&self) -> impl Iterator<Item = &ItemId> {
-        self.retracts.iter().chain(self.replaces.iter())
-    }
-
+impl StoredItem {
     /// Checks one record of a batch; errors name its position and id.
     fn check(&self, index: usize) -> Result<()> {
+        let r = &self.record;
         let bad = |reason: String| {
             Err(StorageError::Invalid {
-                what: format!("item #{index} ({})", self.id),
+                what: format!("item #{index} ({})", r.id),
                 reason,
             })
         };
         let peers = [
-            ("author", Some(&self.author)),
-            ("received_from", self.received_from.as_ref()),
+            ("author", Some(&r.author)),
+            ("received_from", r.received_from.as_ref()),
         ];
         for (field, peer) in peers {
             if let Some(p) = peer
@@ -156,16 +74,16 @@ impl ItemRecord {
                 return bad(format!("{field}: {e}"));
             }
         }
-        if self.hops_left > self.max_hops {
+        if r.hops_left > r.max_hops {
             return bad(format!(
                 "hops_left {} exceeds max_hops {}",
-                self.hops_left, self.max_hops
+                r.hops_left, r.max_hops
             ));
         }
-        if self.retracts.is_some() != (self.kind == ItemKind::Retraction) {
+        if r.retracts.is_some() != (r.kind == ItemKind::Retraction) {
             return bad("retracts is set exactly on retraction items".into());
         }
-        if let Audience::Group(g) = &self.audience
+        if let Audience::Group(g) = &r.audience
             && !valid_group_name(g)
         {
             return bad(format!("bad group name {g:?}"));
@@ -177,8 +95,8 @@ impl ItemRecord {
     }
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
-        Ok(ItemRecord {
-            meta: ItemMeta::from_row(r)?,
+        Ok(StoredItem {
+            record: record_from_row(r)?,
             payload: r.get(11)?,
             signature: r.get(12)?,
         })
@@ -217,7 +135,7 @@ impl Store {
     /// its target in the same transaction: the target (if by the same
     /// author) is deleted and tombstoned. A malformed record refuses the
     /// whole batch, storing nothing.
-    pub fn insert_items(&self, items: &[ItemRecord]) -> Result<usize> {
+    pub fn insert_items(&self, items: &[StoredItem]) -> Result<usize> {
         if items.len() > MAX_ITEMS_PER_BATCH {
             return Err(StorageError::invalid(
                 "batch",
@@ -236,7 +154,8 @@ impl Store {
                  ON CONFLICT (id) DO NOTHING",
             )?;
             let mut inserted = 0;
-            for it in items {
+            for stored in items {
+                let it = &stored.record;
                 let created = int_param("created_ms", it.created_ms)?;
                 let expires = it
                     .expires_ms
@@ -255,13 +174,13 @@ impl Store {
                         it.hops_left,
                         item_id_to_sql(&it.retracts),
                         item_id_to_sql(&it.replaces),
-                        it.payload,
-                        it.signature
+                        stored.payload,
+                        stored.signature
                     ])
                     .map_err(|e| StorageError::from_write("items", e))?;
                 if n > 0 {
                     for target in it.supersedes() {
-                        s.retract(target, &it.author, it.created_ms)?;
+                        s.retract(&target, &it.author, it.created_ms)?;
                     }
                 }
                 inserted += n;
@@ -271,11 +190,11 @@ impl Store {
     }
 
     /// The item with this id, if stored.
-    pub fn get_item(&self, id: &ItemId) -> Result<Option<ItemRecord>> {
+    pub fn get_item(&self, id: &ItemId) -> Result<Option<StoredItem>> {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("{SELECT} WHERE id = ?"))?;
-        stmt.query_row([id.as_bytes()], ItemRecord::from_row)
+        stmt.query_row([id.as_bytes()], StoredItem::from_row)
             .optional()
             .map_err(read_err)
     }
@@ -302,11 +221,11 @@ impl Store {
 
     /// The routing facts of every stored item, oldest first, without the
     /// envelopes: what the replication engine is seeded with at start-up.
-    pub fn item_metas(&self) -> Result<Vec<ItemMeta>> {
+    pub fn item_records(&self) -> Result<Vec<ItemRecord>> {
         let mut stmt = self
             .conn
             .prepare_cached(&format!("{META} ORDER BY created, id"))?;
-        let rows = stmt.query_map([], ItemMeta::from_row)?;
+        let rows = stmt.query_map([], record_from_row)?;
         rows.collect::<rusqlite::Result<_>>().map_err(read_err)
     }
 
@@ -371,15 +290,15 @@ impl Store {
         friend_peer_id: &str,
         friend_groups: &[String],
         now_ms: u64,
-    ) -> Result<Vec<ItemRecord>> {
+    ) -> Result<Vec<StoredItem>> {
         let friend = FriendView {
             peer_id: friend_peer_id,
             groups: friend_groups,
         };
         self.for_friend(
             SELECT,
-            ItemRecord::from_row,
-            |r: &ItemRecord| r.meta.route(),
+            StoredItem::from_row,
+            |r: &StoredItem| r.record.route(),
             local_peer,
             &friend,
             now_ms,
@@ -402,8 +321,8 @@ impl Store {
         };
         let metas = self.for_friend(
             META,
-            ItemMeta::from_row,
-            ItemMeta::route,
+            record_from_row,
+            ItemRecord::route,
             local_peer,
             &friend,
             now_ms,

@@ -55,7 +55,7 @@ pub use error::{Result, StorageError};
 pub use extensions::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 pub use goals::{Goal, Task};
 pub use graph::{Concept, Link};
-pub use items::{ItemMeta, ItemRecord};
+pub use items::StoredItem;
 pub use llm::{LlmConfig, LlmEntry, SECRET_CONFIG_KEYS};
 pub use memory::{DiaryEntry, MemoryEntry};
 pub use migrations::{APPLICATION_ID, SCHEMA_VERSION, TABLES};

@@ -4,7 +4,7 @@
 
 use porfiry_protocol::Audience;
 use porfiry_protocol::ItemId;
-use porfiry_protocol::audience::valid_group_name;
+use porfiry_protocol::item::audience::valid_group_name;
 use rusqlite::types::Value;
 
 use crate::error::{Result, StorageError};

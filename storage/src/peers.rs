@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use porfiry_protocol::audience::valid_group_name;
+use porfiry_protocol::item::audience::valid_group_name;
 use rusqlite::OptionalExtension;
 use serde::{Deserialize, Serialize};
 

@@ -10,7 +10,7 @@ use chat_common::*;
 use porfiry_node::chat::{
     ChatConfig, ChatEngine, ClientEvent, Clock, ManualClock, ModelError, SendError, SystemClock,
 };
-use porfiry_node::llm::{LlmConfig, LlmTarget};
+use porfiry_node::{LlmConfig, LlmTarget};
 use porfiry_tests::{Reply, ScriptedLlm};
 
 const MIN_MS: i64 = 60_000;

@@ -9,15 +9,18 @@ use std::time::Duration;
 
 use chat_common::*;
 use porfiry_node::chat::{ChatConfig, ChatEngine};
-use porfiry_node::llm::LlmConfig;
+use porfiry_node::llm::{LlmConfig, LlmTarget};
 use porfiry_tests::{Reply, ScriptedLlm};
 
 /// Chat settings for an in-process engine against `llm`: no retries.
 fn engine_config(llm: &ScriptedLlm) -> ChatConfig {
-    ChatConfig::new(LlmConfig {
-        max_retries: 0,
-        timeout: Duration::from_secs(10),
-        ..LlmConfig::new(llm.url(), "test-model")
+    ChatConfig::new(LlmTarget {
+        config: LlmConfig {
+            max_retries: Some(0),
+            timeout_ms: Some(10_000),
+            ..LlmConfig::default()
+        },
+        ..LlmTarget::new(llm.url(), "test-model")
     })
 }
 

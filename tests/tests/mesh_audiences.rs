@@ -132,15 +132,18 @@ fn each_audience_reaches_exactly_its_nodes() {
         .get_item(&public.parse().unwrap())
         .unwrap()
         .unwrap();
-    assert_eq!(rec.received_from.as_deref(), Some(b.peer_id.as_str()));
-    assert_eq!(rec.hops_left, 2);
+    assert_eq!(
+        rec.record.received_from.as_deref(),
+        Some(b.peer_id.as_str())
+    );
+    assert_eq!(rec.record.hops_left, 2);
     let rec = b
         .store()
         .get_item(&group.parse().unwrap())
         .unwrap()
         .unwrap();
     assert_eq!(
-        (rec.hops_left, rec.received_from.as_deref()),
+        (rec.record.hops_left, rec.record.received_from.as_deref()),
         (3, Some(a.peer_id.as_str()))
     );
     assert!(
@@ -213,7 +216,7 @@ fn shareable_rows_travel_and_the_rest_stay_home() {
 
     // Written into X's file by another process while X runs: the daemon's
     // change detection publishes what is marked shareable.
-    let now = porfiry_node::daemon::clock::now_ms();
+    let now = porfiry_node::clock::now_ms();
     let store = x.store();
     let strategy = |name: &str, shareable| StagnationStrategy {
         name: name.into(),
@@ -284,7 +287,7 @@ fn shareable_rows_travel_and_the_rest_stay_home() {
         llm.config.api_key_env, None,
         "the key's env var name stays home"
     );
-    for rec in ys.item_metas().unwrap() {
+    for rec in ys.item_records().unwrap() {
         let payload = ys.get_item(&rec.id).unwrap().unwrap().payload;
         let needle = b"MY_SECRET_KEY_VAR";
         assert!(!payload.windows(needle.len()).any(|w| w == needle));

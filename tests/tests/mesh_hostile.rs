@@ -19,7 +19,7 @@ fn note(key: &NodeKey, text: &str) -> VerifiedItem {
     sign(
         key,
         &PayloadDraft {
-            created_ms: porfiry_node::daemon::clock::now_ms(),
+            created_ms: porfiry_node::clock::now_ms(),
             audience: Audience::Public,
             max_hops: 3,
             expires_ms: None,

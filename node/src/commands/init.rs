@@ -16,7 +16,9 @@ pub enum InitError {
     /// The data dir could not be created.
     #[error("cannot create data dir {path}: {source}")]
     DataDir {
+        /// The directory.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
     /// Writing the key failed.
@@ -33,7 +35,9 @@ pub enum InitError {
 /// What `init` made.
 #[derive(Debug)]
 pub struct Initialized {
+    /// The new node's peer id.
     pub peer_id: String,
+    /// The schema version of the new database.
     pub schema_version: u32,
 }
 

@@ -11,13 +11,15 @@ use porfiry_protocol::{ItemId, ItemKind};
 use porfiry_storage::{Note, NoteFilter, NoteSource, Sharing, Stored};
 
 use super::friends::{FriendsError, open};
-use crate::daemon::limits::LIST_PAGE;
-use crate::daemon::{DaemonError, post_note, retract_item};
 use crate::data_dir::DataDir;
+use crate::sharing::{SharingError, post_note, retract_item};
 
 /// The audience `notes post` uses when none is given: friends only, so a
 /// note reaches the people the user chose and goes no further unless asked.
 pub const DEFAULT_AUDIENCE: &str = "friends";
+
+/// Notes read per page by `notes list`: the storage list cap.
+pub const LIST_PAGE: u32 = porfiry_storage::limits::MAX_LIST_LIMIT;
 
 /// `porfiry notes …`
 #[derive(Debug, Subcommand)]
@@ -80,7 +82,7 @@ pub enum NotesError {
     Open(#[from] FriendsError),
     /// Posting failed (a limit of the item format, or the database).
     #[error(transparent)]
-    Post(#[from] DaemonError),
+    Post(#[from] SharingError),
     /// Reading failed.
     #[error(transparent)]
     Storage(#[from] porfiry_storage::StorageError),
@@ -132,7 +134,8 @@ fn retract(dir: &DataDir, item_id: &str, now_ms: u64) -> Result<String, NotesErr
     let (key, store) = open(dir)?;
     let record = store
         .get_item(&target)?
-        .ok_or_else(|| NotesError::NoSuchItem(target.to_string()))?;
+        .ok_or_else(|| NotesError::NoSuchItem(target.to_string()))?
+        .record;
     let me = key.peer_id().to_string();
     if record.author != me || record.kind != ItemKind::Note {
         return Err(NotesError::NotYours(target.to_string()));

@@ -9,10 +9,10 @@ use std::io::Write;
 use clap::Args;
 
 use crate::commands::init::{InitError, open_or_init};
-use crate::daemon::limits::DEFAULT_SERVER_LISTEN;
-use crate::daemon::{DaemonError, DaemonOptions, run_node};
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
+use crate::replication::limits::DEFAULT_SERVER_LISTEN;
+use crate::replication::{DaemonOptions, ReplicationError, run_node};
 
 pub use crate::mesh::Profile;
 
@@ -37,14 +37,21 @@ pub enum RunError {
     Init(#[from] InitError),
     /// The node failed while running.
     #[error(transparent)]
-    Daemon(#[from] DaemonError),
+    Daemon(#[from] ReplicationError),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
-    AlreadyRunning { dir: String, lock: String },
+    AlreadyRunning {
+        /// The data dir.
+        dir: String,
+        /// The lock file held.
+        lock: String,
+    },
     /// The lock file could not be created or locked.
     #[error("cannot lock {path}: {source}")]
     Lock {
+        /// The lock file.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
 }
@@ -76,7 +83,7 @@ pub fn lock_data_dir(dir: &DataDir) -> Result<std::fs::File, RunError> {
 }
 
 /// The listen addresses `args` ask for, parsed.
-pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, DaemonError> {
+pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationError> {
     let given: Vec<&str> = if args.listen.is_empty() && args.profile == Profile::Server {
         vec![DEFAULT_SERVER_LISTEN]
     } else {
@@ -86,7 +93,7 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, DaemonError> {
         .into_iter()
         .map(|a| {
             a.parse::<Multiaddr>()
-                .map_err(|e| DaemonError::BadListenAddress {
+                .map_err(|e| ReplicationError::BadListenAddress {
                     address: a.to_owned(),
                     reason: e.to_string(),
                 })
@@ -111,8 +118,9 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
     let mut stdout = std::io::stdout();
     let stopped = run_node(key, store, options, &mut stdout, shutdown_signal()).await?;
-    writeln!(stdout, "stopped: {} items held", stopped.items_held).map_err(DaemonError::from)?;
-    stdout.flush().map_err(DaemonError::from)?;
+    writeln!(stdout, "stopped: {} items held", stopped.items_held)
+        .map_err(ReplicationError::from)?;
+    stdout.flush().map_err(ReplicationError::from)?;
     Ok(())
 }
 

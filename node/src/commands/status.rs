@@ -15,8 +15,10 @@ pub enum StatusError {
     /// No identity: `porfiry init` was not run for this data dir.
     #[error("no node in {0}: run `porfiry init` first")]
     NoNode(String),
+    /// The identity key could not be read.
     #[error(transparent)]
     Identity(#[from] porfiry_protocol::IdentityError),
+    /// The database could not be opened or read.
     #[error(transparent)]
     Storage(#[from] porfiry_storage::StorageError),
 }
@@ -24,9 +26,13 @@ pub enum StatusError {
 /// The status report (`--json` prints it as is).
 #[derive(Debug, Serialize)]
 pub struct Status {
+    /// The node's peer id.
     pub peer_id: String,
+    /// The data dir reported on.
     pub data_dir: String,
+    /// The database's schema version.
     pub schema_version: u32,
+    /// Row count per table.
     pub tables: BTreeMap<String, u64>,
 }
 

@@ -24,7 +24,7 @@ use futures::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use libp2p::StreamProtocol;
 use libp2p::request_response::Codec;
 
-use super::limits::{FRAME_PREFIX_BYTES, MAX_FRAME_BYTES};
+use super::limits::{FRAME_PREFIX_BYTES, MAX_TRANSPORT_FRAME_BYTES};
 
 /// Largest buffer reserved up front for a body; the rest grows as bytes arrive.
 /// 64 KiB is one full envelope, so typical frames need no reallocation.
@@ -35,10 +35,20 @@ pub const INITIAL_BODY_CAPACITY: usize = 64 * 1024;
 pub enum FrameError {
     /// The announced (or, when sending, the actual) length is over the cap.
     #[error("frame of {len} bytes is over the {max}-byte cap")]
-    TooLarge { len: u64, max: u32 },
+    TooLarge {
+        /// The frame's length in bytes.
+        len: u64,
+        /// The cap it is over.
+        max: u32,
+    },
     /// The stream ended before the announced number of body bytes.
     #[error("frame truncated: {got} of {expected} bytes arrived")]
-    Truncated { expected: u32, got: u64 },
+    Truncated {
+        /// The length the prefix announced.
+        expected: u32,
+        /// The bytes that arrived before the stream ended.
+        got: u64,
+    },
 }
 
 impl FrameError {
@@ -149,7 +159,7 @@ impl FrameCodec {
 
 impl Default for FrameCodec {
     fn default() -> Self {
-        Self::new(MAX_FRAME_BYTES)
+        Self::new(MAX_TRANSPORT_FRAME_BYTES)
     }
 }
 
@@ -226,7 +236,7 @@ mod tests {
         block_on(write_frame(
             &mut Cursor::new(&mut out),
             body,
-            MAX_FRAME_BYTES,
+            MAX_TRANSPORT_FRAME_BYTES,
         ))
         .unwrap();
         out
@@ -236,7 +246,11 @@ mod tests {
     fn frame_round_trips_with_big_endian_prefix() {
         let bytes = encoded(b"hello");
         assert_eq!(bytes, [0, 0, 0, 5, b'h', b'e', b'l', b'l', b'o']);
-        let back = block_on(read_frame(&mut Cursor::new(bytes), MAX_FRAME_BYTES)).unwrap();
+        let back = block_on(read_frame(
+            &mut Cursor::new(bytes),
+            MAX_TRANSPORT_FRAME_BYTES,
+        ))
+        .unwrap();
         assert_eq!(back, b"hello");
     }
 
@@ -244,7 +258,11 @@ mod tests {
     fn empty_frame_round_trips() {
         let bytes = encoded(b"");
         assert_eq!(bytes, [0, 0, 0, 0]);
-        let back = block_on(read_frame(&mut Cursor::new(bytes), MAX_FRAME_BYTES)).unwrap();
+        let back = block_on(read_frame(
+            &mut Cursor::new(bytes),
+            MAX_TRANSPORT_FRAME_BYTES,
+        ))
+        .unwrap();
         assert!(back.is_empty());
     }
 
@@ -260,14 +278,18 @@ mod tests {
     fn oversized_prefix_is_refused_before_the_body_is_read() {
         // The prefix announces 4 MiB + 1 but no body follows: a reader that
         // looked at the body would fail with Truncated, not TooLarge.
-        let prefix = (MAX_FRAME_BYTES + 1).to_be_bytes().to_vec();
-        let err = block_on(read_frame(&mut Cursor::new(prefix), MAX_FRAME_BYTES)).unwrap_err();
+        let prefix = (MAX_TRANSPORT_FRAME_BYTES + 1).to_be_bytes().to_vec();
+        let err = block_on(read_frame(
+            &mut Cursor::new(prefix),
+            MAX_TRANSPORT_FRAME_BYTES,
+        ))
+        .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
         assert_eq!(
             FrameError::from_io(&err),
             Some(&FrameError::TooLarge {
-                len: u64::from(MAX_FRAME_BYTES) + 1,
-                max: MAX_FRAME_BYTES
+                len: u64::from(MAX_TRANSPORT_FRAME_BYTES) + 1,
+                max: MAX_TRANSPORT_FRAME_BYTES
             })
         );
     }
@@ -293,7 +315,11 @@ mod tests {
     fn truncated_body_is_an_error() {
         let mut bytes = 10u32.to_be_bytes().to_vec();
         bytes.extend_from_slice(b"abc");
-        let err = block_on(read_frame(&mut Cursor::new(bytes), MAX_FRAME_BYTES)).unwrap_err();
+        let err = block_on(read_frame(
+            &mut Cursor::new(bytes),
+            MAX_TRANSPORT_FRAME_BYTES,
+        ))
+        .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
         assert_eq!(
             FrameError::from_io(&err),
@@ -306,8 +332,11 @@ mod tests {
 
     #[test]
     fn truncated_prefix_is_an_error() {
-        let err =
-            block_on(read_frame(&mut Cursor::new(vec![0u8, 0]), MAX_FRAME_BYTES)).unwrap_err();
+        let err = block_on(read_frame(
+            &mut Cursor::new(vec![0u8, 0]),
+            MAX_TRANSPORT_FRAME_BYTES,
+        ))
+        .unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::UnexpectedEof);
         assert_eq!(FrameError::from_io(&err), None);
     }
@@ -384,6 +413,9 @@ mod tests {
         bytes.extend_from_slice(b"12345");
         let err = block_on(codec.read_response(&P, &mut Cursor::new(bytes))).unwrap_err();
         assert!(FrameError::from_io(&err).is_some());
-        assert_eq!(FrameCodec::default().max_frame_bytes(), MAX_FRAME_BYTES);
+        assert_eq!(
+            FrameCodec::default().max_frame_bytes(),
+            MAX_TRANSPORT_FRAME_BYTES
+        );
     }
 }

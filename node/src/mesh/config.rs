@@ -8,7 +8,7 @@ use std::time::Duration;
 use libp2p::{Multiaddr, PeerId};
 
 use super::error::MeshError;
-use super::limits::{MAX_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
+use super::limits::{MAX_TRANSPORT_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
 use super::redial::{Backoff, REDIAL_BACKOFF};
 
 /// How the node takes part in the mesh (also `porfiry run --profile`).
@@ -76,7 +76,7 @@ pub struct MeshConfig {
     pub listen: Vec<Multiaddr>,
     /// Friends known at start; more come and go through `MeshHandle`.
     pub friends: Vec<Friend>,
-    /// Cap on frame bodies; [`MAX_FRAME_BYTES`] unless a test needs another.
+    /// Cap on frame bodies; [`MAX_TRANSPORT_FRAME_BYTES`] unless a test needs another.
     pub max_frame_bytes: u32,
     /// Redial schedule for friends with addresses.
     pub backoff: Backoff,
@@ -89,7 +89,7 @@ impl MeshConfig {
             profile: Profile::Server,
             listen,
             friends: Vec::new(),
-            max_frame_bytes: MAX_FRAME_BYTES,
+            max_frame_bytes: MAX_TRANSPORT_FRAME_BYTES,
             backoff: REDIAL_BACKOFF,
         }
     }

@@ -23,7 +23,9 @@ pub enum MeshError {
     /// A listen address was refused by the transport (bad form or in use).
     #[error("cannot listen on {address}: {source}")]
     Listen {
+        /// The address refused.
         address: Multiaddr,
+        /// The transport's reason.
         #[source]
         source: TransportError<io::Error>,
     },

@@ -15,13 +15,23 @@ pub enum MeshCommand {
     /// Let `peer` connect; dial it at `addresses` (if any) and keep redialling.
     /// Adding a known friend replaces its addresses.
     AddFriend {
+        /// The friend.
         peer: PeerId,
+        /// Where to dial it; empty if it dials us.
         addresses: Vec<Multiaddr>,
     },
     /// Stop letting `peer` connect and close its connections now.
-    RemoveFriend { peer: PeerId },
+    RemoveFriend {
+        /// The former friend.
+        peer: PeerId,
+    },
     /// Send one frame to a connected friend.
-    Send { peer: PeerId, frame: Vec<u8> },
+    Send {
+        /// The friend.
+        peer: PeerId,
+        /// The frame body (one wire message).
+        frame: Vec<u8>,
+    },
     /// Stop the driver: listeners and connections close, the task ends.
     Shutdown,
 }
@@ -30,28 +40,60 @@ pub enum MeshCommand {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum MeshEvent {
     /// A listener is bound to `address` (server profile).
-    Listening { address: Multiaddr },
+    Listening {
+        /// The bound address.
+        address: Multiaddr,
+    },
     /// The first connection to a friend is up.
-    PeerConnected { peer: PeerId },
+    PeerConnected {
+        /// The friend.
+        peer: PeerId,
+    },
     /// The last connection to a friend closed.
-    PeerDisconnected { peer: PeerId },
+    PeerDisconnected {
+        /// The friend.
+        peer: PeerId,
+    },
     /// A friend sent a frame (already acknowledged to it).
-    FrameReceived { peer: PeerId, frame: Vec<u8> },
+    FrameReceived {
+        /// The friend.
+        peer: PeerId,
+        /// The frame body.
+        frame: Vec<u8>,
+    },
     /// A friend's frame broke the framing (over the cap, or cut short); the
     /// rest of it was not read, its stream was dropped unanswered, the
     /// connection kept.
-    FrameRejected { peer: PeerId, reason: FrameError },
+    FrameRejected {
+        /// The friend.
+        peer: PeerId,
+        /// What was wrong with the framing.
+        reason: FrameError,
+    },
     /// A frame we were asked to send was not acknowledged.
-    SendFailed { peer: PeerId, reason: SendFailure },
+    SendFailed {
+        /// The friend it was for.
+        peer: PeerId,
+        /// Why it was not acknowledged.
+        reason: SendFailure,
+    },
     /// A peer that is not a friend tried to connect and was refused.
-    PeerRefused { peer: PeerId },
+    PeerRefused {
+        /// The peer refused.
+        peer: PeerId,
+    },
 }
 
 /// Why a frame we sent was not acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SendFailure {
     /// The frame is over the cap; nothing was sent.
-    TooLarge { len: u64, max: u32 },
+    TooLarge {
+        /// The frame's length in bytes.
+        len: u64,
+        /// The cap it is over.
+        max: u32,
+    },
     /// The peer is not a friend; nothing was sent.
     NotFriend,
     /// The friend is not connected; nothing was sent (catch-up covers it later).

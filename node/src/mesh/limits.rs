@@ -16,16 +16,21 @@ pub const FRAME_PROTOCOL: StreamProtocol = StreamProtocol::new("/porfiry/frame/1
 /// Porfiry node (and its framing generation) from any other libp2p node.
 pub const IDENTIFY_PROTOCOL_VERSION: &str = "/porfiry/1";
 
-/// Largest frame body accepted or sent, checked from the 4-byte length prefix
-/// BEFORE any of the body is read. 4 MiB holds a catch-up batch of 63 envelopes
-/// at `porfiry_protocol::limits::MAX_ENVELOPE_BYTES` (64 KiB) plus message
-/// headers, or several thousand typical notes; a peer that pins every stream
-/// slot still costs at most `MAX_CONCURRENT_STREAMS` × 4 MiB, and the body is
-/// read as it arrives, so an announced length alone allocates nothing big.
-pub const MAX_FRAME_BYTES: u32 = 4 * 1024 * 1024;
+/// Largest transport frame body (the bytes after the length prefix of one
+/// libp2p request-response frame) accepted or sent, checked from the 4-byte
+/// length prefix BEFORE any of the body is read. Each frame body is one wire
+/// message, which the protocol caps lower, at
+/// `porfiry_protocol::wire::MAX_WIRE_MESSAGE_BYTES` (1 MiB); this cap is the
+/// transport's outer bound and is kept above that one so that any valid
+/// message fits with room to spare. 4 MiB holds 63 envelopes at
+/// `porfiry_protocol::limits::MAX_ENVELOPE_BYTES` (64 KiB) plus headers; a
+/// peer that pins every stream slot still costs at most
+/// `MAX_CONCURRENT_STREAMS` × 4 MiB, and the body is read as it arrives, so
+/// an announced length alone allocates nothing big.
+pub const MAX_TRANSPORT_FRAME_BYTES: u32 = 4 * 1024 * 1024;
 
 /// Bytes of the big-endian length prefix in front of every frame body: a u32
-/// covers `MAX_FRAME_BYTES` with room to spare and is fixed-size, so the cap is
+/// covers `MAX_TRANSPORT_FRAME_BYTES` with room to spare and is fixed-size, so the cap is
 /// checked after exactly four bytes.
 pub const FRAME_PREFIX_BYTES: usize = 4;
 
@@ -74,7 +79,7 @@ pub const MAX_IN_FLIGHT_PER_PEER: usize = 8;
 /// Bytes queued for one peer behind the in-flight frames: four full frames. The
 /// engine batches and catches up on reconnect, so a deeper queue would only hold
 /// stale data; a frame that does not fit is reported as `QueueFull`.
-pub const MAX_QUEUED_BYTES_PER_PEER: usize = 4 * MAX_FRAME_BYTES as usize;
+pub const MAX_QUEUED_BYTES_PER_PEER: usize = 4 * MAX_TRANSPORT_FRAME_BYTES as usize;
 
 /// Interval between pings on each connection: 30 s is under the ~60 s idle
 /// timeout of common NATs and carrier gateways, at half the wake-ups of

@@ -34,9 +34,17 @@ fn delay_ms(backoff: &Backoff, failures: u32, jitter: Jitter) -> u64 {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LinkState {
     /// Not connected; dial at `at_ms`. `failures` dials in a row have failed.
-    Waiting { at_ms: u64, failures: u32 },
+    Waiting {
+        /// When to dial, on the plan's clock.
+        at_ms: u64,
+        /// Failed dials in a row so far.
+        failures: u32,
+    },
     /// A dial is under way.
-    Dialing { failures: u32 },
+    Dialing {
+        /// Failed dials in a row before this one.
+        failures: u32,
+    },
     /// At least one connection is up (ours or theirs).
     Connected,
 }

@@ -16,11 +16,11 @@
 //! its own offers us more. When nothing was lost, every offer is confirmed
 //! or answered, so a resync of equal sets re-announces nothing.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::index::Meta;
-use crate::audience::Audience;
-use crate::item_id::ItemId;
+use crate::item::audience::Audience;
+use crate::item::id::ItemId;
 
 /// True for a public item whose copy here lets a friend pass it on at least
 /// once more (our hops − 1 ≥ 1): only then can a friend's copy be short of
@@ -35,7 +35,7 @@ struct PeerChecks {
     /// Check every shared item at the next finished session (set on connect).
     full: bool,
     /// Offered to the friend, not confirmed, not yet checked.
-    pending: HashSet<ItemId>,
+    pending: BTreeSet<ItemId>,
 }
 
 /// Hop checks still owed to each connected friend.

@@ -2,72 +2,13 @@
 //! envelope bytes (those stay in the driver's storage). Also the tombstones
 //! of retracted and replaced items and an expiry queue.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
-use crate::audience::Audience;
-use crate::body::Body;
-use crate::item_id::ItemId;
+use crate::item::audience::Audience;
+use crate::item::id::ItemId;
+use crate::item::record::ItemRecord;
 use crate::policy::ItemRoute;
-use crate::verified::VerifiedItem;
-
-/// One stored item as the engine needs it: enough to route it and to seed
-/// the engine at start-up from storage without re-reading the envelopes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ItemRecord {
-    /// The item id.
-    pub id: ItemId,
-    /// Author peer id string.
-    pub author: String,
-    /// Who may receive it.
-    pub audience: Audience,
-    /// Creation time (author's clock), Unix ms; the reconciliation key.
-    pub created_ms: u64,
-    /// Expiry, Unix ms.
-    pub expires_ms: Option<u64>,
-    /// The author's hop limit.
-    pub max_hops: u8,
-    /// How many more hops this node's copy may travel.
-    pub hops_left: u8,
-    /// The friend whose copy set `hops_left`; `None` for our own items.
-    pub received_from: Option<String>,
-    /// For a retraction: the item it withdraws.
-    pub retracts: Option<ItemId>,
-    /// The earlier item of the same author this one supersedes.
-    pub replaces: Option<ItemId>,
-}
-
-impl ItemRecord {
-    /// The record of `item` held with `hops_left` and got from `received_from`.
-    pub fn of(item: &VerifiedItem, hops_left: u8, received_from: Option<String>) -> ItemRecord {
-        ItemRecord {
-            id: item.id(),
-            author: item.author_peer_id().to_owned(),
-            audience: item.audience().clone(),
-            created_ms: item.created_ms(),
-            expires_ms: item.expires_ms(),
-            max_hops: item.max_hops(),
-            hops_left,
-            received_from,
-            retracts: retraction_target(item),
-            replaces: item.replaces(),
-        }
-    }
-
-    /// The items this one withdraws: its retraction target and the item it
-    /// replaces, either or both.
-    pub fn supersedes(&self) -> impl Iterator<Item = ItemId> + '_ {
-        self.retracts.iter().chain(self.replaces.iter()).copied()
-    }
-}
-
-/// The target of a retraction item, `None` for every other kind.
-pub fn retraction_target(item: &VerifiedItem) -> Option<ItemId> {
-    match item.body() {
-        Body::Retraction(r) => Some(r.target),
-        _ => None,
-    }
-}
 
 /// The in-memory form of a record: names and audiences interned.
 #[derive(Debug, Clone)]
@@ -100,13 +41,24 @@ impl Meta {
 }
 
 /// Items held, tombstones and the expiry queue.
+///
+/// Every map is ordered (see the engine's module doc): `items` is walked to
+/// build sync sets and hop-check candidates, whose order reaches the
+/// outputs, and walking it by id keeps runs replayable. Measured with
+/// 32-byte keys at a million entries, a B-tree took less memory than a
+/// `HashMap` (149 vs 210 MB) but about 1 µs per lookup against 0.2 µs, and
+/// 1.9 s against 0.6 s to fill at start-up: small next to a signature check
+/// per received item and to reading those rows from SQLite. Unlike a hash
+/// table with a fixed seed it cannot be slowed by ids chosen to collide
+/// (retraction targets and announced ids are whatever a peer sends).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    items: HashMap<ItemId, Meta>,
+    items: BTreeMap<ItemId, Meta>,
     expiry: BTreeSet<(u64, ItemId)>,
     /// Withdrawn id → the author who withdrew it; refused if offered by them.
-    tombstones: HashMap<ItemId, Arc<str>>,
-    names: HashSet<Arc<str>>,
+    tombstones: BTreeMap<ItemId, Arc<str>>,
+    /// Interned peer ids (lookups only; as many as authors and friends).
+    names: BTreeSet<Arc<str>>,
     audiences: Vec<Arc<Audience>>,
 }
 
@@ -180,7 +132,7 @@ impl Index {
         Some(meta)
     }
 
-    /// Every held item (in no particular order).
+    /// Every held item, in id order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&ItemId, &Meta)> {
         self.items.iter()
     }

@@ -4,10 +4,10 @@
 //! turns a decoded wire message into an `Inbound` by batch-verifying its
 //! envelopes.
 
-use crate::batch::verify_batch;
 use crate::error::ItemError;
-use crate::item_id::ItemId;
-use crate::verified::VerifiedItem;
+use crate::item::batch::verify_batch;
+use crate::item::id::ItemId;
+use crate::item::verified::VerifiedItem;
 use crate::wire::{Announce, WireMessage};
 
 /// One event for [`crate::engine::Engine::handle`].

@@ -17,6 +17,15 @@
 //!   raised (`hop_check.rs`);
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
+//!
+//! The same inputs give the same outputs, in the same order: every map and
+//! set here is ordered (`BTreeMap`/`BTreeSet`), never a `HashMap` whose
+//! random seed would decide which announcer is asked or in what order
+//! messages leave. The clippy lints denied below keep the clock, the file
+//! system, ambient randomness and randomly seeded hashers out of this
+//! module (their list is in `protocol/clippy.toml`).
+
+#![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
 mod config;
 mod hop_check;
@@ -36,11 +45,11 @@ pub use config::{
     EngineConfig, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
     RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
-pub use index::{ItemRecord, retraction_target};
 pub use input::{Inbound, Input, ReceivedItem};
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
+use crate::item::record::ItemRecord;
 use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;

@@ -3,8 +3,8 @@
 //! count. A driver carries them out in the order given.
 
 use crate::error::ItemError;
-use crate::item_id::ItemId;
-use crate::verified::VerifiedItem;
+use crate::item::id::ItemId;
+use crate::item::verified::VerifiedItem;
 use crate::wire::{Announce, WireMessage};
 
 /// One instruction to the driver.

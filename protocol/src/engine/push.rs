@@ -3,14 +3,14 @@
 //! ones lazily as `Have` announcements that the friend pulls with `Want`.
 //! Also the answers to `Have` (pull or raise hops) and to `Want`.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::Engine;
 use super::hop_check::offers_hops;
 use super::output::{Event, Output};
-use crate::audience::Audience;
-use crate::item_id::ItemId;
+use crate::item::audience::Audience;
+use crate::item::id::ItemId;
 use crate::policy::{FriendView, ItemRoute, may_send};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, WireMessage};
 
@@ -22,10 +22,13 @@ pub(super) struct PushQueue {
     /// Queued items in order, each with its queue number and whether it
     /// came by catch-up (see `catch_up_announce`).
     pending: Vec<(ItemId, u64, bool)>,
-    queued: HashSet<ItemId>,
+    /// The ids in `pending`, for lookups (ordered like every engine set;
+    /// at most one push batch of entries).
+    queued: BTreeSet<ItemId>,
     /// Number given to the last queued item (see `queue_number`).
     seq: u64,
-    holders: HashMap<ItemId, Vec<(Arc<str>, u8)>>,
+    /// Queued id → friends holding it (lookups only; one batch of entries).
+    holders: BTreeMap<ItemId, Vec<(Arc<str>, u8)>>,
     deadline: Option<u64>,
 }
 
@@ -244,7 +247,8 @@ impl Engine {
     /// was down, and reconciliation compares ids, not hops. Done when the
     /// friend connects and when we serve its catch-up session.
     pub(super) fn announce_short_of_author(&self, peer: &str, out: &mut Vec<Output>) {
-        let mut short: Vec<Announce> = self
+        // In id order: the index iterates by id.
+        let short: Vec<Announce> = self
             .index
             .iter()
             .filter(|(_, m)| {
@@ -257,7 +261,6 @@ impl Engine {
                 hops: m.hops_left,
             })
             .collect();
-        short.sort_unstable_by_key(|a| a.id);
         for chunk in short.chunks(MAX_IDS_PER_MESSAGE) {
             out.push(Output::Send {
                 peer: peer.to_owned(),

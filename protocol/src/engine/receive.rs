@@ -4,13 +4,13 @@
 //! its target and remembers it; expired items are dropped on a timer.
 
 use super::Engine;
-use super::index::ItemRecord;
 use super::input::ReceivedItem;
 use super::output::{DeleteReason, Event, Output, RejectReason};
-use crate::audience::Audience;
 use crate::error::ItemError;
-use crate::item_id::ItemId;
-use crate::verified::VerifiedItem;
+use crate::item::audience::Audience;
+use crate::item::id::ItemId;
+use crate::item::record::ItemRecord;
+use crate::item::verified::VerifiedItem;
 
 impl Engine {
     /// An `Items` message from `peer`.

@@ -11,7 +11,7 @@ use negentropy::{Id, NegentropyStorageVector};
 use super::Engine;
 use super::output::{Event, Output, SyncRole};
 use super::sync::{InSession, Queued, abort_message, abort_reason, reconciler, sync_aborted};
-use crate::audience::Audience;
+use crate::item::audience::Audience;
 use crate::wire::WireMessage;
 
 impl Engine {

@@ -14,7 +14,7 @@
 //! The receiving side's part (serving sessions one at a time) is in
 //! `serve.rs`.
 
-use std::collections::{BTreeMap, HashSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use negentropy::{Id, Negentropy, NegentropyStorageVector};
 
@@ -22,7 +22,7 @@ use super::Engine;
 use super::config::EngineConfig;
 use super::hop_check::offers_hops;
 use super::output::{Event, Output, SyncRole};
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::policy::may_send;
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
 
@@ -258,7 +258,7 @@ impl Engine {
         };
         have.iter()
             .filter_map(|raw| {
-                let id = crate::item_id::ItemId(raw.to_bytes());
+                let id = crate::item::id::ItemId(raw.to_bytes());
                 let meta = self.index.get(&id)?;
                 may_send(&self.local, &meta.route(), &view, now_ms).then_some(Announce {
                     id,
@@ -289,7 +289,8 @@ impl Engine {
             peer_id: peer,
             groups: &p.groups,
         };
-        let lacking: HashSet<ItemId> = done.have.iter().map(|raw| ItemId(raw.to_bytes())).collect();
+        let lacking: BTreeSet<ItemId> =
+            done.have.iter().map(|raw| ItemId(raw.to_bytes())).collect();
         let mut announces = Vec::new();
         for id in &done.hop_candidates {
             if lacking.contains(id) {
@@ -310,7 +311,8 @@ impl Engine {
                 });
             }
         }
-        announces.sort_unstable_by_key(|a| a.id);
+        // In id order already: `hop_candidates` was collected from the
+        // index, which iterates by id.
         for chunk in announces.chunks(MAX_IDS_PER_MESSAGE) {
             out.push(Output::Send {
                 peer: peer.to_owned(),

@@ -4,10 +4,10 @@
 //! asks in flight per friend keeps one slow friend from holding everything.
 //! Iteration that decides outputs is in a fixed order, so runs replay.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::output::Output;
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::wire::{MAX_IDS_PER_MESSAGE, WireMessage};
 
 /// One wanted item.
@@ -33,9 +33,12 @@ enum Assign {
 /// All wanted items.
 #[derive(Debug, Default)]
 pub(super) struct Wants {
-    map: HashMap<ItemId, WantState>,
+    /// Ordered: `peer_gone` walks it, and what it re-asks comes out in
+    /// this order. At most `max_wanted` entries.
+    map: BTreeMap<ItemId, WantState>,
     waiting: VecDeque<ItemId>,
-    in_flight: HashMap<String, usize>,
+    /// Asks in flight per friend (lookups only; one entry per friend).
+    in_flight: BTreeMap<String, usize>,
     deadlines: BTreeSet<(u64, ItemId)>,
     asks: BTreeMap<String, Vec<ItemId>>,
     room_freed: bool,
@@ -144,13 +147,12 @@ impl Wants {
     ) -> Vec<ItemId> {
         self.in_flight.remove(peer);
         self.asks.remove(peer);
-        let mut affected: Vec<ItemId> = self
+        let affected: Vec<ItemId> = self
             .map
             .iter()
             .filter(|(_, s)| s.candidates.iter().any(|(p, _)| p == peer))
             .map(|(id, _)| *id)
             .collect();
-        affected.sort_unstable();
         let mut gave_up = Vec::new();
         for id in affected {
             let Some(state) = self.map.get_mut(&id) else {

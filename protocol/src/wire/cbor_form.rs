@@ -7,7 +7,7 @@ use ciborium::Value;
 use super::{
     Announce, MAX_IDS_PER_MESSAGE, MAX_ITEMS_PER_MESSAGE, WireError, WireItem, WireMessage,
 };
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 
 /// Type codes; part of the wire format, never reused.
 const T_HAVE: u64 = 1;

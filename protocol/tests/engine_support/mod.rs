@@ -16,8 +16,8 @@ mod net;
 #[allow(unused_imports)] // not every test file uses the network
 pub use net::{Net, SimNode};
 
-use porfiry_protocol::body::{Body, Note, Retraction};
 use porfiry_protocol::engine::{Engine, EngineConfig, Event, Inbound, Input, Output};
+use porfiry_protocol::item::body::{Body, Note, Retraction};
 use porfiry_protocol::wire::{self, Announce, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId, NodeKey, PayloadDraft, VerifiedItem, sign};
 

@@ -4,9 +4,10 @@
 //! the way a real driver does (see `engine_support` and docs/wire.md).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BTreeSet, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, ItemRecord, Output};
+use porfiry_protocol::ItemRecord;
+use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId, NodeKey, VerifiedItem};
 
@@ -50,7 +51,7 @@ pub struct Net {
     epoch: u64,
     pub online: Vec<bool>,
     /// Envelopes delivered: (receiver, item) → copies.
-    pub copies: HashMap<(usize, ItemId), u32>,
+    pub copies: BTreeMap<(usize, ItemId), u32>,
     /// Bytes of every frame delivered.
     pub wire_bytes: u64,
     /// Bytes of the envelopes inside `Items` frames delivered.
@@ -64,7 +65,7 @@ pub struct Net {
     pub bytes_by_kind: BTreeMap<&'static str, u64>,
     /// When set, every delivered frame is logged here (for debugging).
     pub trace: Option<Vec<String>>,
-    by_peer: HashMap<String, usize>,
+    by_peer: BTreeMap<String, usize>,
 }
 
 fn edge(a: usize, b: usize) -> (usize, usize) {
@@ -105,7 +106,7 @@ impl Net {
             up: BTreeMap::new(),
             epoch: 0,
             online: vec![true; n],
-            copies: HashMap::new(),
+            copies: BTreeMap::new(),
             wire_bytes: 0,
             payload_bytes: 0,
             lose_items_until: 0,

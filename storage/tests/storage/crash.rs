@@ -8,8 +8,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use porfiry_protocol::{Audience, ItemId, ItemKind};
-use porfiry_storage::{DB_FILE_NAME, ItemMeta, ItemRecord, Note, Store};
+use porfiry_protocol::{Audience, ItemId, ItemKind, ItemRecord};
+use porfiry_storage::{DB_FILE_NAME, Note, Store, StoredItem};
 
 const DB_ENV: &str = "PORFIRY_STORAGE_CRASH_DB";
 const MODE_ENV: &str = "PORFIRY_STORAGE_CRASH_MODE";
@@ -27,9 +27,9 @@ fn batch_id(n: usize) -> ItemId {
     ItemId(id)
 }
 
-fn batch_item(n: usize) -> ItemRecord {
-    ItemRecord {
-        meta: ItemMeta {
+fn batch_item(n: usize) -> StoredItem {
+    StoredItem {
+        record: ItemRecord {
             id: batch_id(n),
             author: "12D3KooWCrash".into(),
             kind: ItemKind::Note,
@@ -67,7 +67,7 @@ fn child_process() {
     store
         .transaction(|s| {
             for c in 0..CHUNKS {
-                let items: Vec<ItemRecord> = (c * CHUNK..(c + 1) * CHUNK).map(batch_item).collect();
+                let items: Vec<StoredItem> = (c * CHUNK..(c + 1) * CHUNK).map(batch_item).collect();
                 assert_eq!(s.insert_items(&items)?, CHUNK);
                 if c == CHUNKS / 2 && mode == "mid" {
                     say(MID);

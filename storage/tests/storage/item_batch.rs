@@ -1,17 +1,17 @@
 //! In-place route updates, envelope loads and batched merges: the
 //! replication hot path's storage calls.
 
-use porfiry_protocol::{Audience, ItemId, ItemKind};
-use porfiry_storage::{ItemMeta, ItemRecord, Merged, Note, StorageError, ThinkingMethod};
+use porfiry_protocol::{Audience, ItemId, ItemKind, ItemRecord};
+use porfiry_storage::{Merged, Note, StorageError, StoredItem, ThinkingMethod};
 
 use crate::{raw, s, temp_store};
 
 const BOB: &str = "12D3KooWBob";
 const CAROL: &str = "12D3KooWCarol";
 
-fn item(n: u8) -> ItemRecord {
-    ItemRecord {
-        meta: ItemMeta {
+fn item(n: u8) -> StoredItem {
+    StoredItem {
+        record: ItemRecord {
             id: ItemId([n; 32]),
             author: BOB.into(),
             kind: ItemKind::Note,
@@ -47,12 +47,17 @@ fn a_route_update_changes_the_copy_in_place_capped_at_max_hops() {
     store.insert_items(&[item(1), item(2)]).unwrap();
     assert!(store.update_item_route(&ItemId([1; 32]), CAROL, 9).unwrap());
     let rec = store.get_item(&ItemId([1; 32])).unwrap().unwrap();
-    assert_eq!(rec.received_from.as_deref(), Some(CAROL));
-    assert_eq!(rec.hops_left, 4, "capped at max_hops");
+    assert_eq!(rec.record.received_from.as_deref(), Some(CAROL));
+    assert_eq!(rec.record.hops_left, 4, "capped at max_hops");
     assert_eq!(rec.payload, item(1).payload, "the envelope is untouched");
     assert!(store.update_item_route(&ItemId([1; 32]), BOB, 2).unwrap());
     assert_eq!(
-        store.get_item(&ItemId([1; 32])).unwrap().unwrap().hops_left,
+        store
+            .get_item(&ItemId([1; 32]))
+            .unwrap()
+            .unwrap()
+            .record
+            .hops_left,
         2
     );
     assert_eq!(
@@ -96,13 +101,13 @@ fn own_items_since_are_ours_unrouted_and_recent_oldest_first() {
     let (_dir, store) = temp_store();
     let own = |n: u8| {
         let mut r = item(n);
-        r.received_from = None;
+        r.record.received_from = None;
         r
     };
     let carols = {
         let mut r = item(5);
-        r.author = CAROL.into();
-        r.received_from = None;
+        r.record.author = CAROL.into();
+        r.record.received_from = None;
         r
     };
     // 3 and 4 are ours; 1 is too old, 2 came from a friend, 5 is Carol's.

@@ -1,8 +1,8 @@
 //! The replicated items table, tombstones, and the one "may this friend
 //! receive it" query.
 
-use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, may_send};
-use porfiry_storage::{ItemMeta, ItemRecord, StorageError, limits::MAX_ITEMS_PER_BATCH};
+use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, ItemRecord, may_send};
+use porfiry_storage::{StorageError, StoredItem, limits::MAX_ITEMS_PER_BATCH};
 use proptest::prelude::*;
 
 use crate::temp_store;
@@ -15,9 +15,9 @@ fn id(n: u8) -> ItemId {
     ItemId([n; 32])
 }
 
-fn item(n: u8, author: &str, audience: Audience) -> ItemRecord {
-    ItemRecord {
-        meta: ItemMeta {
+fn item(n: u8, author: &str, audience: Audience) -> StoredItem {
+    StoredItem {
+        record: ItemRecord {
             id: id(n),
             author: author.into(),
             kind: ItemKind::Note,
@@ -35,11 +35,11 @@ fn item(n: u8, author: &str, audience: Audience) -> ItemRecord {
     }
 }
 
-fn retraction(n: u8, author: &str, target: u8) -> ItemRecord {
+fn retraction(n: u8, author: &str, target: u8) -> StoredItem {
     {
         let mut r = item(n, author, Audience::Public);
-        r.kind = ItemKind::Retraction;
-        r.retracts = Some(id(target));
+        r.record.kind = ItemKind::Retraction;
+        r.record.retracts = Some(id(target));
         r
     }
 }
@@ -61,43 +61,38 @@ fn insert_is_idempotent_on_id() {
         "same item again: no error, no row"
     );
     let mut other_path = b.clone();
-    other_path.received_from = Some(CAROL.into());
+    other_path.record.received_from = Some(CAROL.into());
     assert_eq!(store.insert_items(&[other_path]).unwrap(), 0);
     assert_eq!(store.item_count().unwrap(), 2);
-    assert_eq!(store.get_item(&a.id).unwrap(), Some(a.clone()));
+    assert_eq!(store.get_item(&a.record.id).unwrap(), Some(a.clone()));
     assert_eq!(
-        store.get_item(&b.id).unwrap(),
+        store.get_item(&b.record.id).unwrap(),
         Some(b.clone()),
         "first copy kept"
     );
-    assert!(store.has_item(&a.id).unwrap());
+    assert!(store.has_item(&a.record.id).unwrap());
     assert_eq!(store.get_item(&id(9)).unwrap(), None);
-    assert_eq!(store.item_metas().unwrap(), [a.meta(), b.meta()]);
+    assert_eq!(store.item_records().unwrap(), [a.record, b.record]);
 }
 
 #[test]
-fn stored_metas_seed_the_engine_records() {
+fn stored_records_are_what_seeds_the_engine() {
     let (_dir, store) = temp_store();
     let r = {
         let mut r = item(1, BOB, Audience::Public);
-        r.replaces = Some(id(9));
-        r.expires_ms = Some(5_000);
+        r.record.replaces = Some(id(9));
+        r.record.expires_ms = Some(5_000);
         r
     };
     store
         .insert_items(&[r.clone(), retraction(2, BOB, 7)])
         .unwrap();
-    let engine: Vec<_> = store
-        .item_metas()
-        .unwrap()
-        .iter()
-        .map(|m| m.engine_record())
-        .collect();
+    let engine = store.item_records().unwrap();
     assert_eq!(engine.len(), 2);
     let e = &engine[0];
     assert_eq!(
         (e.id, e.author.as_str(), &e.audience),
-        (r.id, BOB, &r.audience)
+        (r.record.id, BOB, &r.record.audience)
     );
     assert_eq!(
         (e.created_ms, e.expires_ms, e.max_hops, e.hops_left),
@@ -117,12 +112,12 @@ fn a_bad_record_refuses_the_whole_batch() {
     let cases = vec![
         {
             let mut r = item(2, ME, Audience::Public);
-            r.author = "".into();
+            r.record.author = "".into();
             r
         },
         {
             let mut r = item(2, BOB, Audience::Public);
-            r.received_from = Some("with space".into());
+            r.record.received_from = Some("with space".into());
             r
         },
         {
@@ -132,22 +127,22 @@ fn a_bad_record_refuses_the_whole_batch() {
         },
         {
             let mut r = item(2, ME, Audience::Public);
-            r.created_ms = u64::MAX;
+            r.record.created_ms = u64::MAX;
             r
         },
         {
             let mut r = item(2, ME, Audience::Public);
-            r.hops_left = 5;
+            r.record.hops_left = 5;
             r
         },
         {
             let mut r = item(2, ME, Audience::Public);
-            r.retracts = Some(id(1));
+            r.record.retracts = Some(id(1));
             r
         },
         {
             let mut r = retraction(2, ME, 1);
-            r.retracts = None;
+            r.record.retracts = None;
             r
         },
     ];
@@ -160,7 +155,7 @@ fn a_bad_record_refuses_the_whole_batch() {
     }
     let bad_group = {
         let mut r = item(3, ME, Audience::Public);
-        r.audience = Audience::Group("Not Valid".into());
+        r.record.audience = Audience::Group("Not Valid".into());
         r
     };
     match store.insert_items(&[good.clone(), good.clone(), bad_group]) {
@@ -180,16 +175,16 @@ fn retracted_items_are_deleted_and_never_accepted_again() {
     let (_dir, store) = temp_store();
     let a = item(1, BOB, Audience::Public);
     store.insert_items(std::slice::from_ref(&a)).unwrap();
-    assert!(store.retract(&a.id, BOB, 5).unwrap());
-    assert!(!store.has_item(&a.id).unwrap());
-    assert!(store.is_retracted(&a.id, BOB).unwrap());
+    assert!(store.retract(&a.record.id, BOB, 5).unwrap());
+    assert!(!store.has_item(&a.record.id).unwrap());
+    assert!(store.is_retracted(&a.record.id, BOB).unwrap());
     assert_eq!(
         store
             .insert_items(&[a.clone(), item(2, BOB, Audience::Public)])
             .unwrap(),
         1
     );
-    assert!(!store.has_item(&a.id).unwrap());
+    assert!(!store.has_item(&a.record.id).unwrap());
     // Retracting something never seen still blocks it later; twice is fine.
     assert!(!store.retract(&id(7), BOB, 6).unwrap());
     assert!(!store.retract(&id(7), BOB, 7).unwrap());
@@ -240,7 +235,7 @@ fn retraction_and_replacing_items_withdraw_their_targets() {
     // A newer version replacing item 2 removes it; the old one is refused later.
     let v2 = {
         let mut r = item(11, BOB, Audience::Public);
-        r.replaces = Some(id(2));
+        r.record.replaces = Some(id(2));
         r
     };
     assert_eq!(store.insert_items(&[v2]).unwrap(), 1);
@@ -267,9 +262,9 @@ fn retraction_and_replacing_items_withdraw_their_targets() {
 #[test]
 fn delete_ids_since_and_expiry() {
     let (_dir, store) = temp_store();
-    let mut items: Vec<ItemRecord> = (1..=5).map(|n| item(n, ME, Audience::Public)).collect();
-    items[0].expires_ms = Some(2_000);
-    items[1].expires_ms = Some(9_000);
+    let mut items: Vec<StoredItem> = (1..=5).map(|n| item(n, ME, Audience::Public)).collect();
+    items[0].record.expires_ms = Some(2_000);
+    items[1].record.expires_ms = Some(9_000);
     store.insert_items(&items).unwrap();
     let since = store.item_ids_since(1_003).unwrap();
     assert_eq!(since, [(1_003, id(3)), (1_004, id(4)), (1_005, id(5))]);
@@ -290,17 +285,17 @@ fn items_for_friend_follows_the_policy() {
     let fam = vec!["family".to_string()];
     let hopless = {
         let mut r = item(6, CAROL, Audience::Public);
-        r.hops_left = 0;
+        r.record.hops_left = 0;
         r
     };
     let expired = {
         let mut r = item(7, ME, Audience::Public);
-        r.expires_ms = Some(500);
+        r.record.expires_ms = Some(500);
         r
     };
     let via_bob = {
         let mut r = item(8, CAROL, Audience::Public);
-        r.received_from = Some(BOB.into());
+        r.record.received_from = Some(BOB.into());
         r
     };
     store
@@ -321,7 +316,7 @@ fn items_for_friend_follows_the_policy() {
             .items_for_friend(ME, friend, groups, 1_000)
             .unwrap()
             .iter()
-            .map(|i| i.id.0[0])
+            .map(|i| i.record.id.0[0])
             .collect()
     };
     assert_eq!(ids(&fam, BOB), [1, 2, 3, 4]);
@@ -352,7 +347,7 @@ fn hand_corrupted_columns_are_clear_errors() {
     }
     raw.execute("UPDATE items SET audience = 'public', kind = 'poem'", [])
         .unwrap();
-    match store.item_metas() {
+    match store.item_records() {
         Err(StorageError::BadColumn {
             table: "items",
             column,
@@ -370,7 +365,7 @@ fn hand_corrupted_columns_are_clear_errors() {
     );
 }
 
-fn arb_item() -> impl Strategy<Value = ItemRecord> {
+fn arb_item() -> impl Strategy<Value = StoredItem> {
     let peer = prop::sample::select(vec![ME, BOB, CAROL, "12D3KooWDave"]);
     let audience = prop_oneof![
         Just(Audience::Public),
@@ -388,8 +383,8 @@ fn arb_item() -> impl Strategy<Value = ItemRecord> {
         0u8..3,
     )
         .prop_map(
-            |(id, author, audience, created, expires, from, hops)| ItemRecord {
-                meta: ItemMeta {
+            |(id, author, audience, created, expires, from, hops)| StoredItem {
+                record: ItemRecord {
                     id: ItemId(id),
                     author: author.into(),
                     kind: ItemKind::Note,
@@ -424,11 +419,11 @@ proptest! {
         store.insert_items(&items).unwrap();
         let groups: Vec<String> = if in_family { vec!["family".into()] } else { vec![] };
         let full = store.items_for_friend(ME, friend, &groups, now).unwrap();
-        let got: Vec<ItemId> = full.iter().map(|i| i.id).collect();
-        let keys: Vec<(u64, ItemId)> = full.iter().map(|i| (i.created_ms, i.id)).collect();
+        let got: Vec<ItemId> = full.iter().map(|i| i.record.id).collect();
+        let keys: Vec<(u64, ItemId)> = full.iter().map(|i| (i.record.created_ms, i.record.id)).collect();
         prop_assert_eq!(store.item_keys_for_friend(ME, friend, &groups, now).unwrap(), keys);
         let view = FriendView { peer_id: friend, groups: &groups };
-        let mut stored = store.item_metas().unwrap();
+        let mut stored = store.item_records().unwrap();
         stored.retain(|i| may_send(ME, &i.route(), &view, now));
         let want: Vec<ItemId> = stored.into_iter().map(|i| i.id).collect();
         prop_assert_eq!(got, want);

@@ -34,6 +34,7 @@ pub fn s(v: &str) -> String {
     v.to_owned()
 }
 
+/// Shorthand for a list of owned tag strings.
 pub fn tags(v: &[&str]) -> Vec<String> {
     v.iter().map(|t| s(t)).collect()
 }

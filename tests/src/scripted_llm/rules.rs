@@ -53,8 +53,11 @@ pub enum Reply {
 /// A condition, a reply, and how many times the rule may fire (`None`: always).
 #[derive(Clone, Debug)]
 pub struct Rule {
+    /// When the rule applies.
     pub when: When,
+    /// What it answers.
     pub then: Reply,
+    /// How many more times it may fire (`None`: always).
     pub times: Option<usize>,
 }
 

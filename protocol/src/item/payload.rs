@@ -9,13 +9,13 @@
 use ciborium::Value;
 use serde::{Deserialize, Serialize};
 
-use crate::audience::Audience;
-use crate::body::Body;
-use crate::cbor;
 use crate::error::ItemError;
 use crate::identity::AuthorKey;
-use crate::item_id::ItemId;
-use crate::kinds::ItemKind;
+use crate::item::audience::Audience;
+use crate::item::body::Body;
+use crate::item::cbor;
+use crate::item::id::ItemId;
+use crate::item::kinds::ItemKind;
 use crate::limits::{MAX_HOPS, PROTOCOL_VERSION};
 
 /// What the author fills in to make an item; `sign` adds version and author.

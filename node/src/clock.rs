@@ -1,4 +1,4 @@
-//! The daemon's one wall clock read. Items carry their author's Unix
+//! The node's one wall clock read. Items carry their author's Unix
 //! milliseconds (`created_ms`, `expires_ms`), so the engine is driven in the
 //! same unit; everything below this takes `now_ms` as an argument.
 

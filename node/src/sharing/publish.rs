@@ -11,14 +11,15 @@
 use std::collections::HashSet;
 
 use porfiry_protocol::{
-    Audience, Body, ItemId, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem, sign,
+    Audience, Body, ItemId, ItemRecord, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem,
+    sign,
 };
 use porfiry_storage::{
     LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy, Store, Stored,
     ThinkingMethod,
 };
 
-use super::error::DaemonError;
+use super::error::SharingError;
 use super::item_rows::stored_record;
 use super::limits::{DEFAULT_KNOWHOW_MAX_HOPS, DEFAULT_NOTE_MAX_HOPS, PUBLISH_SCAN_LIMIT};
 use super::note_text;
@@ -56,7 +57,7 @@ pub fn post_note(
     sharing: Sharing,
     source: NoteSource,
     now_ms: u64,
-) -> Result<Posted, DaemonError> {
+) -> Result<Posted, SharingError> {
     let parsed = note_text::parse(text);
     let row = Note {
         text: text.to_owned(),
@@ -89,9 +90,9 @@ pub fn post_note(
 pub fn retract_item(
     store: &Store,
     key: &NodeKey,
-    target: &porfiry_storage::ItemRecord,
+    target: &ItemRecord,
     now_ms: u64,
-) -> Result<VerifiedItem, DaemonError> {
+) -> Result<VerifiedItem, SharingError> {
     let draft = PayloadDraft {
         created_ms: now_ms,
         audience: target.audience.clone(),
@@ -121,7 +122,7 @@ pub fn publish_pending(
     key: &NodeKey,
     now_ms: u64,
     skipped: &mut HashSet<(&'static str, i64)>,
-) -> Result<Vec<VerifiedItem>, DaemonError> {
+) -> Result<Vec<VerifiedItem>, SharingError> {
     let mut out = Vec::new();
     pending::<Note>(store, key, now_ms, skipped, &mut out, |n| {
         match &n.row.audience {
@@ -144,7 +145,7 @@ fn pending<T: Publishable>(
     skipped: &mut HashSet<(&'static str, i64)>,
     out: &mut Vec<VerifiedItem>,
     draft_of: fn(&Stored<T>) -> Result<PayloadDraft, String>,
-) -> Result<(), DaemonError> {
+) -> Result<(), SharingError> {
     for row in store.to_publish::<T>(Some(PUBLISH_SCAN_LIMIT))? {
         if skipped.contains(&(T::TABLE, row.id)) {
             continue;

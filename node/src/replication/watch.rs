@@ -10,7 +10,7 @@ use std::path::Path;
 
 use rusqlite::{Connection, OpenFlags};
 
-use super::error::DaemonError;
+use super::error::ReplicationError;
 
 /// A read-only connection that remembers the last `data_version` it saw.
 pub struct ChangeWatcher {
@@ -31,9 +31,9 @@ impl std::fmt::Debug for ChangeWatcher {
 impl ChangeWatcher {
     /// Opens the database file read-only and takes its current version as
     /// the baseline.
-    pub fn open(path: &Path) -> Result<ChangeWatcher, DaemonError> {
+    pub fn open(path: &Path) -> Result<ChangeWatcher, ReplicationError> {
         let shown = path.display().to_string();
-        let err = |source| DaemonError::Watch {
+        let err = |source| ReplicationError::Watch {
             path: shown.clone(),
             source,
         };
@@ -53,8 +53,8 @@ impl ChangeWatcher {
 
     /// True if another connection committed since the last call (or since
     /// `open`).
-    pub fn changed(&mut self) -> Result<bool, DaemonError> {
-        let v = self.version().map_err(|source| DaemonError::Watch {
+    pub fn changed(&mut self) -> Result<bool, ReplicationError> {
+        let v = self.version().map_err(|source| ReplicationError::Watch {
             path: self.path.clone(),
             source,
         })?;

@@ -41,9 +41,9 @@ fn a_posted_note_its_item_and_their_link_are_written_together() {
     assert_eq!(row.created_ms, 1_000);
 
     let rec = store.get_item(&item.id()).unwrap().unwrap();
-    assert_eq!(rec.received_from, None);
-    assert_eq!(rec.hops_left, DEFAULT_NOTE_MAX_HOPS);
-    assert_eq!(rec.author, key().peer_id().to_string());
+    assert_eq!(rec.record.received_from, None);
+    assert_eq!(rec.record.hops_left, DEFAULT_NOTE_MAX_HOPS);
+    assert_eq!(rec.record.author, key().peer_id().to_string());
     let back = VerifiedItem::decode(&rec.payload, 0).unwrap();
     assert_eq!(back.audience(), &Audience::Group("family".into()));
     assert_eq!(back.created_ms(), 1_000);
@@ -86,7 +86,7 @@ fn a_note_too_long_for_an_item_is_refused_and_nothing_is_written() {
         1,
     )
     .unwrap_err();
-    assert!(matches!(err, DaemonError::Item(_)), "{err}");
+    assert!(matches!(err, SharingError::Item(_)), "{err}");
     assert_eq!(store.count::<Note>().unwrap(), 0);
     assert_eq!(store.item_count().unwrap(), 0);
     // The same text kept private is fine: it never has to fit an item.
@@ -105,7 +105,7 @@ fn a_whitespace_note_is_refused_whole() {
         1,
     )
     .unwrap_err();
-    assert!(matches!(err, DaemonError::Storage(_)), "{err}");
+    assert!(matches!(err, SharingError::Storage(_)), "{err}");
     assert_eq!(
         store.item_count().unwrap(),
         0,

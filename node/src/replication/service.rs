@@ -27,15 +27,15 @@ use porfiry_protocol::{ItemId, NodeKey, VerifiedItem, verify_batch, wire};
 use porfiry_storage::{PeerStatus, Store};
 use tokio::sync::mpsc;
 
-use super::clock::now_ms;
 use super::engine_io::{Counters, carry_out};
-use super::error::DaemonError;
+use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
 use super::limits::{CHANGE_POLL_INTERVAL, OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT};
 use super::outgoing::Outgoing;
-use super::publish::publish_pending;
 use super::watch::ChangeWatcher;
+use crate::clock::now_ms;
 use crate::mesh::{MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile};
+use crate::sharing::publish::publish_pending;
 
 /// How to run the node.
 #[derive(Debug, Clone)]
@@ -64,14 +64,10 @@ pub async fn run_node(
     options: DaemonOptions,
     out: &mut dyn Write,
     shutdown: impl Future<Output = ()>,
-) -> Result<Stopped, DaemonError> {
+) -> Result<Stopped, ReplicationError> {
     let local = key.peer_id().to_string();
     let friends = friend_set::load(&store)?;
-    let records = store
-        .item_metas()?
-        .iter()
-        .map(|m| m.engine_record())
-        .collect::<Vec<_>>();
+    let records = store.item_records()?;
     tracing::info!(peer = %local, items = records.len(), friends = friends.len(), "starting node");
     let engine = Engine::new(EngineConfig::new(local.clone()), records);
 
@@ -149,7 +145,7 @@ impl Node {
         events: &mut mpsc::Receiver<MeshEvent>,
         out: &mut dyn Write,
         shutdown: impl Future<Output = ()>,
-    ) -> Result<(), DaemonError> {
+    ) -> Result<(), ReplicationError> {
         self.tick()?;
         self.scan();
         let mut poll = tokio::time::interval(CHANGE_POLL_INTERVAL);
@@ -178,13 +174,13 @@ impl Node {
     }
 
     /// Feeds one input and carries out what comes of it.
-    fn input(&mut self, input: Input) -> Result<(), DaemonError> {
+    fn input(&mut self, input: Input) -> Result<(), ReplicationError> {
         self.inputs(vec![input])
     }
 
     /// Feeds several inputs, then carries out all their outputs at once
     /// (one transaction for their writes).
-    fn inputs(&mut self, inputs: Vec<Input>) -> Result<(), DaemonError> {
+    fn inputs(&mut self, inputs: Vec<Input>) -> Result<(), ReplicationError> {
         let now = now_ms();
         let mut outputs = Vec::new();
         for input in inputs {
@@ -203,13 +199,13 @@ impl Node {
         Ok(())
     }
 
-    fn tick(&mut self) -> Result<(), DaemonError> {
+    fn tick(&mut self) -> Result<(), ReplicationError> {
         // The timer is spent; the engine asks again if anything is pending.
         self.wake = None;
         self.input(Input::Tick)
     }
 
-    fn on_event(&mut self, event: MeshEvent, out: &mut dyn Write) -> Result<(), DaemonError> {
+    fn on_event(&mut self, event: MeshEvent, out: &mut dyn Write) -> Result<(), ReplicationError> {
         match event {
             MeshEvent::Listening { address } => {
                 print_line(out, &format!("listening on {address}/p2p/{}", self.local))?;
@@ -275,7 +271,7 @@ impl Node {
         }
     }
 
-    fn scan_friends(&mut self) -> Result<(), DaemonError> {
+    fn scan_friends(&mut self) -> Result<(), ReplicationError> {
         let new = friend_set::load(&self.store)?;
         let changes = friend_set::diff(&self.friends, &new);
         self.friends = new;
@@ -298,7 +294,7 @@ impl Node {
         Ok(())
     }
 
-    fn scan_publish(&mut self) -> Result<(), DaemonError> {
+    fn scan_publish(&mut self) -> Result<(), ReplicationError> {
         let now = now_ms();
         let mut items = publish_pending(&self.store, &self.key, now, &mut self.skipped)?;
         items.extend(self.signed_elsewhere(now)?);
@@ -315,7 +311,7 @@ impl Node {
 
     /// Our own items another process stored (a `notes post` signs its item
     /// itself) that the engine does not hold yet.
-    fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, DaemonError> {
+    fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, ReplicationError> {
         let mut envelopes = Vec::new();
         for (id, payload) in self.store.own_items_since(&self.local, self.own_since)? {
             if !self.engine.holds(&id) && !self.fed.contains(&id) {

@@ -13,10 +13,10 @@
 
 use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
-use porfiry_storage::{ItemRecord, StorageError, Store};
+use porfiry_storage::{StorageError, Store, StoredItem};
 
-use super::item_rows::stored_record;
-use super::merge::{forget_merged, merge_items};
+use crate::sharing::item_rows::stored_record;
+use crate::sharing::merge::{forget_merged, merge_items};
 
 /// Where encoded frames go (the mesh driver, or a test's list).
 pub trait FrameSink {
@@ -127,7 +127,7 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), Stor
         return Ok(());
     }
     store.transaction(|s| {
-        let mut batch: Vec<ItemRecord> = Vec::new();
+        let mut batch: Vec<StoredItem> = Vec::new();
         let mut merges = Vec::new();
         for w in writes {
             match w {
@@ -149,7 +149,7 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), Stor
                 } => {
                     // Only an item still waiting in the batch needs the
                     // batch written first.
-                    if batch.iter().any(|r| r.id == id) {
+                    if batch.iter().any(|r| r.record.id == id) {
                         flush(s, &mut batch, &mut merges)?;
                     }
                     s.update_item_route(&id, &received_from, hops_left)?;
@@ -176,7 +176,7 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), Stor
 /// Stores the pending items, then merges their rows.
 fn flush(
     s: &Store,
-    batch: &mut Vec<ItemRecord>,
+    batch: &mut Vec<StoredItem>,
     merges: &mut Vec<porfiry_protocol::VerifiedItem>,
 ) -> Result<(), StorageError> {
     for chunk in batch.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {

@@ -9,14 +9,14 @@ use std::sync::Arc;
 
 use ed25519_dalek::{Signature, Signer, VerifyingKey};
 
-use crate::audience::Audience;
-use crate::body::Body;
-use crate::envelope::{TAIL_LEN, decode_envelope, encode_envelope};
 use crate::error::ItemError;
 use crate::identity::{AuthorKey, NodeKey};
-use crate::item::{Payload, PayloadDraft};
-use crate::item_id::ItemId;
-use crate::kinds::ItemKind;
+use crate::item::audience::Audience;
+use crate::item::body::Body;
+use crate::item::envelope::{TAIL_LEN, decode_envelope, encode_envelope};
+use crate::item::id::ItemId;
+use crate::item::kinds::ItemKind;
+use crate::item::payload::{Payload, PayloadDraft};
 use crate::limits::{MAX_ENVELOPE_BYTES, SIGNATURE_LEN};
 use crate::policy::ItemRoute;
 

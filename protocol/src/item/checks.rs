@@ -2,9 +2,9 @@
 //! signed and when one is decoded: lengths, list sizes, the rating scale and
 //! the LLM endpoint rules (http(s) URL without credentials, or a peer id).
 
-use crate::body::Body;
 use crate::error::ItemError;
 use crate::identity::AuthorKey;
+use crate::item::body::Body;
 use crate::limits::{
     MAX_COMMENT_BYTES, MAX_ENDPOINT_LEN, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_SCORE, MAX_STEP_BYTES,
     MAX_TEXT_BYTES, MIN_SCORE,
@@ -129,8 +129,8 @@ fn check_endpoint(endpoint: &str) -> Result<(), ItemError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::body::{LlmAddress, LlmLimits, Note, Rating, ThinkingMethod};
-    use crate::item_id::ItemId;
+    use crate::item::body::{LlmAddress, LlmLimits, Note, Rating, ThinkingMethod};
+    use crate::item::id::ItemId;
 
     fn addr(endpoint: &str) -> Body {
         Body::LlmAddress(LlmAddress {

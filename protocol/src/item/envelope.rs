@@ -8,8 +8,8 @@
 use ciborium::Value;
 use serde::{Serialize, Serializer};
 
-use crate::cbor;
 use crate::error::ItemError;
+use crate::item::cbor;
 use crate::limits::{MAX_ENVELOPE_BYTES, SIGNATURE_LEN};
 
 /// Bytes after the payload in a canonical envelope: the `"signature"` key

@@ -2,31 +2,18 @@
 //! the whole signed envelope in `payload` (what travels on the wire, so a
 //! send needs no re-encoding) next to copies of the routing facts.
 
-use porfiry_protocol::VerifiedItem;
-use porfiry_protocol::engine::retraction_target;
-use porfiry_storage::{ItemMeta, ItemRecord};
+use porfiry_protocol::{ItemRecord, VerifiedItem};
+use porfiry_storage::StoredItem;
 
-/// The `items` row of `item`, held with `hops_left` and got from
-/// `received_from` (`None` for our own).
+/// The `items` row of `item`, held with `hops_left` (capped at its
+/// `max_hops`) and got from `received_from` (`None` for our own).
 pub fn stored_record(
     item: &VerifiedItem,
     hops_left: u8,
     received_from: Option<String>,
-) -> ItemRecord {
-    ItemRecord {
-        meta: ItemMeta {
-            id: item.id(),
-            author: item.author_peer_id().to_owned(),
-            kind: item.kind(),
-            audience: item.audience().clone(),
-            created_ms: item.created_ms(),
-            expires_ms: item.expires_ms(),
-            received_from,
-            max_hops: item.max_hops(),
-            hops_left: hops_left.min(item.max_hops()),
-            retracts: retraction_target(item),
-            replaces: item.replaces(),
-        },
+) -> StoredItem {
+    StoredItem {
+        record: ItemRecord::of(item, hops_left.min(item.max_hops()), received_from),
         payload: item.envelope_bytes().to_vec(),
         signature: item.signature_bytes().to_vec(),
     }
@@ -56,11 +43,11 @@ mod tests {
         )
         .unwrap();
         let r = stored_record(&item, 7, Some("peer".into()));
-        assert_eq!(r.id, item.id());
-        assert_eq!(r.author, key.peer_id().to_string());
-        assert_eq!(r.hops_left, 2, "capped at max_hops");
-        assert_eq!(r.retracts, Some(ItemId([9; 32])));
-        assert_eq!(r.expires_ms, Some(9_000));
+        assert_eq!(r.record.id, item.id());
+        assert_eq!(r.record.author, key.peer_id().to_string());
+        assert_eq!(r.record.hops_left, 2, "capped at max_hops");
+        assert_eq!(r.record.retracts, Some(ItemId([9; 32])));
+        assert_eq!(r.record.expires_ms, Some(9_000));
         let back = VerifiedItem::decode(&r.payload, 0).unwrap();
         assert_eq!(back.id(), item.id());
         assert_eq!(&r.signature[..], &item.signature_bytes()[..]);

@@ -1,6 +1,7 @@
-//! Named limits of the running node (the daemon glue), each with the reason
-//! for its number. Replication timing lives in the engine's config, transport
-//! caps in `crate::mesh::limits`.
+//! Named limits of the running node (the replication glue), each with the
+//! reason for its number. Replication timing lives in the engine's config,
+//! transport caps in `crate::mesh::limits`, publishing defaults in
+//! `crate::sharing::limits`.
 
 use std::time::Duration;
 
@@ -10,25 +11,11 @@ use std::time::Duration;
 /// at four trivial queries a second when nothing happens.
 pub const CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(250);
 
-/// Hops a note posted here may travel when the author names none: 4 reaches
-/// friends of friends of friends of friends, a wide social circle, while
-/// staying at half the protocol's `MAX_HOPS` so a public note does not flood
-/// the whole mesh by default.
-pub const DEFAULT_NOTE_MAX_HOPS: u8 = 4;
-
-/// Hops a shared strategy, thinking method or rating travels: know-how is
-/// worth spreading as far as a public note.
-pub const DEFAULT_KNOWHOW_MAX_HOPS: u8 = DEFAULT_NOTE_MAX_HOPS;
-
 /// How far back (author clock) each change scan looks for items another
 /// process signed into the `items` table (a `notes post`): a writer stamps
 /// the item before it waits for the write lock (at most the storage busy
 /// timeout, 5 s), so a minute covers it with a wide margin for clock steps.
 pub const OWN_ITEM_LOOKBACK_MS: u64 = 60_000;
-
-/// Rows read per table per publishing pass: the storage list cap; a bigger
-/// backlog is taken over the following passes.
-pub const PUBLISH_SCAN_LIMIT: u32 = porfiry_storage::limits::MAX_LIST_LIMIT;
 
 /// How long shutdown waits for the mesh driver to close its connections
 /// before giving up on it: closing is local work (milliseconds); 5 s only
@@ -39,6 +26,3 @@ pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 /// on 4001, the port libp2p nodes conventionally use, so friends can be told
 /// one stable address.
 pub const DEFAULT_SERVER_LISTEN: &str = "/ip4/0.0.0.0/tcp/4001";
-
-/// Notes read per page by `notes list`: the storage list cap.
-pub const LIST_PAGE: u32 = porfiry_storage::limits::MAX_LIST_LIMIT;

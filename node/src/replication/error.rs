@@ -1,20 +1,19 @@
-//! Why the daemon, or a CLI command that shares its code, could not go on:
-//! one variant per cause.
+//! Why the running node could not go on: one variant per cause.
 
-use porfiry_protocol::ItemError;
 use porfiry_storage::StorageError;
 
 use crate::mesh::MeshError;
+use crate::sharing::SharingError;
 
-/// A failure of the running node or of a command acting on its files.
+/// A failure of the running node.
 #[derive(Debug, thiserror::Error)]
-pub enum DaemonError {
+pub enum ReplicationError {
     /// The database refused a read or write.
     #[error(transparent)]
     Storage(#[from] StorageError),
-    /// An item could not be signed (a limit of the item format).
-    #[error("cannot publish: {0}")]
-    Item(#[from] ItemError),
+    /// The publishing pass could not sign or store an item.
+    #[error(transparent)]
+    Sharing(#[from] SharingError),
     /// The mesh driver could not start.
     #[error(transparent)]
     Mesh(#[from] MeshError),

@@ -9,14 +9,18 @@
 
 mod cbor_form;
 
-use crate::item_id::ItemId;
+use crate::item::id::ItemId;
 use crate::limits::MAX_ENVELOPE_BYTES;
 use cbor_form::{from_value, map_cbor_error, to_value};
 
-/// Largest encoded message accepted or produced: 1 MiB holds sixteen
-/// maximum-size envelopes, or thousands of ordinary notes, per frame while
-/// keeping what one hostile frame can make us allocate small.
-pub const MAX_FRAME_BYTES: usize = 1024 * 1024;
+/// Largest encoded wire message accepted or produced (one decoded message,
+/// the body of one transport frame): 1 MiB holds sixteen maximum-size
+/// envelopes, or thousands of ordinary notes, per message while keeping what
+/// one hostile message can make us allocate small. The node's transport
+/// frame cap (`porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES`,
+/// 4 MiB) is deliberately larger, so every message this cap admits fits in a
+/// frame; this cap is the one that binds.
+pub const MAX_WIRE_MESSAGE_BYTES: usize = 1024 * 1024;
 
 /// Largest negentropy frame: 256 KiB carries about 8,000 ids per round, so
 /// a 10,000-item catch-up needs only a couple of rounds, and still fits in
@@ -110,7 +114,7 @@ pub enum WireMessage {
 /// Why a frame could not be decoded (or encoded).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WireError {
-    /// The frame exceeds [`MAX_FRAME_BYTES`]; checked before decoding.
+    /// The frame exceeds [`MAX_WIRE_MESSAGE_BYTES`]; checked before decoding.
     #[error("frame is {len} bytes, more than the limit of {max}")]
     FrameTooLarge {
         /// Size offered.
@@ -201,10 +205,10 @@ pub fn encode(message: &WireMessage) -> Result<Vec<u8>, WireError> {
     let value = to_value(message);
     let mut out = Vec::new();
     ciborium::into_writer(&value, &mut out).map_err(|e| WireError::BadCbor(e.to_string()))?;
-    if out.len() > MAX_FRAME_BYTES {
+    if out.len() > MAX_WIRE_MESSAGE_BYTES {
         return Err(WireError::FrameTooLarge {
             len: out.len(),
-            max: MAX_FRAME_BYTES,
+            max: MAX_WIRE_MESSAGE_BYTES,
         });
     }
     Ok(out)
@@ -212,10 +216,10 @@ pub fn encode(message: &WireMessage) -> Result<Vec<u8>, WireError> {
 
 /// Decodes one frame: size cap first, then CBOR, then shape and field caps.
 pub fn decode(frame: &[u8]) -> Result<WireMessage, WireError> {
-    if frame.len() > MAX_FRAME_BYTES {
+    if frame.len() > MAX_WIRE_MESSAGE_BYTES {
         return Err(WireError::FrameTooLarge {
             len: frame.len(),
-            max: MAX_FRAME_BYTES,
+            max: MAX_WIRE_MESSAGE_BYTES,
         });
     }
     let mut rest = frame;
@@ -236,7 +240,7 @@ pub fn pack_items(
     session: Option<u64>,
     items: impl IntoIterator<Item = WireItem>,
 ) -> Vec<WireMessage> {
-    let budget = MAX_FRAME_BYTES - FRAME_HEADER_SLACK;
+    let budget = MAX_WIRE_MESSAGE_BYTES - FRAME_HEADER_SLACK;
     let mut messages = Vec::new();
     let mut current: Vec<WireItem> = Vec::new();
     let mut size = 0usize;

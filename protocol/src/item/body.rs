@@ -6,8 +6,8 @@
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::error::ItemError;
-use crate::item_id::ItemId;
-use crate::kinds::ItemKind;
+use crate::item::id::ItemId;
+use crate::item::kinds::ItemKind;
 
 /// A message in the shared notebook (HMP `notes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,7 +11,7 @@
 use ed25519_dalek::{Signature, VerifyingKey};
 
 use crate::error::ItemError;
-use crate::verified::{Unverified, VerifiedItem};
+use crate::item::verified::{Unverified, VerifiedItem};
 
 /// Decodes and verifies each envelope; result `i` belongs to `envelopes[i]`.
 pub fn verify_batch(envelopes: &[&[u8]], now_ms: u64) -> Vec<Result<VerifiedItem, ItemError>> {

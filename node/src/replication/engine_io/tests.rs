@@ -9,7 +9,7 @@ use porfiry_protocol::{Audience, Body, NodeKey, PayloadDraft, Retraction, Verifi
 use porfiry_storage::{DB_FILE_NAME, Note, NoteSource, Sharing, Store};
 
 use super::*;
-use crate::daemon::publish::post_note;
+use crate::sharing::publish::post_note;
 
 #[derive(Default)]
 struct Frames(Vec<(String, Vec<u8>)>);
@@ -134,8 +134,8 @@ fn a_live_note_is_sent_from_storage_stored_and_merged_at_the_friend() {
     assert!(wake.is_some(), "the engine keeps a timer (resync)");
 
     let rec = b.store.get_item(&item.id()).unwrap().expect("stored at B");
-    assert_eq!(rec.received_from.as_deref(), Some(a.local.as_str()));
-    assert_eq!(rec.hops_left, item.max_hops() - 1);
+    assert_eq!(rec.record.received_from.as_deref(), Some(a.local.as_str()));
+    assert_eq!(rec.record.hops_left, item.max_hops() - 1);
     assert_eq!(rec.payload, item.envelope_bytes(), "the exact envelope");
     let notes = b.store.notes_recent(10).unwrap();
     assert_eq!(notes.len(), 1);
@@ -228,9 +228,9 @@ fn route_updates_and_deletes_are_written_and_expiry_keeps_the_note() {
     let wake = carry_out(&b.store, &b.local, outputs, &mut sink, &mut c).unwrap();
     assert_eq!(wake, Some(7), "the last timer wins");
     let rec = b.store.get_item(&item.id()).unwrap().unwrap();
-    assert_eq!(rec.received_from.as_deref(), Some(other.as_str()));
+    assert_eq!(rec.record.received_from.as_deref(), Some(other.as_str()));
     assert_eq!(
-        rec.hops_left,
+        rec.record.hops_left,
         item.max_hops(),
         "capped at the author's limit"
     );
@@ -393,11 +393,17 @@ fn one_batch_stores_every_item_merges_good_rows_and_routes_after_the_store() {
             .all(|n| n.row.origin_author.as_deref() == Some(friend.local.as_str()))
     );
     let routed = b.store.get_item(&items[0].id()).unwrap().unwrap();
-    assert_eq!(routed.received_from.as_deref(), Some(other.as_str()));
-    assert_eq!(routed.hops_left, 3, "the route update came after the store");
+    assert_eq!(routed.record.received_from.as_deref(), Some(other.as_str()));
+    assert_eq!(
+        routed.record.hops_left, 3,
+        "the route update came after the store"
+    );
     let kept = b.store.get_item(&items[2].id()).unwrap().unwrap();
-    assert_eq!(kept.received_from.as_deref(), Some(friend.local.as_str()));
-    assert_eq!(kept.hops_left, 1);
+    assert_eq!(
+        kept.record.received_from.as_deref(),
+        Some(friend.local.as_str())
+    );
+    assert_eq!(kept.record.hops_left, 1);
 }
 
 #[test]

@@ -1,0 +1,19 @@
+//! The running node (`porfiry run`): the sans-IO replication engine, the
+//! libp2p driver and the SQLite file glued together in one loop.
+//!
+//! Files by job: [`service`] (the loop), [`engine_io`] (carrying out engine
+//! outputs), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
+//! other processes' writes), [`friend_set`] (friends and their changes),
+//! [`limits`], [`error`]. Turning rows into items and items into rows is
+//! `crate::sharing`'s job, shared with the CLI.
+
+pub mod engine_io;
+pub mod error;
+pub mod friend_set;
+pub mod limits;
+pub mod outgoing;
+pub mod service;
+pub mod watch;
+
+pub use error::ReplicationError;
+pub use service::{DaemonOptions, Stopped, run_node};

@@ -1,0 +1,16 @@
+//! Why a local row could not become an item, or an item a row: one variant
+//! per cause.
+
+use porfiry_protocol::ItemError;
+use porfiry_storage::StorageError;
+
+/// A failure to publish, retract or merge an item.
+#[derive(Debug, thiserror::Error)]
+pub enum SharingError {
+    /// The database refused a read or write.
+    #[error(transparent)]
+    Storage(#[from] StorageError),
+    /// An item could not be signed (a limit of the item format).
+    #[error("cannot publish: {0}")]
+    Item(#[from] ItemError),
+}

@@ -1,0 +1,15 @@
+//! What the running node and the CLI commands share about items: local rows
+//! becoming signed items ([`publish`]), friends' items becoming local rows
+//! ([`merge`]), mentions and hashtags parsed from a note's text
+//! ([`note_text`]), an item's `items` row ([`item_rows`]), and their
+//! [`limits`] and [`error`].
+
+pub mod error;
+pub mod item_rows;
+pub mod limits;
+pub mod merge;
+pub mod note_text;
+pub mod publish;
+
+pub use error::SharingError;
+pub use publish::{Posted, post_note, retract_item};

@@ -84,12 +84,9 @@ impl Engine {
     /// Call `handle(now, Input::Tick)` once after this to drop anything
     /// that expired while the node was down and to get the first `WakeAt`.
     pub fn new(cfg: EngineConfig, stored: impl IntoIterator<Item = ItemRecord>) -> Engine {
-        let mut index = Index::default();
-        let local = index.intern(&cfg.local_peer);
         let records: Vec<ItemRecord> = stored.into_iter().collect();
-        for r in &records {
-            index.insert(r);
-        }
+        let mut index = Index::from_records(&records);
+        let local = index.intern(&cfg.local_peer);
         for r in &records {
             for target in r.supersedes() {
                 index.add_tombstone(target, &r.author);

@@ -6,6 +6,7 @@
 //! Protocol keywords (`TOOL_CALL`, `TOOL_RESULT`), tool names and argument
 //! names stay English in both languages: they are identifiers, not prose.
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::str::FromStr;
 
@@ -307,10 +308,54 @@ pub fn no_reply(lang: Language) -> &'static str {
     )
 }
 
+/// Checks a crate's table of model-facing texts, the same way in every crate
+/// that has one (its texts test calls this): `en` and `ru` list, in the same
+/// order, every `pub fn NAME(lang: Language, …)` of `source` (the texts file,
+/// by `include_str!`), and each text is non-empty and differs between the
+/// languages. The error names the first text that fails.
+pub fn check_translations(
+    en: &[(&str, String)],
+    ru: &[(&str, String)],
+    source: &str,
+) -> Result<(), String> {
+    let listed: BTreeSet<&str> = en.iter().map(|(name, _)| *name).collect();
+    let defined = text_functions(source);
+    if listed != defined {
+        return Err(format!(
+            "the table lists {listed:?} but the file defines {defined:?}"
+        ));
+    }
+    if en.len() != ru.len() || en.iter().zip(ru).any(|((a, _), (b, _))| a != b) {
+        return Err("the English and Russian tables list different texts".into());
+    }
+    for ((name, en), (_, ru)) in en.iter().zip(ru) {
+        if en.trim().is_empty() {
+            return Err(format!("{name} is empty in English"));
+        }
+        if ru.trim().is_empty() {
+            return Err(format!("{name} is empty in Russian"));
+        }
+        if en == ru {
+            return Err(format!("{name} is not translated"));
+        }
+    }
+    Ok(())
+}
+
+/// The names of the `pub fn NAME(lang: Language, …)` texts in `source`,
+/// however rustfmt wrapped their signatures.
+fn text_functions(source: &str) -> BTreeSet<&str> {
+    source
+        .split("\npub fn ")
+        .skip(1)
+        .filter_map(|f| f.split_once('('))
+        .filter(|(_, params)| params.trim_start().starts_with("lang: Language"))
+        .map(|(name, _)| name)
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use super::*;
 
     #[test]
@@ -379,35 +424,41 @@ mod tests {
         ]
     }
 
-    /// The names of the `pub fn NAME(lang: Language, …)` texts in `source`,
-    /// however rustfmt wrapped their signatures.
-    fn text_functions(source: &str) -> BTreeSet<&str> {
-        source
-            .split("\npub fn ")
-            .skip(1)
-            .filter_map(|f| f.split_once('('))
-            .filter(|(_, params)| params.trim_start().starts_with("lang: Language"))
-            .map(|(name, _)| name)
-            .collect()
-    }
-
     #[test]
     fn every_text_differs_between_languages() {
-        let (en, ru) = (every_text(Language::En), every_text(Language::Ru));
-        let listed: BTreeSet<&str> = en.iter().map(|(name, _)| *name).collect();
         assert_eq!(
-            listed,
-            text_functions(include_str!("texts.rs")),
-            "every text function is listed in every_text()"
+            check_translations(
+                &every_text(Language::En),
+                &every_text(Language::Ru),
+                include_str!("texts.rs"),
+            ),
+            Ok(())
         );
-        for ((name, en), (_, ru)) in en.iter().zip(&ru) {
-            assert!(!en.trim().is_empty(), "{name} is empty in English");
-            assert!(!ru.trim().is_empty(), "{name} is empty in Russian");
-            assert_ne!(en, ru, "{name} is not translated");
-        }
         for day in 0..7 {
             assert_ne!(weekday(Language::En, day), weekday(Language::Ru, day));
         }
+    }
+
+    #[test]
+    fn the_check_names_what_is_missing_empty_or_untranslated() {
+        let src = "//! x\npub fn a(lang: Language) -> &str {}\npub fn b(\n    lang: Language,\n) {}\npub fn other(x: u8) {}";
+        let row = |name, text: &str| (name, text.to_owned());
+        let en = [row("a", "A"), row("b", "B")];
+        assert_eq!(
+            check_translations(&en, &[row("a", "А"), row("b", "Б")], src),
+            Ok(())
+        );
+        let missing = check_translations(&en[..1], &[row("a", "А")], src).unwrap_err();
+        assert!(missing.contains("defines"), "{missing}");
+        let untranslated = check_translations(&en, &[row("a", "А"), row("b", "B")], src);
+        assert_eq!(untranslated, Err("b is not translated".into()));
+        let empty = check_translations(&en, &[row("a", " "), row("b", "Б")], src);
+        assert_eq!(empty, Err("a is empty in Russian".into()));
+        let shuffled = check_translations(&en, &[row("b", "Б"), row("a", "А")], src);
+        assert!(
+            shuffled.is_err(),
+            "the two tables must list the same texts in order"
+        );
     }
 
     #[test]

@@ -15,11 +15,16 @@ const RUN_DEADLINE: Duration = Duration::from_secs(30);
 /// Runs `porfiry <args>` with stdout a pipe whose read end is already closed,
 /// so the first write fails with EPIPE however little the command prints.
 fn with_closed_stdout(node: &MeshNode, args: &[&str]) -> Output {
+    let mut command = node.command();
+    command.args(args);
+    run_with_closed_stdout(command, args)
+}
+
+/// Runs `command` with stdout a closed pipe, killing it after [`RUN_DEADLINE`].
+fn run_with_closed_stdout(mut command: Command, args: &[&str]) -> Output {
     let (reader, writer) = pipe().expect("pipe");
     drop(reader);
-    let child = node
-        .command()
-        .args(args)
+    let child = command
         .env_remove("RUST_LOG")
         .stdout(Stdio::from(writer))
         .stderr(Stdio::piped())
@@ -87,19 +92,12 @@ fn run_stops_quietly_when_its_reader_is_gone() {
 fn init_exits_quietly_and_still_makes_the_node() {
     let tmp = tempfile::tempdir().expect("temp dir");
     let dir = tmp.path().join("fresh");
-    let out = Command::new(porfiry_tests::porfiry_bin::porfiry_bin())
-        .arg("--data-dir")
+    let mut init = Command::new(porfiry_tests::porfiry_bin::porfiry_bin());
+    init.arg("--data-dir")
         .arg(&dir)
         .arg("init")
-        .env_remove("PORFIRY_DATA_DIR")
-        .env_remove("RUST_LOG")
-        .stdout(Stdio::from({
-            let (reader, writer) = pipe().expect("pipe");
-            drop(reader);
-            writer
-        }))
-        .output()
-        .expect("porfiry init runs");
+        .env_remove("PORFIRY_DATA_DIR");
+    let out = run_with_closed_stdout(init, &["init"]);
     assert_quiet(&["init"], &out);
     assert!(dir.join("identity.key").exists(), "init made the key");
 }

@@ -186,6 +186,43 @@ mod tests {
     }
 
     #[test]
+    fn five_hundred_friends_dropped_at_once_spread_their_redials() {
+        // A club server restarts: every phone friend's link drops at the same
+        // instant. With the driver's jitter their first redials spread over
+        // the upper half of the base wait instead of arriving together.
+        const FRIENDS: u32 = 500;
+        let mut plan = RedialPlan::new(B);
+        for peer in 0..FRIENDS {
+            plan.add(peer, 0);
+        }
+        plan.take_due(0);
+        for peer in 0..FRIENDS {
+            plan.connected(&peer);
+            let jitter = Jitter::new(f64::from(peer) / f64::from(FRIENDS));
+            plan.disconnected(&peer, 10_000, jitter);
+        }
+        let mut at = Vec::new();
+        for peer in 0..FRIENDS {
+            match plan.state(&peer) {
+                Some(LinkState::Waiting { at_ms, .. }) => at.push(at_ms),
+                other => panic!("{peer} is {other:?}"),
+            }
+        }
+        assert!(at.iter().all(|t| (10_500..=11_000).contains(t)), "{at:?}");
+        let busiest = at
+            .iter()
+            .map(|t| at.iter().filter(|u| *u == t).count())
+            .max()
+            .unwrap_or(0);
+        assert!(
+            busiest <= 2,
+            "{busiest} friends redial in the same millisecond"
+        );
+        assert_eq!(plan.take_due(10_499).len(), 0);
+        assert_eq!(plan.take_due(11_000).len(), FRIENDS as usize);
+    }
+
+    #[test]
     fn new_friend_is_due_at_once_and_only_once() {
         let mut plan = RedialPlan::new(B);
         plan.add("a", 500);

@@ -14,6 +14,8 @@ pub use chat::{ChatConfig, ChatEngine, ChatError, ChatSession, SendError};
 pub use llm::{LlmConfig, LlmTarget};
 
 #[doc(hidden)]
+pub mod api;
+#[doc(hidden)]
 pub mod backoff;
 #[doc(hidden)]
 pub mod chat;

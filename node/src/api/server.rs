@@ -1,0 +1,45 @@
+//! The router and [`serve`]: every route behind the token check, the body
+//! cap, the 404/405 fallbacks with the error object, graceful shutdown.
+
+use std::future::Future;
+
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::from_fn_with_state;
+use axum::routing::{delete, get, post};
+
+use super::auth::require_token;
+use super::limits::MAX_BODY_BYTES;
+use super::routes::{chat, fallback, models, node};
+use super::state::ApiState;
+
+/// The API's routes over `state`.
+pub fn router(state: ApiState) -> Router {
+    Router::new()
+        .route("/v1/models", get(models::list))
+        .route("/v1/chat/completions", post(chat::completions))
+        .route("/api/notes", get(node::list_notes).post(node::post_note))
+        .route(
+            "/api/friends",
+            get(node::list_friends).post(node::add_friend),
+        )
+        .route("/api/friends/{peer}", delete(node::remove_friend))
+        .route("/api/status", get(node::status))
+        .fallback(fallback::not_found)
+        .method_not_allowed_fallback(fallback::method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(from_fn_with_state(state.clone(), require_token))
+        .with_state(state)
+}
+
+/// Serves the API on `listener` until `shutdown` resolves; then stops
+/// accepting and waits for the requests in flight (streams included) to end.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: ApiState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}

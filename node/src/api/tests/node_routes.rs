@@ -1,0 +1,63 @@
+//! `/api/notes`, `/api/friends`, `/api/status` over the fake node.
+
+use axum::http::StatusCode;
+
+use super::fakes::*;
+
+#[tokio::test]
+async fn notes_are_listed_by_origin_and_posted_with_an_audience() {
+    let (state, _) = state(None);
+    let (status, json) = call(&state, request("GET", "/api/notes?origin=own&limit=5", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(
+        json,
+        serde_json::json!([{"text":"hi","origin":"own","limit":5}])
+    );
+    let (status, _) = call(&state, request("GET", "/api/notes?limit=0", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, _) = call(&state, request("GET", "/api/notes?limit=x", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    let (status, json) = call(&state, request("POST", "/api/notes", r#"{"text":"hello"}"#)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(json["audience"], "friends");
+    let (status, json) = call(
+        &state,
+        request("POST", "/api/notes", r#"{"text":" ","audience":"public"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(json["error"]["message"], "the note is empty");
+}
+
+#[tokio::test]
+async fn friends_are_added_listed_and_removed() {
+    let (state, _) = state(None);
+    let body =
+        r#"{"peer":"12D3KooWx","addresses":["/ip4/127.0.0.1/tcp/4001"],"groups":["family"]}"#;
+    let (status, json) = call(&state, request("POST", "/api/friends", body)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(json["groups"][0], "family");
+    let (status, _) = call(&state, request("GET", "/api/friends", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, json) = call(&state, request("DELETE", "/api/friends/12D3KooWx", "")).await;
+    assert_eq!(
+        (status, json),
+        (StatusCode::NO_CONTENT, serde_json::Value::Null)
+    );
+    let (status, json) = call(&state, request("DELETE", "/api/friends/stranger", "")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    assert_eq!(json["error"]["message"], "stranger is not a friend");
+}
+
+#[tokio::test]
+async fn status_adds_the_model_in_use() {
+    let (state, _) = state(Some(Script::Echo));
+    let (_, json) = call(&state, request("GET", "/api/status", "")).await;
+    assert_eq!(
+        json,
+        serde_json::json!({"peer_id":"12D3KooWfake","model":"fake-model"})
+    );
+    let (state, _) = super::fakes::state(None);
+    let (_, json) = call(&state, request("GET", "/api/status", "")).await;
+    assert_eq!(json["model"], serde_json::Value::Null);
+}

@@ -8,6 +8,7 @@
 //! are tested through the router against in-process fakes of the two
 //! backends ([`backend::Agent`], [`backend::NodeApi`]).
 
+pub mod adapters;
 pub mod auth;
 pub mod backend;
 pub mod body;
@@ -18,6 +19,7 @@ pub mod routes;
 pub mod server;
 pub mod sessions;
 pub mod sse;
+pub mod start;
 pub mod state;
 pub mod stream;
 pub mod token;

@@ -16,9 +16,8 @@ use porfiry_skills::limits::DEFAULT_TOOLSET_IDLE_MS;
 use crate::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
 use crate::chat::transcript::{ERROR_PREFIX, TraceWriter, render_error, render_reply};
 use crate::chat::{ChatConfig, ChatEngine, ChatSession, Language, local_clock};
+use crate::commands::llm_flags::LlmCallArgs;
 use crate::data_dir::DataDir;
-use crate::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
-use crate::llm::{LlmConfig, LlmTarget};
 
 /// The output format, shown by `porfiry chat --help`.
 pub const CHAT_AFTER_HELP: &str = "\
@@ -46,13 +45,9 @@ pub struct ChatArgs {
     /// Model name as the server knows it.
     #[arg(long, env = "PORFIRY_LLM_MODEL", value_name = "NAME")]
     pub llm_model: String,
-    /// Seconds one model request may take before the turn fails.
-    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_TIMEOUT.as_secs(),
-          value_parser = clap::value_parser!(u64).range(1..))]
-    pub llm_timeout_secs: u64,
-    /// Retries of a model request after HTTP 429/5xx or a connection error.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RETRIES)]
-    pub llm_retries: u32,
+    /// Call settings of the model (shared with `porfiry run`).
+    #[command(flatten)]
+    pub call: LlmCallArgs,
     /// JSON array of {"id","title","year","description"} for the media toolset
     /// (default: a small built-in sample).
     #[arg(long, value_name = "FILE")]
@@ -75,15 +70,7 @@ fn parse_language(s: &str) -> Result<Language, String> {
 impl ChatArgs {
     /// The engine settings these flags describe, for the node in `dir`.
     pub fn config(&self, dir: &DataDir) -> ChatConfig {
-        let llm = LlmTarget {
-            config: LlmConfig {
-                timeout_ms: Some(self.llm_timeout_secs.saturating_mul(1_000)),
-                max_retries: Some(self.llm_retries),
-                ..LlmConfig::default()
-            },
-            ..LlmTarget::new(self.llm_url.clone(), self.llm_model.clone())
-        }
-        .with_api_key_from_env();
+        let llm = self.call.target(&self.llm_url, &self.llm_model);
         ChatConfig {
             language: self.language,
             media_catalog: match &self.media_catalog {
@@ -213,6 +200,7 @@ mod tests {
 
     use super::*;
     use crate::chat::{Clock, Llm, ManualClock, ModelError, ModelRequest, SystemClock};
+    use crate::llm::LlmTarget;
 
     /// A model answering from a queue and recording the requests; clones
     /// share both.

@@ -8,7 +8,9 @@ use std::io::Write;
 
 use clap::Args;
 
+use crate::api::start::{ApiArgs, ApiPlan, StartError};
 use crate::commands::init::{InitError, open_or_init};
+use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
 use crate::replication::limits::DEFAULT_SERVER_LISTEN;
@@ -27,6 +29,12 @@ pub struct RunArgs {
     /// Network profile.
     #[arg(long, value_enum, default_value_t = Profile::Server)]
     pub profile: Profile,
+    /// The model the API's agent uses (same flags as `porfiry chat`).
+    #[command(flatten)]
+    pub llm: OptionalLlmArgs,
+    /// The HTTP API.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 /// Why `run` stopped with an error.
@@ -38,6 +46,9 @@ pub enum RunError {
     /// The node failed while running.
     #[error(transparent)]
     Daemon(#[from] ReplicationError),
+    /// The API or model flags are unusable, or the API could not start.
+    #[error(transparent)]
+    Api(#[from] StartError),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
     AlreadyRunning {
@@ -109,6 +120,7 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationErr
 pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
+    let _api = ApiPlan::from_args(&args.api, &args.llm)?;
     let _lock = lock_data_dir(dir)?;
     let (key, store) = open_or_init(dir)?;
     let options = DaemonOptions {
@@ -169,6 +181,19 @@ mod tests {
         RunArgs {
             listen: listen.iter().map(|s| s.to_string()).collect(),
             profile,
+            llm: OptionalLlmArgs {
+                llm_url: None,
+                llm_model: None,
+                call: crate::commands::llm_flags::LlmCallArgs {
+                    llm_timeout_secs: 1,
+                    llm_retries: 0,
+                },
+            },
+            api: ApiArgs {
+                api: crate::api::limits::DEFAULT_API_ADDR.to_owned(),
+                no_api: false,
+                api_public: false,
+            },
         }
     }
 
@@ -190,5 +215,47 @@ mod tests {
         assert!(err.to_string().contains("tcp:80"), "{err}");
         let err = listen_addresses(&args(&["/ip4/127.0.0.1/tcp/1"], Profile::Phone)).unwrap_err();
         assert!(err.to_string().contains("phone"), "{err}");
+    }
+
+    #[tokio::test]
+    async fn a_public_api_address_without_api_public_is_refused_before_anything_starts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(tmp.path().join("node"));
+        let mut a = args(&[], Profile::Server);
+        a.api.api = "0.0.0.0:4580".to_owned();
+        let err = run(&dir, &a).await.unwrap_err();
+        assert!(
+            matches!(err, RunError::Api(StartError::NotLoopback { .. })),
+            "{err}"
+        );
+        assert!(err.to_string().contains("--api-public"), "{err}");
+        assert!(!dir.root().exists(), "nothing was created");
+    }
+
+    #[test]
+    fn run_parses_the_model_and_api_flags() {
+        use clap::Parser as _;
+        let cli = crate::cli::Cli::try_parse_from([
+            "porfiry",
+            "run",
+            "--api",
+            "0.0.0.0:9",
+            "--api-public",
+            "--llm-url",
+            "http://h/v1",
+            "--llm-model",
+            "m",
+        ])
+        .unwrap();
+        let crate::cli::Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert_eq!(run.api.api, "0.0.0.0:9");
+        assert!(run.api.api_public && !run.api.no_api);
+        assert_eq!(run.llm.llm_model.as_deref(), Some("m"));
+        assert!(
+            crate::cli::Cli::try_parse_from(["porfiry", "run", "--no-api", "--api-public"])
+                .is_err()
+        );
     }
 }

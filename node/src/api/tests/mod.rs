@@ -7,3 +7,6 @@ mod loopback;
 mod node_routes;
 mod plain;
 mod streaming;
+
+/// The fake node, for `start`'s test.
+pub use fakes::FakeNode as FakeNodeForStart;

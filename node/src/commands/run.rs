@@ -8,11 +8,12 @@ use std::io::Write;
 
 use clap::Args;
 
-use crate::commands::init::{InitError, open_or_init};
+use crate::commands::init::InitError;
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
+use crate::node::{Node, NodeConfig, NodeError};
+use crate::replication::ReplicationError;
 use crate::replication::limits::DEFAULT_SERVER_LISTEN;
-use crate::replication::{DaemonOptions, ReplicationError, run_node};
 
 pub use crate::mesh::Profile;
 
@@ -38,6 +39,9 @@ pub enum RunError {
     /// The node failed while running.
     #[error(transparent)]
     Daemon(#[from] ReplicationError),
+    /// The node could not start, or stopped with an error.
+    #[error(transparent)]
+    Node(#[from] NodeError),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
     AlreadyRunning {
@@ -109,18 +113,47 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationErr
 pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
-    let _lock = lock_data_dir(dir)?;
-    let (key, store) = open_or_init(dir)?;
-    let options = DaemonOptions {
-        profile: args.profile,
-        listen,
-    };
-    tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
+    let config = NodeConfig::new(dir.clone(), args.profile, listen);
+    let (node, mut join) = Node::spawn(config)?;
     let mut stdout = std::io::stdout();
-    let stopped = run_node(key, store, options, &mut stdout, shutdown_signal()).await?;
-    writeln!(stdout, "stopped: {} items held", stopped.items_held)
-        .map_err(ReplicationError::from)?;
-    stdout.flush().map_err(ReplicationError::from)?;
+    print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
+    tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
+    let mut listening = node.listening();
+    let mut printed = 0;
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+    let stopped = loop {
+        tokio::select! {
+            () = &mut shutdown => {
+                node.shutdown();
+                break (&mut join).await?;
+            }
+            stopped = &mut join => break stopped?,
+            changed = listening.changed() => {
+                if changed.is_err() {
+                    // The node is gone; `join` says why.
+                    break (&mut join).await?;
+                }
+                let fresh: Vec<String> = listening.borrow_and_update()[printed..].to_vec();
+                for address in fresh {
+                    print_line(&mut stdout, &format!("listening on {address}"))?;
+                    printed += 1;
+                }
+            }
+        }
+    };
+    print_line(
+        &mut stdout,
+        &format!("stopped: {} items held", stopped.items_held),
+    )?;
+    Ok(())
+}
+
+/// Writes one whole line in one write and flushes it, so whoever reads our
+/// stdout (a supervisor, a test) never sees half of it.
+fn print_line(out: &mut dyn Write, line: &str) -> Result<(), ReplicationError> {
+    out.write_all(format!("{line}\n").as_bytes())?;
+    out.flush()?;
     Ok(())
 }
 

@@ -13,53 +13,37 @@
 // `criterion_group!` generates an undocumented `pub fn`.
 #![allow(missing_docs)]
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use porfiry_node::db::Db;
 use porfiry_node::mesh::{Multiaddr, Profile};
-use porfiry_node::replication::{DaemonOptions, Stopped, run_node};
+use porfiry_node::replication::{DaemonOptions, LoopIo, Stopped, run_node};
 use porfiry_node::sharing::item_rows::stored_record;
 use porfiry_node::sharing::post_note;
 use porfiry_node::sharing::publish::note_draft;
 use porfiry_protocol::{Audience, NodeKey, VerifiedItem, sign};
+use porfiry_skills::SystemClock;
 use porfiry_storage::{DB_FILE_NAME, Friend, Note, NoteSource, Sharing, Store};
-use tokio::sync::oneshot;
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// Notes per iteration.
 const N: usize = 10_000;
 
-/// stdout of a node, shared with the bench thread.
-#[derive(Clone, Default)]
-struct Lines(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Lines {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 struct Running {
     stop: oneshot::Sender<()>,
     thread: JoinHandle<Stopped>,
-    out: Lines,
+    listening: watch::Receiver<Vec<String>>,
 }
 
 impl Running {
     fn address(&self) -> String {
         loop {
-            let text = String::from_utf8_lossy(&self.out.0.lock().unwrap()).into_owned();
-            // Whole lines only: a line is written in several pieces.
-            let whole = text.rsplit_once('\n').map_or("", |(done, _)| done);
-            if let Some(a) = whole.lines().find_map(|l| l.strip_prefix("listening on ")) {
-                return a.to_owned();
+            if let Some(a) = self.listening.borrow().first() {
+                return a.clone();
             }
             std::thread::sleep(Duration::from_millis(2));
         }
@@ -78,8 +62,7 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
         Profile::Phone => vec![],
     };
     let (stop, stopped) = oneshot::channel::<()>();
-    let out = Lines::default();
-    let mut w = out.clone();
+    let (listening_tx, listening) = watch::channel(Vec::new());
     let thread = std::thread::spawn(move || {
         let rt = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
@@ -89,16 +72,33 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
         let shutdown = async move {
             let _ = stopped.await;
         };
-        rt.block_on(run_node(
-            key,
-            store,
-            DaemonOptions { profile, listen },
-            &mut w,
-            shutdown,
-        ))
-        .unwrap()
+        rt.block_on(async move {
+            let db = Db::start(store).unwrap();
+            // The sender stays alive for the whole run: no commands come.
+            let (_commands_tx, commands) = mpsc::channel(1);
+            let io = LoopIo {
+                commands,
+                listening: listening_tx,
+                clock: Arc::new(SystemClock::utc()),
+            };
+            let stopped = run_node(
+                key,
+                db.clone(),
+                DaemonOptions { profile, listen },
+                io,
+                shutdown,
+            )
+            .await
+            .unwrap();
+            db.close().await;
+            stopped
+        })
     });
-    Running { stop, thread, out }
+    Running {
+        stop,
+        thread,
+        listening,
+    }
 }
 
 fn befriend(dir: &Path, peer: &NodeKey, address: Option<String>) {

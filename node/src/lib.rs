@@ -5,13 +5,20 @@
 //!
 //! **Embedding** (a phone app, another Rust program) uses the facade at the
 //! crate root: [`ChatEngine`] makes [`ChatSession`]s from a [`ChatConfig`],
-//! which names the model as an [`LlmTarget`] with its [`LlmConfig`]. The node
-//! handle joins it with the next issue. The modules below are public for the
+//! which names the model as an [`LlmTarget`] with its [`LlmConfig`].
+//! [`Node::spawn`] runs a node (mesh, replication, database) on its own
+//! thread from a [`NodeConfig`] and returns a [`NodeHandle`] to post notes,
+//! change friends and ask its [`NodeStatus`], and a [`NodeJoin`] that
+//! resolves when it has stopped. The modules below are public for the
 //! `porfiry` binary, the benches and the workspace's end-to-end tests; they
 //! are hidden from the docs and are not an embedding API.
 
 pub use chat::{ChatConfig, ChatEngine, ChatError, ChatSession, SendError};
 pub use llm::{LlmConfig, LlmTarget};
+pub use node::{
+    FriendCatchup, FriendView, Node, NodeConfig, NodeError, NodeHandle, NodeJoin, NodeStatus,
+    NotePost, NoteView, NotesQuery, Origin, Posted, Stopped,
+};
 
 #[doc(hidden)]
 pub mod api;
@@ -28,9 +35,12 @@ pub mod commands;
 #[doc(hidden)]
 pub mod data_dir;
 #[doc(hidden)]
+pub mod db;
+#[doc(hidden)]
 pub mod llm;
 #[doc(hidden)]
 pub mod mesh;
+pub mod node;
 #[doc(hidden)]
 pub mod replication;
 #[doc(hidden)]

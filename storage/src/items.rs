@@ -366,4 +366,14 @@ impl Store {
             .conn
             .query_row("SELECT count(*) FROM items", [], |r| r.get(0))?)
     }
+
+    /// Number of stored items per kind (`note`, `retraction`, …), in kind
+    /// order; kinds with no item are absent.
+    pub fn item_counts_by_kind(&self) -> Result<Vec<(String, u64)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT kind, count(*) FROM items GROUP BY kind ORDER BY kind")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u64>(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
 }

@@ -155,6 +155,15 @@ impl Store {
         }
     }
 
+    /// Makes this connection refuse writes (`PRAGMA query_only`): for the
+    /// read connections of a process whose writes all go through one
+    /// writer, so a read closure that tries to write fails loudly instead of
+    /// contending for the write lock.
+    pub fn set_query_only(&self, on: bool) -> Result<()> {
+        self.conn.pragma_update(None, "query_only", on)?;
+        Ok(())
+    }
+
     /// The database file this store was opened on.
     pub fn path(&self) -> &Path {
         &self.path

@@ -1,14 +1,19 @@
 //! The real backends: [`ChatAgent`] adapts the node's `ChatEngine` to
-//! [`Agent`]. (The `NodeHandle` adapter joins when the node handle lands.)
+//! [`Agent`], [`NodeAdapter`] the `NodeHandle` to [`NodeApi`].
 
 use std::sync::Arc;
 
 use futures::channel::mpsc;
 
-use super::backend::{Agent, AgentSession, BoxFuture, TurnError, TurnReply};
+use porfiry_storage::Sharing;
+
+use super::backend::{
+    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnError, TurnReply,
+};
 use super::history::{Speaker, Turn};
 use super::wire::ToolRecord;
 use crate::chat::{Action, ChatEngine, ChatSession, HistoryMessage, SendError, TraceEvent};
+use crate::node::{NodeError, NodeHandle, NotePost, NotesQuery, Origin};
 
 /// The chat engine as the API's agent.
 pub struct ChatAgent {
@@ -105,5 +110,99 @@ impl AgentSession for ChatAgentSession {
 
     fn active_toolsets(&self) -> Vec<String> {
         self.session.active_toolsets()
+    }
+}
+
+/// The running node as the API's [`NodeApi`].
+pub struct NodeAdapter {
+    node: NodeHandle,
+}
+
+impl NodeAdapter {
+    /// The adapter over `node`.
+    pub fn new(node: NodeHandle) -> Self {
+        Self { node }
+    }
+}
+
+fn node_error(error: NodeError) -> NodeApiError {
+    if error.is_not_found() {
+        NodeApiError::NotFound(error.to_string())
+    } else if error.is_bad_input() {
+        NodeApiError::BadInput(error.to_string())
+    } else {
+        NodeApiError::Internal(error.to_string())
+    }
+}
+
+fn json<T: serde::Serialize>(value: &T) -> NodeResult {
+    serde_json::to_value(value).map_err(|e| NodeApiError::Internal(e.to_string()))
+}
+
+/// Parses `?origin=`.
+pub fn parse_origin(origin: &str) -> Result<Origin, NodeApiError> {
+    match origin {
+        "own" => Ok(Origin::Own),
+        "friends" => Ok(Origin::Friends),
+        "all" => Ok(Origin::All),
+        other => Err(NodeApiError::BadInput(format!(
+            "bad origin {other:?}: expected own, friends or all"
+        ))),
+    }
+}
+
+impl NodeApi for NodeAdapter {
+    fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let origin = origin.as_deref().map(parse_origin).transpose()?;
+            let query = NotesQuery {
+                origin,
+                limit: Some(limit),
+            };
+            json(&self.node.notes(query).await.map_err(node_error)?)
+        })
+    }
+
+    fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let sharing: Sharing = audience.parse().map_err(|_| {
+                NodeApiError::BadInput(format!(
+                    "bad audience {audience:?}: expected public, friends, group:NAME or private"
+                ))
+            })?;
+            let post = NotePost {
+                text,
+                audience: sharing,
+            };
+            json(&self.node.post_note(post).await.map_err(node_error)?)
+        })
+    }
+
+    fn friends(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move { json(&self.node.friends().await.map_err(node_error)?) })
+    }
+
+    fn add_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_friend(&peer, addresses, groups)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
+    fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
+        Box::pin(async move { self.node.remove_friend(&peer).await.map_err(node_error) })
+    }
+
+    fn status(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move { json(&self.node.status().await.map_err(node_error)?) })
     }
 }

@@ -124,7 +124,6 @@ pub fn api_address(given: &str, public: bool) -> Result<SocketAddr, StartError> 
 pub fn build_agent(
     dir: &DataDir,
     llm: &OptionalLlmArgs,
-    clock: Arc<dyn Clock>,
 ) -> Result<Option<Arc<dyn Agent>>, StartError> {
     let Some(target) = llm.target()? else {
         return Ok(None);
@@ -134,7 +133,7 @@ pub fn build_agent(
         skills_dir: Some(dir.skills_dir()),
         ..ChatConfig::new(target)
     };
-    let engine = ChatEngine::new(&config)?.with_clock(clock);
+    let engine = ChatEngine::new(&config)?;
     Ok(Some(Arc::new(ChatAgent::new(Arc::new(engine), model))))
 }
 
@@ -144,6 +143,64 @@ pub struct RunningApi {
     pub addr: SocketAddr,
     /// The server; resolves after `shutdown` once requests in flight end.
     pub task: tokio::task::JoinHandle<std::io::Result<()>>,
+    /// Dropping or sending stops it (when started by [`serve_node`]).
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+}
+
+impl RunningApi {
+    /// Stops accepting, lets requests in flight end for up to
+    /// [`SHUTDOWN_GRACE`], then drops what is left.
+    pub async fn stop(mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        match tokio::time::timeout(SHUTDOWN_GRACE, &mut self.task).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => tracing::warn!("the API server stopped with an error: {e}"),
+            Ok(Err(e)) => tracing::warn!("the API server task failed: {e}"),
+            Err(_) => {
+                tracing::info!("API requests still running after the grace period; dropped");
+                self.task.abort();
+            }
+        }
+    }
+}
+
+/// How long a stopping node waits for API requests in flight (a streamed
+/// answer may run for minutes): long enough for a short answer to finish,
+/// short enough that SIGTERM from a supervisor ends the process promptly.
+pub const SHUTDOWN_GRACE: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// What `porfiry run` calls once the node is up: serves the API over
+/// `node` as `plan` says (nothing with `--no-api`), until
+/// [`RunningApi::stop`].
+pub async fn serve_node(
+    dir: &DataDir,
+    plan: &ApiPlan,
+    node: &crate::node::NodeHandle,
+    out: &mut impl Write,
+) -> Result<Option<RunningApi>, StartError> {
+    let Some(addr) = plan.addr else {
+        return Ok(None);
+    };
+    let agent = build_agent(dir, &plan.llm)?;
+    let node = Arc::new(super::adapters::NodeAdapter::new(node.clone()));
+    let clock: Arc<dyn Clock> = Arc::new(crate::chat::SystemClock::utc());
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let mut running = start(
+        dir,
+        addr,
+        node,
+        agent,
+        clock,
+        async move {
+            let _ = stopped.await;
+        },
+        out,
+    )
+    .await?;
+    running.stop = Some(stop);
+    Ok(Some(running))
 }
 
 /// Loads the token, binds `addr`, prints `api on http://ADDR` to `out` and
@@ -172,7 +229,11 @@ pub async fn start(
     out.flush().map_err(StartError::Output)?;
     tracing::info!(token_file = %token_path(dir).display(), "API token");
     let task = tokio::spawn(super::serve(listener, state, shutdown));
-    Ok(RunningApi { addr, task })
+    Ok(RunningApi {
+        addr,
+        task,
+        stop: None,
+    })
 }
 
 #[cfg(test)]

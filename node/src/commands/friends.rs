@@ -3,7 +3,10 @@
 //! daemon notices the change within `CHANGE_POLL_INTERVAL`.
 //!
 //! Every argument is checked before the database is opened, so a bad peer
-//! id, address or group name changes nothing.
+//! id, address or group name changes nothing. The checks and writes
+//! ([`check_friend`], [`save_friend`], [`delete_friend`], [`friend_views`])
+//! are shared with `NodeHandle`, so the CLI and an embedding app refuse
+//! the same input the same way.
 
 use clap::{Args, Subcommand};
 use porfiry_protocol::{AuthorKey, NodeKey};
@@ -87,8 +90,8 @@ pub enum FriendsError {
     Json(#[from] serde_json::Error),
 }
 
-/// One friend as `friends list --json` prints it.
-#[derive(Debug, Serialize, PartialEq, Eq)]
+/// One friend as `friends list --json` prints it (and the API returns it).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct FriendView {
     /// Peer id.
     pub peer_id: String,
@@ -147,71 +150,118 @@ pub fn friends(
         FriendsCommand::Remove { peer_id } => {
             let peer = parse_peer_id(peer_id)?;
             let (_, store) = open(dir)?;
-            match store.remove_friend(&peer.to_string()) {
-                Ok(()) => Ok(format!("removed friend {peer}")),
-                Err(StorageError::NotFound { .. }) => {
-                    Err(FriendsError::NotAFriend(peer.to_string()))
-                }
-                Err(e) => Err(e.into()),
-            }
+            delete_friend(&store, &peer)?;
+            Ok(format!("removed friend {peer}"))
         }
     }
 }
 
-fn add(dir: &DataDir, args: &AddArgs, now_ms: u64) -> Result<String, FriendsError> {
-    let peer = parse_peer_id(&args.peer_id)?;
-    let addresses: Vec<String> = args
-        .address
+/// A friend whose peer id, addresses and groups passed every check.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CheckedFriend {
+    /// Its peer id.
+    pub peer: PeerId,
+    /// Its addresses, in their canonical text form.
+    pub addresses: Vec<String>,
+    /// Its groups.
+    pub groups: Vec<String>,
+}
+
+/// Checks a friend to add without touching any database.
+pub fn check_friend(
+    peer_id: &str,
+    addresses: &[String],
+    groups: &[String],
+) -> Result<CheckedFriend, FriendsError> {
+    let peer = parse_peer_id(peer_id)?;
+    let addresses: Vec<String> = addresses
         .iter()
         .map(|a| parse_address(a, &peer).map(|m| m.to_string()))
         .collect::<Result<_, _>>()?;
-    check_groups(&args.groups)?;
-    let (key, store) = open(dir)?;
-    let id = peer.to_string();
-    if key.peer_id() == peer {
+    check_groups(groups)?;
+    Ok(CheckedFriend {
+        peer,
+        addresses,
+        groups: groups.to_vec(),
+    })
+}
+
+/// Adds `friend`, or replaces the addresses and groups of an existing one,
+/// in one transaction; refuses this node's own id (`own`). Returns whether
+/// it was there already.
+pub fn save_friend(
+    store: &Store,
+    own: &PeerId,
+    friend: &CheckedFriend,
+    now_ms: u64,
+) -> Result<bool, FriendsError> {
+    let id = friend.peer.to_string();
+    if *own == friend.peer {
         return Err(FriendsError::OwnId(id));
     }
-    let updated = store.transaction(|s| match s.find_friend(&id)? {
+    Ok(store.transaction(|s| match s.find_friend(&id)? {
         Some(_) => {
-            s.set_friend_addresses(&id, &addresses, now_ms)?;
-            s.set_friend_groups(&id, &args.groups, now_ms)?;
+            s.set_friend_addresses(&id, &friend.addresses, now_ms)?;
+            s.set_friend_groups(&id, &friend.groups, now_ms)?;
             Ok(true)
         }
         None => {
             s.add_friend(
                 &Friend {
                     peer_id: id.clone(),
-                    addresses: addresses.clone(),
-                    groups: args.groups.clone(),
+                    addresses: friend.addresses.clone(),
+                    groups: friend.groups.clone(),
                     ..Default::default()
                 },
                 now_ms,
             )?;
             Ok(false)
         }
-    })?;
-    let how = if addresses.is_empty() {
+    })?)
+}
+
+/// Removes a friend; one that is not a friend is [`FriendsError::NotAFriend`].
+pub fn delete_friend(store: &Store, peer: &PeerId) -> Result<(), FriendsError> {
+    match store.remove_friend(&peer.to_string()) {
+        Ok(()) => Ok(()),
+        Err(StorageError::NotFound { .. }) => Err(FriendsError::NotAFriend(peer.to_string())),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Every friend, as listed.
+pub fn friend_views(store: &Store) -> Result<Vec<FriendView>, FriendsError> {
+    Ok(store.friends()?.into_iter().map(friend_view).collect())
+}
+
+/// One stored friend as listed.
+pub fn friend_view(f: porfiry_storage::Stored<Friend>) -> FriendView {
+    FriendView {
+        peer_id: f.row.peer_id,
+        addresses: f.row.addresses,
+        groups: f.row.groups,
+        status: f.row.status.to_string(),
+        last_seen_ms: f.row.last_seen,
+    }
+}
+
+fn add(dir: &DataDir, args: &AddArgs, now_ms: u64) -> Result<String, FriendsError> {
+    let given: Vec<String> = args.address.iter().cloned().collect();
+    let friend = check_friend(&args.peer_id, &given, &args.groups)?;
+    let (key, store) = open(dir)?;
+    let updated = save_friend(&store, &key.peer_id(), &friend, now_ms)?;
+    let how = if friend.addresses.is_empty() {
         "it dials us".to_owned()
     } else {
-        format!("dialled at {}", addresses.join(", "))
+        format!("dialled at {}", friend.addresses.join(", "))
     };
     let verb = if updated { "updated" } else { "added" };
-    Ok(format!("{verb} friend {id} ({how})"))
+    Ok(format!("{verb} friend {} ({how})", friend.peer))
 }
 
 fn list(dir: &DataDir, json: bool) -> Result<String, FriendsError> {
     let (_, store) = open(dir)?;
-    let views: Vec<FriendView> = store
-        .friends()?
-        .into_iter()
-        .map(|f| FriendView {
-            peer_id: f.row.peer_id,
-            addresses: f.row.addresses,
-            groups: f.row.groups,
-            status: f.row.status.to_string(),
-            last_seen_ms: f.row.last_seen,
-        })
-        .collect();
+    let views = friend_views(&store)?;
     if json {
         return Ok(serde_json::to_string_pretty(&views)?);
     }

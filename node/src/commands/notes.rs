@@ -4,7 +4,9 @@
 //! notes merged from friends show their origin.
 //!
 //! The audience and text are checked, and the item signed, before the
-//! database is written, so a bad call changes nothing.
+//! database is written, so a bad call changes nothing. The checks
+//! ([`parse_audience`], [`check_text`]) and the listing ([`query_notes`])
+//! are shared with `NodeHandle`.
 
 use clap::{Args, Subcommand};
 use porfiry_protocol::{ItemId, ItemKind};
@@ -100,14 +102,25 @@ pub fn notes(dir: &DataDir, command: &NotesCommand, now_ms: u64) -> Result<Strin
     }
 }
 
-fn post(dir: &DataDir, args: &PostArgs, now_ms: u64) -> Result<String, NotesError> {
-    let sharing: Sharing = args.audience.parse().map_err(|_| NotesError::BadAudience {
-        given: args.audience.clone(),
-    })?;
-    let text = args.text.join(" ");
+/// Parses an audience as `notes post --audience` takes it.
+pub fn parse_audience(given: &str) -> Result<Sharing, NotesError> {
+    given.parse().map_err(|_| NotesError::BadAudience {
+        given: given.to_owned(),
+    })
+}
+
+/// Refuses a note text with nothing but whitespace.
+pub fn check_text(text: &str) -> Result<(), NotesError> {
     if text.trim().is_empty() {
         return Err(NotesError::EmptyText);
     }
+    Ok(())
+}
+
+fn post(dir: &DataDir, args: &PostArgs, now_ms: u64) -> Result<String, NotesError> {
+    let sharing = parse_audience(&args.audience)?;
+    let text = args.text.join(" ");
+    check_text(&text)?;
     let (key, store) = open(dir)?;
     let posted = post_note(
         &store,
@@ -147,17 +160,53 @@ fn retract(dir: &DataDir, item_id: &str, now_ms: u64) -> Result<String, NotesErr
     ))
 }
 
+/// Whose notes to list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Origin {
+    /// Written on this node.
+    Own,
+    /// Merged from friends.
+    Friends,
+    /// Both.
+    #[default]
+    All,
+}
+
 /// Every note, oldest first, read page by page.
 pub fn all_notes(store: &porfiry_storage::Store) -> Result<Vec<Stored<Note>>, NotesError> {
+    query_notes(store, Origin::All, None)
+}
+
+/// Notes of `origin`, oldest first, at most `limit` of them (all without
+/// one), read page by page.
+pub fn query_notes(
+    store: &porfiry_storage::Store,
+    origin: Origin,
+    limit: Option<usize>,
+) -> Result<Vec<Stored<Note>>, NotesError> {
+    let from_mesh = match origin {
+        Origin::Own => Some(false),
+        Origin::Friends => Some(true),
+        Origin::All => None,
+    };
     let mut all = Vec::new();
     loop {
+        let want = limit.map_or(LIST_PAGE as usize, |l| {
+            l.saturating_sub(all.len()).min(LIST_PAGE as usize)
+        });
+        if want == 0 {
+            return Ok(all);
+        }
+        let want = u32::try_from(want).unwrap_or(LIST_PAGE);
         let page = store.notes_filter(&NoteFilter {
-            limit: Some(LIST_PAGE),
+            limit: Some(want),
             offset: u32::try_from(all.len()).unwrap_or(u32::MAX),
             oldest_first: true,
+            from_mesh,
             ..Default::default()
         })?;
-        let done = page.len() < LIST_PAGE as usize;
+        let done = page.len() < want as usize;
         all.extend(page);
         if done {
             return Ok(all);

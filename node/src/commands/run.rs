@@ -9,12 +9,13 @@ use std::io::Write;
 use clap::Args;
 
 use crate::api::start::{ApiArgs, ApiPlan, StartError};
-use crate::commands::init::{InitError, open_or_init};
+use crate::commands::init::InitError;
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
+use crate::node::{Node, NodeConfig, NodeError};
+use crate::replication::ReplicationError;
 use crate::replication::limits::DEFAULT_SERVER_LISTEN;
-use crate::replication::{DaemonOptions, ReplicationError, run_node};
 
 pub use crate::mesh::Profile;
 
@@ -46,6 +47,9 @@ pub enum RunError {
     /// The node failed while running.
     #[error(transparent)]
     Daemon(#[from] ReplicationError),
+    /// The node could not start, or stopped with an error.
+    #[error(transparent)]
+    Node(#[from] NodeError),
     /// The API or model flags are unusable, or the API could not start.
     #[error(transparent)]
     Api(#[from] StartError),
@@ -120,19 +124,60 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationErr
 pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
-    let _api = ApiPlan::from_args(&args.api, &args.llm)?;
-    let _lock = lock_data_dir(dir)?;
-    let (key, store) = open_or_init(dir)?;
-    let options = DaemonOptions {
-        profile: args.profile,
-        listen,
+    let api = ApiPlan::from_args(&args.api, &args.llm)?;
+    let config = NodeConfig::new(dir.clone(), args.profile, listen);
+    let (node, mut join) = Node::spawn(config)?;
+    let mut stdout = std::io::stdout();
+    print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
+    let api = match crate::api::start::serve_node(dir, &api, &node, &mut stdout).await {
+        Ok(api) => api,
+        Err(e) => {
+            // The API could not start (port taken): stop the node cleanly.
+            node.shutdown();
+            join.await?;
+            return Err(e.into());
+        }
     };
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
-    let mut stdout = std::io::stdout();
-    let stopped = run_node(key, store, options, &mut stdout, shutdown_signal()).await?;
-    writeln!(stdout, "stopped: {} items held", stopped.items_held)
-        .map_err(ReplicationError::from)?;
-    stdout.flush().map_err(ReplicationError::from)?;
+    let mut listening = node.listening();
+    let mut printed = 0;
+    let shutdown = shutdown_signal();
+    tokio::pin!(shutdown);
+    let stopped = loop {
+        tokio::select! {
+            () = &mut shutdown => {
+                node.shutdown();
+                break (&mut join).await?;
+            }
+            stopped = &mut join => break stopped?,
+            changed = listening.changed() => {
+                if changed.is_err() {
+                    // The node is gone; `join` says why.
+                    break (&mut join).await?;
+                }
+                let fresh: Vec<String> = listening.borrow_and_update()[printed..].to_vec();
+                for address in fresh {
+                    print_line(&mut stdout, &format!("listening on {address}"))?;
+                    printed += 1;
+                }
+            }
+        }
+    };
+    if let Some(api) = api {
+        api.stop().await;
+    }
+    print_line(
+        &mut stdout,
+        &format!("stopped: {} items held", stopped.items_held),
+    )?;
+    Ok(())
+}
+
+/// Writes one whole line in one write and flushes it, so whoever reads our
+/// stdout (a supervisor, a test) never sees half of it.
+fn print_line(out: &mut dyn Write, line: &str) -> Result<(), ReplicationError> {
+    out.write_all(format!("{line}\n").as_bytes())?;
+    out.flush()?;
     Ok(())
 }
 

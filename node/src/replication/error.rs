@@ -14,6 +14,9 @@ pub enum ReplicationError {
     /// The publishing pass could not sign or store an item.
     #[error(transparent)]
     Sharing(#[from] SharingError),
+    /// The database actor is closed or could not start.
+    #[error(transparent)]
+    Db(#[from] crate::db::DbError),
     /// The mesh driver could not start.
     #[error(transparent)]
     Mesh(#[from] MeshError),

@@ -5,11 +5,30 @@
 
 use std::time::Duration;
 
-/// How often the daemon asks SQLite whether another process changed the
+use crate::mesh::Profile;
+
+/// How often a server asks SQLite whether another process changed the
 /// file (`PRAGMA data_version`, one cheap read): 250 ms makes a `notes post`
 /// or `friends add` from another terminal take effect well within a second,
-/// at four trivial queries a second when nothing happens.
+/// at four trivial queries a second when nothing happens. Writes made
+/// inside the process (a `NodeHandle`) do not wait for it: they tell the
+/// loop directly.
 pub const CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// The same poll on a phone: at most once every 5 s, so an idle phone node
+/// wakes for it no more than 12 times a minute (the radio and CPU sleep in
+/// between). On a phone the app writes through its `NodeHandle`, which
+/// notifies the loop at once; only another process writing the file (rare
+/// there) waits up to 5 s.
+pub const PHONE_CHANGE_POLL_INTERVAL: Duration = Duration::from_secs(5);
+
+/// The change poll interval for `profile`.
+pub fn change_poll_interval(profile: Profile) -> Duration {
+    match profile {
+        Profile::Server => CHANGE_POLL_INTERVAL,
+        Profile::Phone => PHONE_CHANGE_POLL_INTERVAL,
+    }
+}
 
 /// How far back (author clock) each change scan looks for items another
 /// process signed into the `items` table (a `notes post`): a writer stamps

@@ -16,4 +16,4 @@ pub mod service;
 pub mod watch;
 
 pub use error::ReplicationError;
-pub use service::{DaemonOptions, Stopped, run_node};
+pub use service::{DaemonOptions, LoopCommand, LoopIo, LoopStatus, Stopped, run_node};

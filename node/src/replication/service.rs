@@ -1,13 +1,17 @@
-//! The running node: one loop that owns the replication engine and the
-//! database connection and glues them to the libp2p driver.
+//! The running node: one loop that owns the replication engine and glues it
+//! to the libp2p driver and the database actor ([`crate::db::Db`]).
 //!
 //! ```text
 //! driver events ──► decode + Inbound::from_wire (batch verify) ──► engine
-//! engine outputs ──► engine_io: one SQLite transaction per run of writes,
-//!                    frames to the `Outgoing` task, one timer (WakeAt)
-//! data_version poll ──► friends diff (driver allow-list, engine groups),
-//!                       publish rows marked for sharing, pick up items other
-//!                       processes signed (`notes post`) ──► Input::Publish
+//! engine outputs ──► engine_io on the DB writer thread: one SQLite
+//!                    transaction per run of writes, frames to the
+//!                    `Outgoing` task; one timer (WakeAt)
+//! LoopCommand (in-process writes through a NodeHandle) ──► Input::Publish /
+//!                       friends diff at once; status snapshots
+//! data_version poll ──► (other processes only) friends diff (driver
+//!                       allow-list, engine groups), publish rows marked for
+//!                       sharing, pick up items other processes signed
+//!                       (`notes post`) ──► Input::Publish
 //! ```
 //!
 //! Every input is handled to the end — its writes committed — before the
@@ -17,23 +21,24 @@
 //! was written, the file is private to this user, and re-verifying 100,000
 //! items would add seconds to every start for no new guarantee.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
-use std::io::Write;
+use std::sync::Arc;
 use std::time::Duration;
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input};
+use porfiry_protocol::engine::{Engine, EngineConfig, Event, Inbound, Input, Output};
 use porfiry_protocol::{ItemId, NodeKey, VerifiedItem, verify_batch, wire};
-use porfiry_storage::{PeerStatus, Store};
-use tokio::sync::mpsc;
+use porfiry_skills::Clock;
+use porfiry_storage::PeerStatus;
+use tokio::sync::{mpsc, oneshot, watch};
 
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
-use super::limits::{CHANGE_POLL_INTERVAL, OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT};
+use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_interval};
 use super::outgoing::Outgoing;
 use super::watch::ChangeWatcher;
-use crate::clock::now_ms;
+use crate::db::Db;
 use crate::mesh::{MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile};
 use crate::sharing::publish::publish_pending;
 
@@ -55,22 +60,65 @@ pub struct Stopped {
     pub counters: Counters,
 }
 
-/// Runs the node until `shutdown` resolves. Prints `peer id: <id>` and one
-/// `listening on <addr>/p2p/<id>` line per listen address to `out`,
-/// flushing each.
+/// What the process tells the loop directly (a `NodeHandle`'s writes and
+/// questions), so it need not wait for the `data_version` poll.
+#[derive(Debug)]
+pub enum LoopCommand {
+    /// A note was stored and signed in this process: publish it now.
+    Publish(VerifiedItem),
+    /// Friends were added, changed or removed in this process: re-read them.
+    FriendsChanged,
+    /// Report what only the loop knows.
+    Status(oneshot::Sender<LoopStatus>),
+}
+
+/// What only the loop knows, for `NodeHandle::status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoopStatus {
+    /// Friends connected now (peer ids, sorted).
+    pub connected: Vec<String>,
+    /// When a catch-up session with each friend last ended (Unix ms, the
+    /// node's clock).
+    pub last_catchup_ms: BTreeMap<String, u64>,
+    /// Items the engine holds.
+    pub items_held: usize,
+}
+
+/// The loop's links to the rest of the process.
+pub struct LoopIo {
+    /// In-process writes and questions.
+    pub commands: mpsc::Receiver<LoopCommand>,
+    /// Every `<addr>/p2p/<id>` the node listens on, as they come.
+    pub listening: watch::Sender<Vec<String>>,
+    /// The node's clock (Unix ms for the engine and the catch-up times).
+    pub clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for LoopIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoopIo").finish_non_exhaustive()
+    }
+}
+
+/// Runs the node until `shutdown` resolves. Sends every listen address to
+/// `io.listening` as `<addr>/p2p/<id>`. When every command sender is gone
+/// the loop goes on without commands (other processes' writes are still
+/// seen by the poll).
 pub async fn run_node(
     key: NodeKey,
-    store: Store,
+    db: Db,
     options: DaemonOptions,
-    out: &mut dyn Write,
+    io: LoopIo,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Stopped, ReplicationError> {
     let local = key.peer_id().to_string();
-    let friends = friend_set::load(&store)?;
-    let records = store.item_records()?;
+    let (friends, records) = db
+        .read(|s| -> Result<_, ReplicationError> { Ok((friend_set::load(s)?, s.item_records()?)) })
+        .await??;
     tracing::info!(peer = %local, items = records.len(), friends = friends.len(), "starting node");
     let engine = Engine::new(EngineConfig::new(local.clone()), records);
 
+    let poll_interval = change_poll_interval(options.profile);
     let mut config = match options.profile {
         Profile::Server => MeshConfig::server(options.listen),
         Profile::Phone => MeshConfig {
@@ -84,13 +132,18 @@ pub async fn run_node(
     let (driver, handle, mut events) = MeshDriver::new(key.to_libp2p_keypair(), config)?;
     let driver_task = driver.spawn();
     let (outgoing, forward_task) = Outgoing::spawn(handle);
-    print_line(out, &format!("peer id: {local}"))?;
 
-    let watcher = ChangeWatcher::open(store.path())?;
+    let watcher = ChangeWatcher::open(db.path())?;
+    let LoopIo {
+        mut commands,
+        listening,
+        clock,
+    } = io;
+    let now = clock.now().unix_ms();
     let mut node = Node {
         key,
         local,
-        store,
+        db,
         engine,
         friends,
         outgoing,
@@ -98,10 +151,15 @@ pub async fn run_node(
         wake: None,
         skipped: HashSet::new(),
         fed: HashSet::new(),
-        own_since: now_ms().saturating_sub(OWN_ITEM_LOOKBACK_MS),
+        own_since: now.saturating_sub(OWN_ITEM_LOOKBACK_MS),
         watcher,
+        listening,
+        clock,
+        last_catchup: BTreeMap::new(),
     };
-    let result = node.run(&mut events, out, shutdown).await;
+    let result = node
+        .run(&mut events, &mut commands, poll_interval, shutdown)
+        .await;
 
     node.outgoing.command(MeshCommand::Shutdown);
     drop(events); // a driver waiting to hand us an event stops instead
@@ -123,7 +181,7 @@ pub async fn run_node(
 struct Node {
     key: NodeKey,
     local: String,
-    store: Store,
+    db: Db,
     engine: Engine,
     friends: FriendSet,
     outgoing: Outgoing,
@@ -137,22 +195,31 @@ struct Node {
     /// Where the next scan for items signed by other processes starts.
     own_since: u64,
     watcher: ChangeWatcher,
+    listening: watch::Sender<Vec<String>>,
+    clock: Arc<dyn Clock>,
+    /// When a catch-up session with each friend last ended.
+    last_catchup: BTreeMap<String, u64>,
 }
 
 impl Node {
     async fn run(
         &mut self,
         events: &mut mpsc::Receiver<MeshEvent>,
-        out: &mut dyn Write,
+        commands: &mut mpsc::Receiver<LoopCommand>,
+        poll_interval: Duration,
         shutdown: impl Future<Output = ()>,
     ) -> Result<(), ReplicationError> {
-        self.tick()?;
-        self.scan();
-        let mut poll = tokio::time::interval(CHANGE_POLL_INTERVAL);
+        self.tick().await?;
+        self.scan().await;
+        // `interval_at`: the first poll one interval from now, not at once
+        // (the scan above covered the start).
+        let mut poll =
+            tokio::time::interval_at(tokio::time::Instant::now() + poll_interval, poll_interval);
         poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut commands_open = true;
         tokio::pin!(shutdown);
         loop {
-            let timer = sleep_until_ms(self.wake);
+            let timer = sleep_until_ms(self.wake, self.now());
             tokio::select! {
                 biased;
                 () = &mut shutdown => {
@@ -160,79 +227,126 @@ impl Node {
                     return Ok(());
                 }
                 event = events.recv() => match event {
-                    Some(event) => self.on_event(event, out)?,
+                    Some(event) => self.on_event(event).await?,
                     None => return Err(MeshError::DriverStopped.into()),
                 },
-                () = timer => self.tick()?,
+                command = commands.recv(), if commands_open => match command {
+                    Some(command) => self.on_command(command).await?,
+                    None => commands_open = false,
+                },
+                () = timer => self.tick().await?,
                 _ = poll.tick() => {
                     if self.watcher.changed()? {
-                        self.scan();
+                        self.scan().await;
                     }
                 }
             }
         }
     }
 
+    fn now(&self) -> u64 {
+        self.clock.now().unix_ms()
+    }
+
+    async fn on_command(&mut self, command: LoopCommand) -> Result<(), ReplicationError> {
+        match command {
+            LoopCommand::Publish(item) => {
+                self.fed.insert(item.id());
+                self.input(Input::Publish { item }).await?;
+            }
+            LoopCommand::FriendsChanged => {
+                if let Err(e) = self.scan_friends().await {
+                    tracing::warn!(error = %e, "reading friends failed");
+                }
+            }
+            LoopCommand::Status(reply) => {
+                let mut connected: Vec<String> =
+                    self.engine.connected_peers().map(str::to_owned).collect();
+                connected.sort();
+                // The asker may have given up; nothing to do then.
+                let _ = reply.send(LoopStatus {
+                    connected,
+                    last_catchup_ms: self.last_catchup.clone(),
+                    items_held: self.engine.item_count(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// Feeds one input and carries out what comes of it.
-    fn input(&mut self, input: Input) -> Result<(), ReplicationError> {
-        self.inputs(vec![input])
+    async fn input(&mut self, input: Input) -> Result<(), ReplicationError> {
+        self.inputs(vec![input]).await
     }
 
     /// Feeds several inputs, then carries out all their outputs at once
-    /// (one transaction for their writes).
-    fn inputs(&mut self, inputs: Vec<Input>) -> Result<(), ReplicationError> {
-        let now = now_ms();
+    /// (one transaction for their writes, on the DB writer thread).
+    async fn inputs(&mut self, inputs: Vec<Input>) -> Result<(), ReplicationError> {
+        let now = self.now();
         let mut outputs = Vec::new();
         for input in inputs {
             self.engine.handle_into(now, input, &mut outputs);
         }
+        for output in &outputs {
+            if let Output::Event(Event::SyncFinished { peer, .. }) = output {
+                self.last_catchup.insert(peer.clone(), now);
+            }
+        }
+        if outputs.is_empty() {
+            return Ok(());
+        }
         let mut sink = self.outgoing.clone();
-        if let Some(at) = carry_out(
-            &self.store,
-            &self.local,
-            outputs,
-            &mut sink,
-            &mut self.counters,
-        )? {
+        let local = self.local.clone();
+        let mut counters = std::mem::take(&mut self.counters);
+        let (result, counters) = self
+            .db
+            .write(move |store| {
+                let r = carry_out(store, &local, outputs, &mut sink, &mut counters);
+                (r, counters)
+            })
+            .await?;
+        self.counters = counters;
+        if let Some(at) = result? {
             self.wake = Some(at);
         }
         Ok(())
     }
 
-    fn tick(&mut self) -> Result<(), ReplicationError> {
+    async fn tick(&mut self) -> Result<(), ReplicationError> {
         // The timer is spent; the engine asks again if anything is pending.
         self.wake = None;
-        self.input(Input::Tick)
+        self.input(Input::Tick).await
     }
 
-    fn on_event(&mut self, event: MeshEvent, out: &mut dyn Write) -> Result<(), ReplicationError> {
+    async fn on_event(&mut self, event: MeshEvent) -> Result<(), ReplicationError> {
         match event {
             MeshEvent::Listening { address } => {
-                print_line(out, &format!("listening on {address}/p2p/{}", self.local))?;
+                let full = format!("{address}/p2p/{}", self.local);
+                self.listening.send_modify(|all| all.push(full));
             }
             MeshEvent::PeerConnected { peer } => {
                 let peer = peer.to_string();
                 tracing::info!(%peer, "friend connected");
-                self.set_status(&peer, PeerStatus::Online);
+                self.set_status(&peer, PeerStatus::Online).await;
                 let groups = self
                     .friends
                     .get(&peer)
                     .map(|f| f.groups.clone())
                     .unwrap_or_default();
-                self.input(Input::PeerConnected { peer, groups })?;
+                self.input(Input::PeerConnected { peer, groups }).await?;
             }
             MeshEvent::PeerDisconnected { peer } => {
                 let peer = peer.to_string();
                 tracing::info!(%peer, "friend disconnected");
-                self.set_status(&peer, PeerStatus::Offline);
-                self.input(Input::PeerDisconnected { peer })?;
+                self.set_status(&peer, PeerStatus::Offline).await;
+                self.input(Input::PeerDisconnected { peer }).await?;
             }
             MeshEvent::FrameReceived { peer, frame } => {
                 let peer = peer.to_string();
                 match wire::decode(&frame) {
                     Ok(message) => {
-                        let message = Inbound::from_wire(message, now_ms());
-                        self.input(Input::Received { peer, message })?;
+                        let message = Inbound::from_wire(message, self.now());
+                        self.input(Input::Received { peer, message }).await?;
                     }
                     Err(e) => {
                         tracing::warn!(%peer, bytes = frame.len(), error = %e, "dropped a frame that is not a wire message");
@@ -253,26 +367,33 @@ impl Node {
         Ok(())
     }
 
-    fn set_status(&self, peer: &str, status: PeerStatus) {
-        let now = now_ms();
-        if let Err(e) = self.store.set_friend_status(peer, status, Some(now), now) {
-            tracing::debug!(%peer, error = %e, "friend status not recorded");
+    async fn set_status(&self, peer: &str, status: PeerStatus) {
+        let now = self.now();
+        let owned = peer.to_owned();
+        let r = self
+            .db
+            .write(move |s| s.set_friend_status(&owned, status, Some(now), now))
+            .await;
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::debug!(%peer, error = %e, "friend status not recorded"),
+            Err(e) => tracing::debug!(%peer, error = %e, "friend status not recorded"),
         }
     }
 
     /// Picks up what other processes changed. Failures here are logged and
     /// retried at the next change: nothing is lost by waiting.
-    fn scan(&mut self) {
-        if let Err(e) = self.scan_friends() {
+    async fn scan(&mut self) {
+        if let Err(e) = self.scan_friends().await {
             tracing::warn!(error = %e, "reading friends failed");
         }
-        if let Err(e) = self.scan_publish() {
+        if let Err(e) = self.scan_publish().await {
             tracing::warn!(error = %e, "publishing failed");
         }
     }
 
-    fn scan_friends(&mut self) -> Result<(), ReplicationError> {
-        let new = friend_set::load(&self.store)?;
+    async fn scan_friends(&mut self) -> Result<(), ReplicationError> {
+        let new = self.db.read(friend_set::load).await??;
         let changes = friend_set::diff(&self.friends, &new);
         self.friends = new;
         for f in changes.allow {
@@ -288,16 +409,26 @@ impl Node {
         }
         for (peer, groups) in changes.regroup {
             if self.engine.connected_peers().any(|p| p == peer) {
-                self.input(Input::PeerConnected { peer, groups })?;
+                self.input(Input::PeerConnected { peer, groups }).await?;
             }
         }
         Ok(())
     }
 
-    fn scan_publish(&mut self) -> Result<(), ReplicationError> {
-        let now = now_ms();
-        let mut items = publish_pending(&self.store, &self.key, now, &mut self.skipped)?;
-        items.extend(self.signed_elsewhere(now)?);
+    async fn scan_publish(&mut self) -> Result<(), ReplicationError> {
+        let now = self.now();
+        let key = self.key.clone();
+        let mut skipped = std::mem::take(&mut self.skipped);
+        let (items, skipped) = self
+            .db
+            .write(move |s| {
+                let r = publish_pending(s, &key, now, &mut skipped);
+                (r, skipped)
+            })
+            .await?;
+        self.skipped = skipped;
+        let mut items = items?;
+        items.extend(self.signed_elsewhere(now).await?);
         for item in &items {
             self.fed.insert(item.id());
         }
@@ -307,13 +438,19 @@ impl Node {
                 .map(|item| Input::Publish { item })
                 .collect(),
         )
+        .await
     }
 
     /// Our own items another process stored (a `notes post` signs its item
     /// itself) that the engine does not hold yet.
-    fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, ReplicationError> {
+    async fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, ReplicationError> {
         let mut envelopes = Vec::new();
-        for (id, payload) in self.store.own_items_since(&self.local, self.own_since)? {
+        let (local, since) = (self.local.clone(), self.own_since);
+        let stored = self
+            .db
+            .read(move |s| s.own_items_since(&local, since))
+            .await??;
+        for (id, payload) in stored {
             if !self.engine.holds(&id) && !self.fed.contains(&id) {
                 envelopes.push((id, payload));
             }
@@ -335,18 +472,12 @@ impl Node {
     }
 }
 
-/// Writes one whole line in one write and flushes it, so whoever reads
-/// our stdout (a supervisor, a test) never sees half of it.
-fn print_line(out: &mut dyn Write, line: &str) -> std::io::Result<()> {
-    out.write_all(format!("{line}\n").as_bytes())?;
-    out.flush()
-}
-
-/// Sleeps until the Unix time `at_ms`, or forever without one.
-async fn sleep_until_ms(at_ms: Option<u64>) {
+/// Sleeps until the Unix time `at_ms` (`now` being the time now), or
+/// forever without one.
+async fn sleep_until_ms(at_ms: Option<u64>, now: u64) {
     match at_ms {
         Some(at) => {
-            let wait = at.saturating_sub(now_ms());
+            let wait = at.saturating_sub(now);
             tokio::time::sleep(Duration::from_millis(wait)).await;
         }
         None => std::future::pending().await,

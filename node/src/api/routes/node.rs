@@ -35,7 +35,7 @@ pub struct NotesParams {
     pub limit: Option<usize>,
 }
 
-/// Lists notes, newest first.
+/// Lists notes, oldest first.
 pub async fn list_notes(
     State(state): State<ApiState>,
     QueryParams(params): QueryParams<NotesParams>,

@@ -6,6 +6,7 @@ mod fakes;
 mod loopback;
 mod node_routes;
 mod plain;
+mod real_node;
 mod streaming;
 
 /// The fake node, for `start`'s test.

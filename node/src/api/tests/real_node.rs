@@ -1,0 +1,81 @@
+//! The node endpoints over a real node (`Node::spawn`, SQLite on disk).
+
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+
+use super::fakes::*;
+use crate::api::adapters::NodeAdapter;
+use crate::api::{ApiState, ApiToken};
+use crate::data_dir::DataDir;
+use crate::mesh::Profile;
+use crate::node::{Node, NodeConfig};
+
+#[tokio::test]
+async fn notes_friends_and_status_go_through_to_the_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
+    let state = ApiState::new(
+        Arc::new(NodeAdapter::new(node.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    );
+
+    let (status, posted) = call(
+        &state,
+        request(
+            "POST",
+            "/api/notes",
+            r#"{"text":"hello #api","audience":"private"}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{posted}");
+    assert_eq!(posted["audience"], "private");
+    let (status, json) = call(
+        &state,
+        request(
+            "POST",
+            "/api/notes",
+            r#"{"text":"x","audience":"everyone"}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("everyone"),
+        "{json}"
+    );
+    let (status, notes) = call(&state, request("GET", "/api/notes?origin=own", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(notes[0]["text"], "hello #api");
+    let (status, _) = call(&state, request("GET", "/api/notes?origin=mars", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    let (status, json) = call(
+        &state,
+        request("POST", "/api/friends", r#"{"peer":"not-a-peer"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+    let stranger = "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA";
+    let (status, json) = call(
+        &state,
+        request("DELETE", &format!("/api/friends/{stranger}"), ""),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{json}");
+
+    let (status, json) = call(&state, request("GET", "/api/status", "")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(json["peer_id"], node.peer_id());
+    assert_eq!(json["model"], serde_json::Value::Null);
+
+    node.shutdown();
+    join.await.unwrap();
+}

@@ -1,0 +1,240 @@
+//! [`NodeHandle`]: the calls an app (the API, `porfiry run`, an embedding
+//! program) makes on a running node. Input is checked by the same functions
+//! the CLI uses before anything is written; writes go through the database
+//! actor and then tell the replication loop directly, so a posted note is
+//! sent at once rather than at the next `data_version` poll.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use porfiry_protocol::NodeKey;
+use porfiry_skills::Clock;
+use porfiry_storage::NoteSource;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::error::NodeError;
+use super::views::{
+    FriendCatchup, NodeStatus, NotePost, NoteView, NotesQuery, Posted, profile_name,
+};
+use crate::commands::friends::{
+    FriendView, FriendsError, check_friend, delete_friend, friend_view, friend_views,
+    parse_peer_id, save_friend,
+};
+use crate::commands::notes::{NotesError, check_text, query_notes};
+use crate::db::{Db, DbError};
+use crate::mesh::{PeerId, Profile};
+use crate::replication::{LoopCommand, LoopStatus};
+use crate::sharing::post_note;
+
+/// A running node, cheap to clone; every clone talks to the same node.
+/// The node stops after [`NodeHandle::shutdown`] or when the last clone is
+/// dropped.
+#[derive(Clone)]
+pub struct NodeHandle {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    peer_id: String,
+    peer: PeerId,
+    key: NodeKey,
+    profile: Profile,
+    db: Db,
+    commands: mpsc::Sender<LoopCommand>,
+    stop: watch::Sender<bool>,
+    listening: watch::Receiver<Vec<String>>,
+    clock: Arc<dyn Clock>,
+}
+
+impl std::fmt::Debug for NodeHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NodeHandle")
+            .field("peer_id", &self.inner.peer_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl NodeHandle {
+    pub(crate) fn new(
+        key: &NodeKey,
+        profile: Profile,
+        db: Db,
+        commands: mpsc::Sender<LoopCommand>,
+        stop: watch::Sender<bool>,
+        listening: watch::Receiver<Vec<String>>,
+        clock: Arc<dyn Clock>,
+    ) -> NodeHandle {
+        NodeHandle {
+            inner: Arc::new(Inner {
+                peer_id: key.peer_id().to_string(),
+                peer: key.peer_id(),
+                key: key.clone(),
+                profile,
+                db,
+                commands,
+                stop,
+                listening,
+                clock,
+            }),
+        }
+    }
+
+    /// This node's peer id (`12D3KooW…`).
+    pub fn peer_id(&self) -> &str {
+        &self.inner.peer_id
+    }
+
+    /// The database actor, for reads the handle has no call for.
+    pub fn db(&self) -> &Db {
+        &self.inner.db
+    }
+
+    /// The addresses the node listens on (`<addr>/p2p/<id>`), growing as
+    /// the transport reports them; `changed()` wakes on each.
+    pub fn listening(&self) -> watch::Receiver<Vec<String>> {
+        self.inner.listening.clone()
+    }
+
+    fn now(&self) -> u64 {
+        self.inner.clock.now().unix_ms()
+    }
+
+    /// Hands the loop a command, waiting while its queue is full. A loop
+    /// that has stopped is not an error for a write already committed: the
+    /// next start picks the change up from the file.
+    async fn tell(&self, command: LoopCommand) {
+        if self.inner.commands.send(command).await.is_err() {
+            tracing::debug!(
+                "the replication loop has stopped; the change waits for the next start"
+            );
+        }
+    }
+
+    /// Writes a note (checked first, as `notes post` does) and, unless it
+    /// is private, has the loop send it to its audience now.
+    pub async fn post_note(&self, post: NotePost) -> Result<Posted, NodeError> {
+        check_text(&post.text)?;
+        let key = self.inner.key.clone();
+        let now = self.now();
+        let NotePost { text, audience } = post;
+        let shown = audience.to_string();
+        let posted = self
+            .inner
+            .db
+            .write(move |s| post_note(s, &key, &text, audience, NoteSource::User, now))
+            .await
+            .map_err(db_err)?
+            .map_err(NotesError::from)?;
+        let item_id = posted.item.as_ref().map(|i| i.id().to_string());
+        if let Some(item) = posted.item {
+            self.tell(LoopCommand::Publish(item)).await;
+        }
+        Ok(Posted {
+            id: posted.id,
+            audience: shown,
+            item_id,
+        })
+    }
+
+    /// Notes, oldest first, as `notes list` reads them.
+    pub async fn notes(&self, query: NotesQuery) -> Result<Vec<NoteView>, NodeError> {
+        let origin = query.origin.unwrap_or_default();
+        let notes = self
+            .inner
+            .db
+            .read(move |s| query_notes(s, origin, query.limit))
+            .await
+            .map_err(db_err)??;
+        Ok(notes.into_iter().map(NoteView::from).collect())
+    }
+
+    /// Adds a friend (or replaces its addresses and groups), checked as
+    /// `friends add` does; the node allows and dials it at once.
+    pub async fn add_friend(
+        &self,
+        peer: &str,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+    ) -> Result<FriendView, NodeError> {
+        let friend = check_friend(peer, &addresses, &groups)?;
+        let own = self.inner.peer;
+        let now = self.now();
+        let view = self
+            .inner
+            .db
+            .write(move |s| -> Result<FriendView, FriendsError> {
+                save_friend(s, &own, &friend, now)?;
+                Ok(friend_view(s.friend(&friend.peer.to_string())?))
+            })
+            .await
+            .map_err(db_err)??;
+        self.tell(LoopCommand::FriendsChanged).await;
+        Ok(view)
+    }
+
+    /// Removes a friend; its connections close. An unknown friend is an
+    /// error for which [`NodeError::is_not_found`] holds.
+    pub async fn remove_friend(&self, peer: &str) -> Result<(), NodeError> {
+        let peer = parse_peer_id(peer)?;
+        self.inner
+            .db
+            .write(move |s| delete_friend(s, &peer))
+            .await
+            .map_err(db_err)??;
+        self.tell(LoopCommand::FriendsChanged).await;
+        Ok(())
+    }
+
+    /// Every friend.
+    pub async fn friends(&self) -> Result<Vec<FriendView>, NodeError> {
+        Ok(self.inner.db.read(friend_views).await.map_err(db_err)??)
+    }
+
+    /// Peer id, profile, friends (connected or not, with the time of the
+    /// last catch-up with each), items per kind.
+    pub async fn status(&self) -> Result<NodeStatus, NodeError> {
+        let (tx, rx) = oneshot::channel();
+        self.inner
+            .commands
+            .send(LoopCommand::Status(tx))
+            .await
+            .map_err(|_| NodeError::Stopped)?;
+        let live: LoopStatus = rx.await.map_err(|_| NodeError::Stopped)?;
+        let (friends, kinds) = self
+            .inner
+            .db
+            .read(|s| -> Result<_, NodeError> { Ok((friend_views(s)?, s.item_counts_by_kind()?)) })
+            .await
+            .map_err(db_err)??;
+        let friends: Vec<FriendCatchup> = friends
+            .into_iter()
+            .map(|f| FriendCatchup {
+                connected: live.connected.contains(&f.peer_id),
+                last_catchup_ms: live.last_catchup_ms.get(&f.peer_id).copied(),
+                peer_id: f.peer_id,
+            })
+            .collect();
+        Ok(NodeStatus {
+            peer_id: self.inner.peer_id.clone(),
+            profile: profile_name(self.inner.profile).to_owned(),
+            friends_connected: friends.iter().filter(|f| f.connected).count(),
+            friends,
+            items_per_kind: kinds.into_iter().collect::<BTreeMap<_, _>>(),
+            items_held: live.items_held,
+        })
+    }
+
+    /// Asks the node to stop; its [`super::NodeJoin`] resolves once all it
+    /// accepted is committed and the database is closed.
+    pub fn shutdown(&self) {
+        self.inner.stop.send_replace(true);
+    }
+}
+
+/// A closed database actor means the node has stopped.
+fn db_err(e: DbError) -> NodeError {
+    match e {
+        DbError::Closed => NodeError::Stopped,
+        other => NodeError::Db(other),
+    }
+}

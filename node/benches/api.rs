@@ -85,8 +85,12 @@ async fn read_response(conn: &mut TcpStream, buf: &mut Vec<u8>) {
         let n = conn.read(&mut chunk).await.expect("read");
         assert!(n > 0, "server closed the connection");
         buf.extend_from_slice(&chunk[..n]);
-        let Some(end) = find(buf, b"\r\n\r\n") else { continue };
-        let head = std::str::from_utf8(&buf[..end]).expect("utf-8 head").to_ascii_lowercase();
+        let Some(end) = find(buf, b"\r\n\r\n") else {
+            continue;
+        };
+        let head = std::str::from_utf8(&buf[..end])
+            .expect("utf-8 head")
+            .to_ascii_lowercase();
         assert!(head.starts_with("http/1.1 200"), "{head}");
         let body = &buf[end + 4..];
         if let Some(len) = head
@@ -107,7 +111,13 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-async fn client(addr: std::net::SocketAddr, stream: bool, id: usize, until: Instant, measure_from: Instant) -> Vec<Duration> {
+async fn client(
+    addr: std::net::SocketAddr,
+    stream: bool,
+    id: usize,
+    until: Instant,
+    measure_from: Instant,
+) -> Vec<Duration> {
     let mut conn = TcpStream::connect(addr).await.expect("connect");
     conn.set_nodelay(true).expect("nodelay");
     let request = request_bytes(stream, &format!("bench-{id}"));

@@ -2,6 +2,7 @@
 //! server that real `porfiry` processes (and the node's LLM client) talk to over loopback,
 //! and the path of the real `porfiry` binary.
 
+pub mod api_client;
 pub mod mesh_node;
 pub mod porfiry_bin;
 pub mod scripted_llm;

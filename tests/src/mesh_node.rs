@@ -183,10 +183,18 @@ impl MeshNode {
     /// Starts `porfiry run <args>` and waits for the `peer id:` line.
     pub fn start(&mut self, args: &[&str]) {
         assert!(self.daemon.is_none(), "{} is already running", self.name);
+        // Many daemons run at once in tests: each gets its own API port
+        // unless the test picks the API flags itself.
+        let api_given = args.iter().any(|a| *a == "--api" || *a == "--no-api");
         let mut child = self
             .command()
             .arg("run")
             .args(args)
+            .args(if api_given {
+                &[][..]
+            } else {
+                &["--api", "127.0.0.1:0"][..]
+            })
             .env("RUST_LOG", "info,libp2p=warn")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -226,6 +234,23 @@ impl MeshNode {
             self.stdout_lines().contains(&want) || !self.is_running()
         });
         assert!(self.is_running(), "{} exited: {}", self.name, self.stderr());
+    }
+
+    /// The address of the daemon's HTTP API, from its `api on http://ADDR`
+    /// line (waits for it).
+    pub fn api_address(&mut self) -> std::net::SocketAddr {
+        let mut found = None;
+        wait_for(&format!("{}'s API to start", self.name), || {
+            found = self
+                .stdout_lines()
+                .iter()
+                .find_map(|l| l.strip_prefix("api on http://").map(str::to_owned));
+            found.is_some() || !self.is_running()
+        });
+        found
+            .unwrap_or_else(|| panic!("{} exited: {}", self.name, self.stderr()))
+            .parse()
+            .expect("api address")
     }
 
     /// True while the daemon process is alive.

@@ -61,7 +61,10 @@ pub enum StartError {
     #[error(transparent)]
     Token(#[from] TokenError),
     /// The address could not be bound.
-    #[error("cannot listen on {addr} for the API: {source}")]
+    #[error(
+        "cannot listen on {addr} for the API: {source} (another node on this machine? \
+         give it another --api HOST:PORT, or --no-api)"
+    )]
     Bind {
         /// The address.
         addr: SocketAddr,

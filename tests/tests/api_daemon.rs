@@ -1,0 +1,163 @@
+//! The node's HTTP API on a real `porfiry run`: the token file, 401s,
+//! `--api` refused off loopback without `--api-public`, chat without a model
+//! and with the scripted model (plain, model down), notes posted through
+//! the API reaching a friend, SIGTERM mid-request.
+
+use std::process::Command;
+
+use porfiry_tests::api_client::call;
+use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::porfiry_bin::porfiry_bin;
+use porfiry_tests::{Reply, Rule, ScriptedLlm};
+
+fn token(node: &MeshNode) -> String {
+    std::fs::read_to_string(node.dir().join("api-token"))
+        .expect("the token file")
+        .trim()
+        .to_owned()
+}
+
+fn chat_body(user: &str, text: &str) -> String {
+    serde_json::json!({"model": "porfiry", "user": user,
+        "messages": [{"role": "user", "content": text}]})
+    .to_string()
+}
+
+#[test]
+fn a_public_api_address_is_refused_without_api_public_before_a_node_is_made() {
+    let tmp = tempfile::tempdir().unwrap();
+    let fresh = tmp.path().join("fresh");
+    let out = Command::new(porfiry_bin())
+        .arg("--data-dir")
+        .arg(&fresh)
+        .args(["run", "--profile", "phone", "--api", "0.0.0.0:0"])
+        .env_remove("PORFIRY_DATA_DIR")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--api-public"), "{err}");
+    assert!(!fresh.exists(), "nothing was created");
+}
+
+#[test]
+fn the_api_needs_the_token_and_says_when_no_model_is_configured() {
+    let mut node = MeshNode::init("A");
+    node.start(&["--profile", "phone", "--api", "127.0.0.1:0"]);
+    let addr = node.api_address();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        let mode = std::fs::metadata(node.dir().join("api-token"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let token = token(&node);
+    let denied = call(addr, "GET", "/v1/models", None, "");
+    assert_eq!(denied.status, 401);
+    assert_eq!(denied.json()["error"]["code"], "invalid_api_key");
+    let wrong = call(addr, "GET", "/v1/models", Some(&"0".repeat(64)), "");
+    assert_eq!(wrong.status, 401);
+    let models = call(addr, "GET", "/v1/models", Some(&token), "");
+    assert_eq!(models.status, 200);
+    assert_eq!(models.json()["data"][0]["id"], "porfiry");
+    let chat = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "hi"),
+    );
+    assert_eq!(chat.status, 503, "{}", chat.body);
+    assert!(chat.body.contains("--llm-url"), "{}", chat.body);
+    assert_eq!(call(addr, "GET", "/nope", Some(&token), "").status, 404);
+    let status = call(addr, "GET", "/api/status", Some(&token), "");
+    assert_eq!(status.json()["peer_id"], node.peer_id);
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
+fn chat_answers_through_the_scripted_model_and_a_dead_model_is_a_502_not_a_crash() {
+    let llm = ScriptedLlm::start(vec![Rule::always(Reply::text("Hello from the model."))]).unwrap();
+    let mut node = MeshNode::init("A");
+    let url = llm.url();
+    node.start(&[
+        "--profile",
+        "phone",
+        "--api",
+        "127.0.0.1:0",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "scripted",
+        "--llm-retries",
+        "0",
+    ]);
+    let addr = node.api_address();
+    let token = token(&node);
+    let answer = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "hi"),
+    );
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    assert_eq!(
+        answer.json()["choices"][0]["message"]["content"],
+        "Hello from the model."
+    );
+    let status = call(addr, "GET", "/api/status", Some(&token), "");
+    assert_eq!(status.json()["model"], "scripted");
+
+    drop(llm); // the model server goes away
+    let failed = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "again"),
+    );
+    assert_eq!(failed.status, 502, "{}", failed.body);
+    assert_eq!(failed.json()["error"]["code"], "upstream_model_error");
+    assert!(node.is_running(), "the daemon keeps running");
+    assert_eq!(
+        call(addr, "GET", "/v1/models", Some(&token), "").status,
+        200
+    );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
+fn a_note_posted_through_the_api_reaches_a_friend() {
+    let mut a = MeshNode::init("A");
+    let mut b = MeshNode::init("B");
+    a.befriend(&b, false, &[]);
+    b.befriend(&a, false, &[]);
+    b.start_server(0);
+    let b_address = b.address.clone().expect("B listens");
+    a.start(&["--listen", "/ip4/127.0.0.1/tcp/0"]);
+    let addr = a.api_address();
+    let token = token(&a);
+    // Tell A where B is, through the API.
+    let body = serde_json::json!({"peer": b.peer_id, "addresses": [b_address]}).to_string();
+    let added = call(addr, "POST", "/api/friends", Some(&token), &body);
+    assert_eq!(added.status, 201, "{}", added.body);
+    let posted = call(
+        addr,
+        "POST",
+        "/api/notes",
+        Some(&token),
+        r#"{"text":"hello from the API","audience":"friends"}"#,
+    );
+    assert_eq!(posted.status, 201, "{}", posted.body);
+    wait_for("B to get the note", || b.has_note(&a, "hello from the API"));
+    for node in [&mut a, &mut b] {
+        let exit = node.terminate();
+        assert!(exit.status.success(), "{}", exit.stderr);
+    }
+}

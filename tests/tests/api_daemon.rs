@@ -161,3 +161,45 @@ fn a_note_posted_through_the_api_reaches_a_friend() {
         assert!(exit.status.success(), "{}", exit.stderr);
     }
 }
+
+#[test]
+fn sigterm_during_a_chat_request_exits_cleanly_with_an_intact_database() {
+    let slow = Reply::delayed(std::time::Duration::from_secs(120), Reply::text("too late"));
+    let llm = ScriptedLlm::start(vec![Rule::always(slow)]).unwrap();
+    let mut node = MeshNode::init("A");
+    let url = llm.url();
+    node.start(&[
+        "--profile",
+        "phone",
+        "--api",
+        "127.0.0.1:0",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "scripted",
+    ]);
+    let addr = node.api_address();
+    let token = token(&node);
+    node.cli_ok(&["notes", "post", "kept"]);
+    let client = std::thread::spawn(move || {
+        let body = chat_body("ann", "hi");
+        // The daemon ends the request when it stops; any ending is fine.
+        std::panic::catch_unwind(|| call(addr, "POST", "/v1/chat/completions", Some(&token), &body))
+            .ok()
+    });
+    wait_for("the request to reach the model", || {
+        !llm.requests().is_empty()
+    });
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+    assert!(
+        exit.stdout.iter().any(|l| l.starts_with("stopped:")),
+        "{:?}",
+        exit.stdout
+    );
+    node.store().check_integrity().unwrap();
+    assert!(node.cli_ok(&["notes", "list"]).contains("kept"));
+    if let Some(response) = client.join().unwrap() {
+        assert_ne!(response.status, 200, "{}", response.body);
+    }
+}

@@ -18,7 +18,7 @@ use porfiry_node::chat::{
 use porfiry_node::llm::LlmTarget;
 use porfiry_node::toolsets::MediaToolset;
 use porfiry_node::toolsets::media_catalog::parse_catalog;
-use porfiry_skills::{BoxFuture, Completion, ToolsetRegistry};
+use porfiry_skills::{BoxFuture, CallContext, Caller, Completion, ToolsetRegistry};
 
 /// The scenario's four replies, in turn order.
 const SCRIPT: [&str; 4] = [
@@ -54,6 +54,7 @@ fn scenario_turn(c: &mut Criterion) {
         .expect("sample catalogue and built-in skills load")
         .with_clock(clock);
     let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
         .build()
         .expect("runtime");
     c.bench_function("chat_turn_read_enable_search_answer", |b| {
@@ -100,8 +101,19 @@ fn catalogue(c: &mut Criterion) {
     registry
         .register(MediaToolset::new(films, Language::En))
         .expect("media registers");
+    let ctx = CallContext::new(
+        "bench",
+        Caller::User,
+        SystemClock::utc().now(),
+        Language::En,
+    );
     c.bench_function("media_search_10k", |b| {
-        b.iter(|| registry.invoke("media_search", black_box("lara croft")));
+        b.iter(|| {
+            let prepared = registry
+                .prepare("media_search", black_box("lara croft"))
+                .expect("fits");
+            futures::executor::block_on(prepared.run(&ctx))
+        });
     });
 }
 

@@ -3,7 +3,10 @@
 
 use porfiry_node::toolsets::media::MAX_MEDIA_SEARCH_RESULTS;
 use porfiry_node::toolsets::{MediaEntry, MediaToolset};
-use porfiry_skills::{Args, ClientEvent, Invocation, Language, Toolset, ToolsetRegistry};
+use porfiry_skills::{
+    Args, CallContext, Caller, ClientEvent, Clock, Language, PrepareError, Prepared, SystemClock,
+    ToolEffect, Toolset, ToolsetRegistry,
+};
 
 /// A small film catalogue.
 fn films() -> Vec<MediaEntry> {
@@ -48,24 +51,27 @@ fn registry(entries: Vec<MediaEntry>, lang: Language) -> ToolsetRegistry {
     r
 }
 
-fn ran(inv: Invocation) -> porfiry_skills::ToolOutput {
-    match inv {
-        Invocation::Ran(out) => out,
-        other => panic!("{other:?}"),
-    }
+fn ctx() -> CallContext {
+    CallContext::new("t", Caller::User, SystemClock::utc().now(), Language::En)
+}
+
+/// Runs a prepared call (the set answers at once, so any executor will do).
+fn ran(prepared: Result<Prepared, PrepareError>) -> porfiry_skills::ToolOutput {
+    let prepared = prepared.unwrap();
+    futures::executor::block_on(prepared.run(&ctx()))
 }
 
 #[test]
 fn search_puts_title_hits_first_and_ignores_case_and_punctuation() {
     let r = registry(films(), Language::En);
-    let out = ran(r.invoke("media_search", "LARA, croft!"));
+    let out = ran(r.prepare("media_search", "LARA, croft!"));
     assert_eq!(
         out.text,
         "tt0146316 — Lara Croft: Tomb Raider (2001)\n\
          tt0325703 — Lara Croft Tomb Raider: The Cradle of Life (2003)\n\
          tt1365519 — Tomb Raider (2018)"
     );
-    let out = ran(r.invoke("media_search", "simulation"));
+    let out = ran(r.prepare("media_search", "simulation"));
     assert_eq!(out.text, "tt0133093 — The Matrix (1999)");
 }
 
@@ -73,16 +79,16 @@ fn search_puts_title_hits_first_and_ignores_case_and_punctuation() {
 fn search_reports_nothing_found_in_words() {
     let r = registry(films(), Language::En);
     assert_eq!(
-        ran(r.invoke("media_search", "godzilla")).text,
+        ran(r.prepare("media_search", "godzilla")).text,
         "nothing found for \"godzilla\""
     );
     assert_eq!(
-        ran(r.invoke("media_search", "?!")).text,
+        ran(r.prepare("media_search", "?!")).text,
         "nothing found for \"?!\""
     );
     let ru = registry(films(), Language::Ru);
     assert_eq!(
-        ran(ru.invoke("media_search", "годзилла")).text,
+        ran(ru.prepare("media_search", "годзилла")).text,
         "по запросу \"годзилла\" ничего не найдено"
     );
 }
@@ -97,7 +103,7 @@ fn search_shows_at_most_the_limit_and_says_how_many_more() {
             description: String::new(),
         })
         .collect();
-    let out = ran(registry(many, Language::En).invoke("media_search", "star"));
+    let out = ran(registry(many, Language::En).prepare("media_search", "star"));
     let lines: Vec<&str> = out.text.lines().collect();
     assert_eq!(lines.len(), MAX_MEDIA_SEARCH_RESULTS + 1);
     assert_eq!(lines[0], "id0 — Star film 0");
@@ -108,11 +114,11 @@ fn search_shows_at_most_the_limit_and_says_how_many_more() {
 fn info_gives_details_and_handles_missing_years_and_descriptions() {
     let r = registry(films(), Language::En);
     assert_eq!(
-        ran(r.invoke("media_info", "tt0133093")).text,
+        ran(r.prepare("media_info", "tt0133093")).text,
         "tt0133093 — The Matrix (1999): A hacker learns the world is a simulation."
     );
     assert_eq!(
-        ran(r.invoke("media_info", "tt0000001")).text,
+        ran(r.prepare("media_info", "tt0000001")).text,
         "tt0000001 — Untitled Home Video"
     );
 }
@@ -120,7 +126,7 @@ fn info_gives_details_and_handles_missing_years_and_descriptions() {
 #[test]
 fn play_emits_an_action_and_unknown_ids_fail_in_words() {
     let r = registry(films(), Language::En);
-    let out = ran(r.invoke("media_play", "tt1365519"));
+    let out = ran(r.prepare("media_play", "tt1365519"));
     assert!(out.ok);
     assert_eq!(out.text, "playing: Tomb Raider");
     assert_eq!(
@@ -130,7 +136,7 @@ fn play_emits_an_action_and_unknown_ids_fail_in_words() {
             value: "tt1365519".into()
         }]
     );
-    let out = ran(r.invoke("media_play", "tt9"));
+    let out = ran(r.prepare("media_play", "tt9"));
     assert!(!out.ok);
     assert!(out.events.is_empty());
 }
@@ -138,9 +144,33 @@ fn play_emits_an_action_and_unknown_ids_fail_in_words() {
 #[test]
 fn a_direct_call_with_an_unlisted_tool_answers_instead_of_panicking() {
     let set = MediaToolset::new(films(), Language::En);
-    let out = set.call("media_stop", &Args::default());
+    let out = futures::executor::block_on(set.call("media_stop", &Args::default(), &ctx()));
     assert!(!out.ok);
     assert!(out.text.contains("media_search|query"), "{}", out.text);
+}
+
+#[test]
+fn reads_are_read_and_play_is_a_write_and_named_arguments_bind() {
+    let r = registry(films(), Language::En);
+    let effects: Vec<_> = MediaToolset::new(films(), Language::En)
+        .tools()
+        .iter()
+        .map(|t| (t.name.clone(), t.effect))
+        .collect();
+    assert_eq!(
+        effects,
+        [
+            ("media_search".to_owned(), ToolEffect::Read),
+            ("media_info".to_owned(), ToolEffect::Read),
+            ("media_play".to_owned(), ToolEffect::Write),
+        ]
+    );
+    let out = ran(r.prepare("media_info", r#"{"id": "tt0133093"}"#));
+    assert!(
+        out.text.starts_with("tt0133093 — The Matrix (1999)"),
+        "{}",
+        out.text
+    );
 }
 
 #[test]

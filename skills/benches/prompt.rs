@@ -13,9 +13,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use porfiry_skills::{
-    ArgSpec, Args, BoxFuture, ChatSession, Completion, Language, Llm, LlmError, LoopConfig,
-    ManualClock, ModelRequest, Session, Skill, SkillOrigin, SkillRegistry, SkillRepository,
-    ToolOutput, ToolSpec, Toolbox, Toolset, ToolsetRegistry, ZonedTime,
+    ArgSpec, Args, BoxFuture, CallContext, ChatSession, Completion, Language, Llm, LlmError,
+    LoopConfig, ManualClock, ModelRequest, Session, Skill, SkillOrigin, SkillRegistry,
+    SkillRepository, ToolEffect, ToolOutput, ToolSpec, Toolbox, Toolset, ToolsetRegistry,
+    ZonedTime,
 };
 use time::macros::datetime;
 
@@ -41,6 +42,7 @@ impl Synthetic {
                     &format!("{name}_verb{t}"),
                     "does one short thing",
                     vec![ArgSpec::word("id"), ArgSpec::text("text").optional()],
+                    ToolEffect::Read,
                 )
             })
             .collect();
@@ -62,8 +64,14 @@ impl Toolset for Synthetic {
     fn tools(&self) -> &[ToolSpec] {
         &self.tools
     }
-    fn call(&self, tool: &str, args: &Args) -> ToolOutput {
-        ToolOutput::ok(format!("{tool} ran on {}", args.text("id")))
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Args,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
+        let out = ToolOutput::ok(format!("{tool} ran on {}", args.text("id")));
+        Box::pin(std::future::ready(out))
     }
 }
 
@@ -149,6 +157,11 @@ fn bench_turn(c: &mut Criterion) {
         datetime!(2026-08-22 14:05:00 +03:00),
         "Europe/Moscow",
     )));
+    // The tool deadline needs tokio's timer.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .expect("runtime");
     // One turn: search (direct execution, activates media) → answer.
     c.bench_function("turn/search_then_answer/instant_model", |b| {
         b.iter_batched(
@@ -163,8 +176,9 @@ fn bench_turn(c: &mut Criterion) {
                 ChatSession::new(tb.clone(), Arc::new(llm), clock.clone())
             },
             |mut chat| {
-                let reply =
-                    futures::executor::block_on(chat.send("find Lara Croft")).expect("instant");
+                let reply = runtime
+                    .block_on(chat.send("find Lara Croft"))
+                    .expect("instant");
                 black_box(reply)
             },
             BatchSize::SmallInput,
@@ -188,7 +202,8 @@ fn bench_turn(c: &mut Criterion) {
             },
             |mut chat| {
                 black_box(
-                    futures::executor::block_on(chat.send("tell me about Lara Croft"))
+                    runtime
+                        .block_on(chat.send("tell me about Lara Croft"))
                         .expect("instant"),
                 )
             },

@@ -25,12 +25,14 @@ pub use llm::{
     Usage,
 };
 pub use session::{
-    Action, Activation, ChatSession, Outcome, ParsedReply, PromptBuilder, Reply, ResultKind,
-    Session, SessionError, Step, ToolCall, TraceEvent, dispatch, find_calls, parse_reply, run_turn,
+    Action, Activation, ChatSession, DEFAULT_TOOL_TIMEOUT, Outcome, ParsedReply, PromptBuilder,
+    Reply, ResultKind, Session, SessionError, Step, StreamGate, ToolCall, ToolRun, TraceEvent,
+    TurnIo, dispatch, find_calls, parse_reply, run_turn,
 };
 pub use skills::{Skill, SkillError, SkillLoad, SkillOrigin, SkillRegistry, SkillRepository};
 pub use texts::Language;
 pub use tools::{
-    ArgKind, ArgSpec, Args, ArgsError, ClientEvent, Invocation, LoopConfig, RegistryError, Route,
-    ToolOutput, ToolSpec, Toolbox, Toolset, ToolsetRegistry,
+    ArgKind, ArgSpec, Args, ArgsError, CallContext, Caller, ClientEvent, LoopConfig, PrepareError,
+    Prepared, RegistryError, Route, ToolEffect, ToolOutput, ToolSpec, Toolbox, Toolset,
+    ToolsetRegistry, bind, bind_json,
 };

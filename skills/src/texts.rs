@@ -298,6 +298,18 @@ pub fn round_limit(lang: Language, rounds: u32) -> String {
     }
 }
 
+/// A tool call that did not finish within its deadline; it was dropped.
+pub fn tool_timed_out(lang: Language, tool: &str, seconds: u64) -> String {
+    match lang {
+        Language::En => format!(
+            "{tool} did not finish within {seconds} s and was stopped; try again later or answer without it"
+        ),
+        Language::Ru => format!(
+            "{tool} не завершился за {seconds} с и был остановлен; попробуй позже или ответь без него"
+        ),
+    }
+}
+
 /// Stored as the assistant's message when a turn ended because the model call
 /// failed, so user and assistant messages keep alternating.
 pub fn no_reply(lang: Language) -> &'static str {
@@ -420,6 +432,7 @@ mod tests {
             ("truncated", truncated(lang).to_owned()),
             ("none", none(lang).to_owned()),
             ("round_limit", round_limit(lang, 3)),
+            ("tool_timed_out", tool_timed_out(lang, "media_search", 20)),
             ("no_reply", no_reply(lang).to_owned()),
         ]
     }

@@ -3,18 +3,26 @@
 
 mod common;
 
-use common::{MIN, clock, toolbox, toolbox_with};
+use common::{MIN, block_on, clock, toolbox, toolbox_with};
 use porfiry_skills::{
-    Activation, ClientEvent, Clock, Language, LoopConfig, Outcome, ResultKind, ToolCall, dispatch,
+    Activation, CallContext, Caller, ClientEvent, Clock, Language, LoopConfig, Outcome, ResultKind,
+    ToolCall, dispatch,
 };
 
 fn run(act: &mut Activation, name: &str, args: &str) -> Outcome {
     dispatch(&toolbox(), act, &ToolCall::new(name, args), &clock().now())
 }
 
+/// A visible result; a tool the dispatcher hands back to run is run here
+/// (as the driver would) and its output taken as the result.
 fn visible(outcome: Outcome) -> (String, ResultKind, Vec<ClientEvent>) {
     match outcome {
         Outcome::Visible { text, kind, events } => (text, kind, events),
+        Outcome::Run { prepared, kind } => {
+            let ctx = CallContext::new("t", Caller::User, clock().now(), Language::En);
+            let out = block_on(prepared.run(&ctx));
+            (out.text, kind, out.events)
+        }
         other => panic!("expected a visible result, got {other:?}"),
     }
 }

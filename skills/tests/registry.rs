@@ -6,8 +6,9 @@ mod common;
 use common::films::Films;
 use common::{Notes, films};
 use porfiry_skills::{
-    ArgSpec, Args, ArgsError, Invocation, Language, RegistryError, Route, ToolOutput, ToolSpec,
-    Toolset, ToolsetRegistry,
+    ArgSpec, Args, ArgsError, BoxFuture, CallContext, Caller, Language, LoopConfig, PrepareError,
+    RegistryError, Route, SkillRegistry, ToolEffect, ToolOutput, ToolSpec, Toolbox, Toolset,
+    ToolsetRegistry,
 };
 
 struct Custom {
@@ -25,8 +26,13 @@ impl Toolset for Custom {
     fn tools(&self) -> &[ToolSpec] {
         &self.tools
     }
-    fn call(&self, tool: &str, _args: &Args) -> ToolOutput {
-        ToolOutput::ok(tool)
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        _args: &'a Args,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(std::future::ready(ToolOutput::ok(tool)))
     }
 }
 
@@ -35,7 +41,7 @@ fn custom(name: &'static str, tools: &[&str]) -> Custom {
         name,
         tools: tools
             .iter()
-            .map(|t| ToolSpec::new(t, "d", vec![]))
+            .map(|t| ToolSpec::new(t, "d", vec![], ToolEffect::Read))
             .collect(),
     }
 }
@@ -96,6 +102,7 @@ fn registration_refuses_every_kind_of_bad_set() {
             "web_get",
             "d",
             vec![ArgSpec::word("a").optional(), ArgSpec::word("b")],
+            ToolEffect::Network,
         )],
     };
     assert_eq!(
@@ -124,38 +131,76 @@ fn the_prefix_routes_and_identifies_the_set() {
     assert_eq!(r.set_of("notes_list").map(|s| s.name()), Some("notes"));
 }
 
+fn toolbox() -> Toolbox {
+    Toolbox::new(registry(), SkillRegistry::new(), LoopConfig::default())
+}
+
+fn ctx() -> CallContext {
+    CallContext::new(
+        "s1",
+        Caller::Core { tick: 7 },
+        common::clock_now(),
+        Language::En,
+    )
+}
+
+#[tokio::test]
+async fn invoke_routes_binds_and_runs_by_position_or_by_name() {
+    let tb = toolbox();
+    assert_eq!(
+        tb.invoke("notes_list", "", &ctx()).await,
+        Ok(ToolOutput::ok("1. buy milk"))
+    );
+    assert_eq!(
+        tb.invoke("notes_mark", "3|open", &ctx()).await,
+        Ok(ToolOutput::ok("note 3 is open"))
+    );
+    assert_eq!(
+        tb.invoke("notes_mark", r#"{"state": "open", "n": 3}"#, &ctx())
+            .await,
+        Ok(ToolOutput::ok("note 3 is open"))
+    );
+    let out = tb.invoke("media_info", "nope", &ctx()).await.unwrap();
+    assert!(!out.ok);
+    assert_eq!(
+        out.text,
+        "no film with id \"nope\"; find ids with media_search|query"
+    );
+}
+
 #[test]
-fn invoke_checks_arguments_before_running() {
-    let r = registry();
+fn prepare_checks_arguments_before_anything_runs() {
+    let tb = toolbox();
+    let prepared = tb.prepare("media_play", r#"{"id": "tt0000042"}"#).unwrap();
+    assert_eq!(prepared.tool(), "media_play");
+    assert_eq!(prepared.set_name(), "media");
+    assert_eq!(prepared.args().get("id"), Some("tt0000042"));
+    assert_eq!(prepared.effect(), ToolEffect::Write);
+    let not_a_number = ArgsError::NotANumber {
+        name: "n".into(),
+        value: "x".into(),
+    };
+    let invalid = PrepareError::InvalidArgs {
+        schema: "notes_mark|n(number)|[state(done/open)]".into(),
+        error: not_a_number,
+    };
+    assert_eq!(tb.prepare("notes_mark", "x"), Err(invalid.clone()));
     assert_eq!(
-        r.invoke("notes_list", ""),
-        Invocation::Ran(ToolOutput::ok("1. buy milk"))
+        tb.prepare("notes_mark", r#"{"n": "x"}"#),
+        Err(invalid),
+        "named arguments fail exactly like positional ones"
     );
     assert_eq!(
-        r.invoke("notes_mark", "x"),
-        Invocation::InvalidArgs {
-            schema: "notes_mark|n(number)|[state(done/open)]".into(),
-            error: ArgsError::NotANumber {
-                name: "n".into(),
-                value: "x".into()
-            },
-        }
+        tb.prepare("notes_zap", ""),
+        Err(PrepareError::UnknownVerb {
+            set: "notes".into(),
+            tool: "notes_zap".into()
+        })
     );
     assert_eq!(
-        r.invoke("notes_zap", ""),
-        Invocation::UnknownVerb {
-            set: "notes".into()
-        }
+        tb.prepare("web_get", ""),
+        Err(PrepareError::UnknownTool {
+            tool: "web_get".into()
+        })
     );
-    assert_eq!(r.invoke("web_get", ""), Invocation::UnknownTool);
-    match r.invoke("media_info", "nope") {
-        Invocation::Ran(out) => {
-            assert!(!out.ok);
-            assert_eq!(
-                out.text,
-                "no film with id \"nope\"; find ids with media_search|query"
-            );
-        }
-        other => panic!("{other:?}"),
-    }
 }

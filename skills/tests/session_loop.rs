@@ -7,8 +7,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{ScriptedLlm, clock, media_only, toolbox, toolbox_with};
-use futures::executor::block_on;
+use common::{ScriptedLlm, block_on, clock, media_only, settle, toolbox, toolbox_with};
 use porfiry_skills::{
     Action, ChatMessage, ChatSession, ClientEvent, Clock, Language, LlmError, LoopConfig, Reply,
     ResultKind, Role, Session, SessionError, Step, TraceEvent,
@@ -226,6 +225,7 @@ fn events_of_the_turn_come_with_the_answer_in_order() {
                     value: "tt0133093".into()
                 },
             ],
+            usage: None,
         }
     );
 }
@@ -371,10 +371,15 @@ fn results_record_how_they_came_about() {
     let c = clock();
     let mut s = Session::new(toolbox());
     s.user_message("x", &c.now());
-    s.model_reply("TOOL_CALL: notes_list", &c.now()).unwrap();
+    let step = s.model_reply("TOOL_CALL: notes_list", &c.now()).unwrap();
+    assert!(
+        s.last_action().is_none(),
+        "nothing recorded before the tool ran"
+    );
+    settle(&mut s, step, &c.now());
     assert!(matches!(
         s.last_action(),
-        Some(Action::Tool { kind: ResultKind::ActivatedAndExecuted, result, .. }) if result == "1. buy milk"
+        Some(Action::Tool { kind: ResultKind::ActivatedAndExecuted, result, ok: true, .. }) if result == "1. buy milk"
     ));
 }
 

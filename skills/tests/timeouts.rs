@@ -2,13 +2,14 @@
 
 mod common;
 
-use common::{MIN, clock, toolbox, toolbox_with};
+use common::{MIN, clock, settle, toolbox, toolbox_with};
 use porfiry_skills::{Clock, LoopConfig, Session, Step};
 
 fn call_model(step: Step) -> porfiry_skills::ModelRequest {
     match step {
         Step::CallModel(r) => r,
         Step::Done(d) => panic!("expected a model call, turn ended with {d:?}"),
+        Step::RunTool(t) => panic!("expected a model call, got a tool run {t:?}"),
     }
 }
 
@@ -17,17 +18,19 @@ fn a_call_at_9_59_extends_and_past_10_00_the_set_is_gone() {
     let c = clock();
     let mut s = Session::new(toolbox());
     s.user_message("find lara", &c.now());
-    let r = call_model(
-        s.model_reply("TOOL_CALL: media_search|lara", &c.now())
-            .unwrap(),
-    );
+    let step = s
+        .model_reply("TOOL_CALL: media_search|lara", &c.now())
+        .unwrap();
+    let r = call_model(settle(&mut s, step, &c.now()));
     assert!(r.system.contains("Active toolsets: media."));
     s.model_reply("found it", &c.now()).unwrap();
 
     c.advance_ms(9 * MIN + 59_000);
     s.user_message("and its year?", &c.now());
-    s.model_reply("TOOL_CALL: media_info|tt0146316", &c.now())
+    let step = s
+        .model_reply("TOOL_CALL: media_info|tt0146316", &c.now())
         .unwrap();
+    settle(&mut s, step, &c.now());
     s.model_reply("2001", &c.now()).unwrap();
 
     c.advance_ms(9 * MIN + 59_000); // 19:58 from the start: 9:59 after the last call

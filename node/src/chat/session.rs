@@ -5,7 +5,10 @@
 
 use std::sync::Arc;
 
-use porfiry_skills::{ChatMessage, Clock, Llm, LlmError, Reply, Toolbox, TraceEvent};
+use std::time::Duration;
+
+use futures::channel::mpsc::Sender;
+use porfiry_skills::{Caller, ChatMessage, Clock, Llm, LlmError, Reply, Toolbox, TraceEvent};
 
 use super::config::MAX_USER_MESSAGE_CHARS;
 use super::model_failure;
@@ -54,6 +57,20 @@ impl ChatSession {
         }
     }
 
+    /// Sets the session id and the caller its tools see (the API passes
+    /// [`Caller::ApiClient`]; the terminal keeps the default, the user).
+    pub fn with_identity(mut self, id: impl Into<String>, caller: Caller) -> Self {
+        self.inner = self.inner.with_identity(id, caller);
+        self
+    }
+
+    /// Sets the deadline of every tool call (default
+    /// [`porfiry_skills::DEFAULT_TOOL_TIMEOUT`]).
+    pub fn with_tool_timeout(mut self, timeout: Duration) -> Self {
+        self.inner = self.inner.with_tool_timeout(timeout);
+        self
+    }
+
     /// Sends the user's text; returns the answer and the events its tool
     /// calls emitted (`show_text`, `media_play`), in order.
     pub async fn send(&mut self, text: &str) -> Result<Reply, SendError> {
@@ -68,6 +85,26 @@ impl ChatSession {
     {
         check_message(text)?;
         Ok(self.inner.send_traced(text, trace).await?)
+    }
+
+    /// [`ChatSession::send`], streaming: the answer's text goes to `deltas`
+    /// as the model writes it (never a `TOOL_CALL` line or a `<think>`
+    /// block; see `porfiry_skills::session::driver` for what a tool round
+    /// may show). The channel is bounded; the turn waits while it is full.
+    /// A dropped receiver only stops the sending; the turn completes.
+    pub async fn send_streaming(
+        &mut self,
+        text: &str,
+        deltas: Sender<String>,
+    ) -> Result<Reply, SendError> {
+        check_message(text)?;
+        Ok(self.inner.send_streaming(text, deltas).await?)
+    }
+
+    /// Replaces the history (an API client that resent an edited
+    /// conversation); toolset activation stays.
+    pub fn replace_history(&mut self, history: Vec<ChatMessage>) {
+        self.inner.session_mut().replace_history(history);
     }
 
     /// Toolsets active now (their idle deadline has not passed), in name order.

@@ -137,9 +137,14 @@ fn describe(action: &Action) -> String {
                 one_line(reply)
             )
         }
-        Action::Tool { call, result, kind } => {
+        Action::Tool {
+            call,
+            result,
+            kind,
+            ok,
+        } => {
             format!(
-                "tool call {} -> {kind:?}: {}",
+                "tool call {} -> {kind:?} ok={ok}: {}",
                 call.line(),
                 one_line(result)
             )
@@ -184,6 +189,7 @@ mod tests {
                 },
                 ClientEvent::ShowText { text: "".into() },
             ],
+            usage: None,
         };
         assert_eq!(
             render_reply(&reply),
@@ -250,10 +256,21 @@ mod tests {
             call: ToolCall::new("media_search", "lara"),
             result: "tt1 — A\ntt2 — B".into(),
             kind: ResultKind::Executed,
+            ok: true,
         };
         assert_eq!(
             w.render(&TraceEvent::Action(&tool)),
-            "[trace] tool call TOOL_CALL: media_search|lara -> Executed: tt1 — A tt2 — B\n"
+            "[trace] tool call TOOL_CALL: media_search|lara -> Executed ok=true: tt1 — A tt2 — B\n"
+        );
+        let failed = Action::Tool {
+            call: ToolCall::new("media_info", "tt9"),
+            result: "no film with id \"tt9\"".into(),
+            kind: ResultKind::Executed,
+            ok: false,
+        };
+        assert_eq!(
+            w.render(&TraceEvent::Action(&failed)),
+            "[trace] tool call TOOL_CALL: media_info|tt9 -> Executed ok=false: no film with id \"tt9\"\n"
         );
         assert!(w.render(&TraceEvent::ModelReply("hi")).contains("  | hi"));
         assert!(

@@ -228,6 +228,7 @@ mod tests {
             .unwrap()
             .with_clock(clock);
         let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
             .build()
             .unwrap();
         let mut session = engine.session();

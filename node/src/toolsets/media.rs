@@ -6,7 +6,10 @@
 use serde::{Deserialize, Serialize};
 
 use porfiry_skills::texts::no_such_tool_in_set;
-use porfiry_skills::{ArgSpec, Args, ClientEvent, Language, ToolOutput, ToolSpec, Toolset};
+use porfiry_skills::{
+    ArgSpec, Args, BoxFuture, CallContext, ClientEvent, Language, ToolEffect, ToolOutput, ToolSpec,
+    Toolset,
+};
 
 use super::texts;
 
@@ -70,16 +73,20 @@ impl MediaToolset {
                 MEDIA_SEARCH,
                 texts::media_search_desc(language),
                 vec![ArgSpec::text("query")],
+                ToolEffect::Read,
             ),
             ToolSpec::new(
                 MEDIA_INFO,
                 texts::media_info_desc(language),
                 vec![ArgSpec::word("id")],
+                ToolEffect::Read,
             ),
             ToolSpec::new(
                 MEDIA_PLAY,
                 texts::media_play_desc(language),
                 vec![ArgSpec::word("id")],
+                // The client starts playing: an act in the world, not a read.
+                ToolEffect::Write,
             ),
         ];
         Self {
@@ -173,7 +180,20 @@ impl Toolset for MediaToolset {
         &self.tools
     }
 
-    fn call(&self, tool: &str, args: &Args) -> ToolOutput {
+    /// Answers at once (the catalogue is in memory), so the future is ready.
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Args,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(std::future::ready(self.run(tool, args)))
+    }
+}
+
+impl MediaToolset {
+    /// Runs one of the set's tools.
+    fn run(&self, tool: &str, args: &Args) -> ToolOutput {
         match tool {
             MEDIA_SEARCH => self.search(args.text("query")),
             MEDIA_INFO => self.info(args.text("id")),

@@ -8,6 +8,9 @@
 //! - One whose arguments don't fit is the seed §7 substitution: the set is
 //!   activated and the reply lists its tools and says the call was NOT run.
 //! - Nothing is an error state: unknown names get "no X; available: …".
+//! - A toolset tool whose arguments fit is not run here: the dispatcher is
+//!   pure, so it hands back the [`Prepared`] call ([`Outcome::Run`]) and the
+//!   session asks its driver to run it (`Step::RunTool`).
 
 use crate::clock::ZonedTime;
 use crate::session::activation::Activation;
@@ -15,7 +18,7 @@ use crate::session::parser::ToolCall;
 use crate::texts;
 use crate::tools::args::{ArgSpec, bind, join_or};
 use crate::tools::core_tools::{self, CORE_TOOL_NAMES, CoreTool};
-use crate::tools::registry::Route;
+use crate::tools::prepared::{PrepareError, Prepared};
 use crate::tools::toolbox::Toolbox;
 use crate::tools::toolset::ClientEvent;
 
@@ -49,6 +52,14 @@ pub enum Outcome {
         reply: String,
         /// Whether the set of active toolsets changed.
         changed: bool,
+    },
+    /// A toolset tool to run (its arguments fit); its output becomes the
+    /// result. The set is active now.
+    Run {
+        /// The call, routed and bound.
+        prepared: Prepared,
+        /// [`ResultKind::Executed`] or [`ResultKind::ActivatedAndExecuted`].
+        kind: ResultKind,
     },
     /// A result for the history, as a `TOOL_RESULT` message.
     Visible {
@@ -105,8 +116,20 @@ pub fn dispatch(
             CoreTool::DisableToolset => disable(toolbox, activation, &name_arg(&call.args)),
         };
     }
-    match toolbox.toolsets().route(&call.name) {
-        Route::Unknown => Outcome::visible(
+    match toolbox.prepare(&call.name, &call.args) {
+        Ok(prepared) => {
+            let was_active = activation.is_active(prepared.set_name());
+            activation.touch(prepared.set_name(), now_ms);
+            Outcome::Run {
+                prepared,
+                kind: if was_active {
+                    ResultKind::Executed
+                } else {
+                    ResultKind::ActivatedAndExecuted
+                },
+            }
+        }
+        Err(PrepareError::UnknownTool { .. }) => Outcome::visible(
             texts::no_tool(
                 lang,
                 &call.name,
@@ -115,52 +138,31 @@ pub fn dispatch(
             ),
             ResultKind::UnknownTool,
         ),
-        Route::UnknownVerb(set) => {
-            activation.touch(set.name(), now_ms);
-            let tools = toolbox.prompt().tool_lines(set.name()).unwrap_or("");
+        Err(PrepareError::UnknownVerb { set, .. }) => {
+            activation.touch(&set, now_ms);
+            let tools = toolbox.prompt().tool_lines(&set).unwrap_or("");
             Outcome::visible(
-                texts::no_such_tool_in_set(lang, &call.name, set.name(), tools.trim_end()),
+                texts::no_such_tool_in_set(lang, &call.name, &set, tools.trim_end()),
                 ResultKind::UnknownVerb,
             )
         }
-        Route::Tool(set, spec) => {
-            let was_active = activation.is_active(set.name());
-            activation.touch(set.name(), now_ms);
-            match bind(&spec.args, &call.args) {
-                Ok(args) => {
-                    let out = set.call(&spec.name, &args);
-                    Outcome::Visible {
-                        text: out.text,
-                        events: out.events,
-                        kind: if was_active {
-                            ResultKind::Executed
-                        } else {
-                            ResultKind::ActivatedAndExecuted
-                        },
-                    }
-                }
-                Err(error) => {
-                    tracing::debug!(tool = %spec.name, %error, "arguments do not fit");
-                    let schema = spec.schema_line();
-                    if was_active {
-                        Outcome::visible(
-                            texts::args_invalid(lang, &schema),
-                            ResultKind::InvalidArgs,
-                        )
-                    } else {
-                        let tools = toolbox.prompt().tool_lines(set.name()).unwrap_or("");
-                        Outcome::visible(
-                            texts::substituted(
-                                lang,
-                                set.name(),
-                                tools.trim_end(),
-                                &spec.name,
-                                &schema,
-                            ),
-                            ResultKind::Substituted,
-                        )
-                    }
-                }
+        Err(PrepareError::InvalidArgs { schema, error }) => {
+            tracing::debug!(tool = %call.name, %error, "arguments do not fit");
+            let set = toolbox
+                .toolsets()
+                .set_of(&call.name)
+                .map(|s| s.name().to_owned())
+                .unwrap_or_default();
+            let was_active = activation.is_active(&set);
+            activation.touch(&set, now_ms);
+            if was_active {
+                Outcome::visible(texts::args_invalid(lang, &schema), ResultKind::InvalidArgs)
+            } else {
+                let tools = toolbox.prompt().tool_lines(&set).unwrap_or("");
+                Outcome::visible(
+                    texts::substituted(lang, &set, tools.trim_end(), &call.name, &schema),
+                    ResultKind::Substituted,
+                )
             }
         }
     }

@@ -1,13 +1,38 @@
-//! The thin async driver: runs a [`Session`] turn against an [`Llm`], reading
-//! "now" from an injected [`Clock`] — and [`ChatSession`], the `send(text)`
-//! API for embedding (a phone app, a terminal, an HTTP handler).
+//! The thin async driver: runs a [`Session`] turn against an [`Llm`] and the
+//! tools, reading "now" from an injected [`Clock`], putting a deadline on
+//! every tool call, and — when asked — streaming the answer through a
+//! [`StreamGate`] as the model writes it. [`ChatSession`] is the
+//! `send(text)` API for embedding (a phone app, a terminal, an HTTP handler).
+//!
+//! Needs a tokio runtime with the time driver (the tool deadline is
+//! `tokio::time::timeout`).
+//!
+//! Streaming: every model call of the turn streams, and what the gate lets
+//! through is sent as it arrives. Tool rounds show nothing (the gate holds a
+//! call back) except text the model wrote before the `TOOL_CALL` marker on
+//! that round, which has already gone out by the time the marker comes.
 
 use std::sync::Arc;
+use std::time::Duration;
+
+use futures_channel::mpsc::Sender;
+use futures_util::{SinkExt, StreamExt};
 
 use crate::clock::Clock;
-use crate::llm::{Llm, LlmError, ModelRequest};
-use crate::session::machine::{Action, Reply, Session, Step};
+use crate::llm::{Completion, Delta, Llm, LlmError, ModelRequest, Usage};
+use crate::session::machine::{Action, Reply, Session, Step, ToolRun};
+use crate::session::stream_gate::StreamGate;
+use crate::texts;
+use crate::tools::context::{CallContext, Caller};
 use crate::tools::toolbox::Toolbox;
+use crate::tools::toolset::ToolOutput;
+
+/// How long one tool call may take before it is dropped and the model told.
+/// Local tools answer in milliseconds; a network tool (a web page, a friend's
+/// node over a slow link) may take several seconds. 20 s keeps a person at
+/// the chat waiting no longer than they would for a slow model reply, and is
+/// still far longer than any healthy call.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// What a turn did, step by step, for `--trace` style output.
 #[derive(Debug, Clone, Copy)]
@@ -20,40 +45,132 @@ pub enum TraceEvent<'a> {
     Action(&'a Action),
 }
 
+/// What one turn runs against.
+pub struct TurnIo<'a> {
+    /// The model.
+    pub llm: &'a dyn Llm,
+    /// Where "now" comes from (prompt expiry, tool context).
+    pub clock: &'a dyn Clock,
+    /// The session's id, passed to tools.
+    pub session_id: &'a str,
+    /// Who the turn is for, passed to tools.
+    pub caller: Caller,
+    /// Every tool call gets this deadline.
+    pub tool_timeout: Duration,
+    /// When set, the turn streams: every model call uses `Llm::stream`, and the
+    /// text that StreamGate lets through (the answer; never a TOOL_CALL line or a
+    /// <think> block) is sent here as it arrives (bounded channel, awaited).
+    pub deltas: Option<Sender<String>>,
+    /// Told every request, reply and action.
+    pub trace: &'a mut (dyn FnMut(TraceEvent<'_>) + Send),
+}
+
 /// Runs one user turn to its end. On a model failure the turn is aborted
 /// (the history keeps the user's message) and the error returned.
-pub async fn run_turn<F>(
+pub async fn run_turn(
     session: &mut Session,
-    llm: &dyn Llm,
-    clock: &dyn Clock,
+    mut io: TurnIo<'_>,
     text: &str,
-    mut trace: F,
-) -> Result<Reply, LlmError>
-where
-    F: FnMut(TraceEvent<'_>) + Send,
-{
-    let mut step = session.user_message(text, &clock.now());
+) -> Result<Reply, LlmError> {
+    let mut usage: Option<Usage> = None;
+    let mut step = session.user_message(text, &io.clock.now());
     loop {
-        let request = match step {
-            Step::Done(reply) => return Ok(reply),
-            Step::CallModel(request) => request,
-        };
-        trace(TraceEvent::Request(&request));
-        let answer = match llm.complete(&request).await {
-            Ok(completion) => completion.text,
-            Err(e) => {
-                tracing::debug!(error = %e, "model call failed; turn aborted");
-                session.abort_turn();
-                return Err(e);
+        step = match step {
+            Step::Done(mut reply) => {
+                reply.usage = usage;
+                return Ok(reply);
+            }
+            Step::CallModel(request) => {
+                (io.trace)(TraceEvent::Request(&request));
+                let completion = match call_model(&mut io, &request).await {
+                    Ok(completion) => completion,
+                    Err(e) => {
+                        tracing::debug!(error = %e, "model call failed; turn aborted");
+                        session.abort_turn();
+                        return Err(e);
+                    }
+                };
+                if let Some(u) = completion.usage {
+                    usage = Some(usage.unwrap_or_default() + u);
+                }
+                (io.trace)(TraceEvent::ModelReply(&completion.text));
+                session
+                    .model_reply(&completion.text, &io.clock.now())
+                    .map_err(|e| LlmError::Other(e.to_string()))?
+            }
+            Step::RunTool(run) => {
+                let ctx = CallContext::new(
+                    io.session_id,
+                    io.caller.clone(),
+                    io.clock.now(),
+                    session.toolbox().language(),
+                );
+                let output = run_tool(&run, &ctx, io.tool_timeout).await;
+                session
+                    .tool_output(output, &io.clock.now())
+                    .map_err(|e| LlmError::Other(e.to_string()))?
             }
         };
-        trace(TraceEvent::ModelReply(&answer));
-        step = session
-            .model_reply(&answer, &clock.now())
-            .map_err(|e| LlmError::Other(e.to_string()))?;
         if let Some(action) = session.last_action() {
-            trace(TraceEvent::Action(action));
+            (io.trace)(TraceEvent::Action(action));
         }
+    }
+}
+
+/// Runs a tool under the deadline; a call past it is dropped (its future
+/// with it) and the model told.
+async fn run_tool(run: &ToolRun, ctx: &CallContext, timeout: Duration) -> ToolOutput {
+    match tokio::time::timeout(timeout, run.prepared.run(ctx)).await {
+        Ok(output) => output,
+        Err(_) => {
+            let tool = run.prepared.tool();
+            let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+            tracing::warn!(%tool, timeout_ms = ms, "tool call timed out");
+            ToolOutput::failed(texts::tool_timed_out(ctx.language, tool, ms.div_ceil(1000)))
+        }
+    }
+}
+
+/// One model call: whole, or streamed through a gate to `io.deltas`.
+async fn call_model(io: &mut TurnIo<'_>, request: &ModelRequest) -> Result<Completion, LlmError> {
+    let Some(deltas) = io.deltas.as_mut() else {
+        return io.llm.complete(request).await;
+    };
+    let mut stream = io.llm.stream(request).await?;
+    let mut gate = StreamGate::new();
+    let mut completion = Completion::default();
+    let mut listening = true;
+    while let Some(item) = stream.next().await {
+        match item? {
+            Delta::Text(text) => {
+                completion.text.push_str(&text);
+                let shown = gate.push(&text);
+                send(deltas, shown, &mut listening).await;
+            }
+            Delta::Done {
+                finish_reason,
+                usage,
+            } => {
+                completion.finish_reason = finish_reason;
+                completion.usage = usage;
+                break;
+            }
+        }
+    }
+    let rest = gate.finish();
+    send(deltas, rest, &mut listening).await;
+    Ok(completion)
+}
+
+/// Sends shown text, waiting while the channel is full; a receiver that went
+/// away ends the sending (the turn itself runs on, so the history stays whole).
+async fn send(deltas: &mut Sender<String>, text: String, listening: &mut bool) {
+    if text.is_empty() || !*listening {
+        return;
+    }
+    if deltas.send(text).await.is_err() {
+        tracing::debug!("delta receiver gone; not streaming the rest");
+        *listening = false;
     }
 }
 
@@ -62,41 +179,88 @@ pub struct ChatSession {
     session: Session,
     llm: Arc<dyn Llm>,
     clock: Arc<dyn Clock>,
+    id: String,
+    caller: Caller,
+    tool_timeout: Duration,
 }
 
 impl ChatSession {
-    /// A fresh session over `toolbox`.
+    /// A fresh session over `toolbox`, for the user ([`Caller::User`]), with
+    /// id `chat` and the [`DEFAULT_TOOL_TIMEOUT`].
     pub fn new(toolbox: Arc<Toolbox>, llm: Arc<dyn Llm>, clock: Arc<dyn Clock>) -> Self {
         Self {
             session: Session::new(toolbox),
             llm,
             clock,
+            id: "chat".to_owned(),
+            caller: Caller::User,
+            tool_timeout: DEFAULT_TOOL_TIMEOUT,
         }
+    }
+
+    /// Sets the id and caller that tools see.
+    pub fn with_identity(mut self, id: impl Into<String>, caller: Caller) -> Self {
+        self.id = id.into();
+        self.caller = caller;
+        self
+    }
+
+    /// Sets the deadline of every tool call.
+    pub fn with_tool_timeout(mut self, timeout: Duration) -> Self {
+        self.tool_timeout = timeout;
+        self
     }
 
     /// Sends the user's text; returns the answer and the client events.
     pub async fn send(&mut self, text: &str) -> Result<Reply, LlmError> {
-        self.send_traced(text, |_| {}).await
+        self.run(text, None, &mut |_| {}).await
     }
 
     /// [`ChatSession::send`], reporting every request, reply and action.
-    pub async fn send_traced<F>(&mut self, text: &str, trace: F) -> Result<Reply, LlmError>
+    pub async fn send_traced<F>(&mut self, text: &str, mut trace: F) -> Result<Reply, LlmError>
     where
         F: FnMut(TraceEvent<'_>) + Send,
     {
-        run_turn(
-            &mut self.session,
-            self.llm.as_ref(),
-            self.clock.as_ref(),
-            text,
+        self.run(text, None, &mut trace).await
+    }
+
+    /// [`ChatSession::send`], streaming: the answer's text goes to `deltas`
+    /// as the model writes it (see the module doc for what is shown).
+    pub async fn send_streaming(
+        &mut self,
+        text: &str,
+        deltas: Sender<String>,
+    ) -> Result<Reply, LlmError> {
+        self.run(text, Some(deltas), &mut |_| {}).await
+    }
+
+    /// The general form: optional streaming and a trace.
+    pub async fn run(
+        &mut self,
+        text: &str,
+        deltas: Option<Sender<String>>,
+        trace: &mut (dyn FnMut(TraceEvent<'_>) + Send),
+    ) -> Result<Reply, LlmError> {
+        let io = TurnIo {
+            llm: self.llm.as_ref(),
+            clock: self.clock.as_ref(),
+            session_id: &self.id,
+            caller: self.caller.clone(),
+            tool_timeout: self.tool_timeout,
+            deltas,
             trace,
-        )
-        .await
+        };
+        run_turn(&mut self.session, io, text).await
     }
 
     /// The session state (history, active sets).
     pub fn session(&self) -> &Session {
         &self.session
+    }
+
+    /// The session state, to replace its history.
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
     }
 
     /// The model.

@@ -1,6 +1,8 @@
-//! One chat session as a sans-IO state machine: feed it the user's message
-//! and the model's replies with the current time; it answers with the next
-//! step — call the model with this request, or the turn is done.
+//! One chat session as a sans-IO state machine: feed it the user's message,
+//! the model's replies and the tools' outputs with the current time; it
+//! answers with the next step — call the model with this request, run this
+//! tool, or the turn is done. It never runs a tool itself: toolset tools may
+//! be slow or hang, and the driver owns time (deadlines) and IO.
 //!
 //! The history is never cleaned (seed §8). What enters it per round:
 //! - a call that ran or was substituted: the canonical `TOOL_CALL: …` line as
@@ -15,13 +17,14 @@ use std::sync::Arc;
 
 use crate::clock::ZonedTime;
 use crate::limits::MAX_TOOL_RESULT_CHARS;
-use crate::llm::{ChatMessage, ModelRequest};
+use crate::llm::{ChatMessage, ModelRequest, Usage};
 use crate::session::activation::Activation;
 use crate::session::dispatcher::{Outcome, ResultKind, dispatch};
 use crate::session::parser::{ParsedReply, ToolCall, parse_reply};
 use crate::texts;
+use crate::tools::prepared::Prepared;
 use crate::tools::toolbox::Toolbox;
-use crate::tools::toolset::ClientEvent;
+use crate::tools::toolset::{ClientEvent, ToolOutput};
 
 /// A finished turn: the answer and the client events of its tool calls.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -30,6 +33,19 @@ pub struct Reply {
     pub text: String,
     /// Events in the order the tools emitted them (`show_text`, actions).
     pub events: Vec<ClientEvent>,
+    /// Token counts summed over the turn's model calls, when any call
+    /// reported them (the driver fills this in; the session sees no counts).
+    pub usage: Option<Usage>,
+}
+
+/// A toolset call the driver must run, then feed the output to
+/// [`Session::tool_output`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolRun {
+    /// The call as the model wrote it (canonical form via `line()`).
+    pub call: ToolCall,
+    /// The routed call with bound arguments.
+    pub prepared: Prepared,
 }
 
 /// What the driver does next.
@@ -38,6 +54,8 @@ pub enum Step {
     /// Send this request to the model and feed the reply to
     /// [`Session::model_reply`].
     CallModel(ModelRequest),
+    /// Run this tool and feed its output to [`Session::tool_output`].
+    RunTool(ToolRun),
     /// The turn is over.
     Done(Reply),
 }
@@ -64,6 +82,10 @@ pub enum Action {
         result: String,
         /// How it came about.
         kind: ResultKind,
+        /// Whether the call ran and succeeded ([`ToolOutput::ok`]); false
+        /// when it failed, timed out, or did not run (bad arguments,
+        /// unknown tool, substitution).
+        ok: bool,
     },
     /// The turn used up its rounds; the user was told.
     RoundLimit,
@@ -75,6 +97,9 @@ pub enum SessionError {
     /// `model_reply` without a request waiting for it.
     #[error("no model call is pending: start a turn with user_message first")]
     NoModelCallPending,
+    /// `tool_output` without a tool run waiting for it.
+    #[error("no tool run is pending: tool_output answers a Step::RunTool")]
+    NoToolRunPending,
 }
 
 /// State of the turn in progress.
@@ -84,6 +109,17 @@ struct Turn {
     events: Vec<ClientEvent>,
     /// A no-op invisible call and its reply, for the next request only.
     note: Option<[ChatMessage; 2]>,
+    /// The tool run the turn waits for, when it waits for one.
+    pending: Option<PendingTool>,
+}
+
+/// A call sent out as `Step::RunTool`, awaiting its output.
+#[derive(Debug)]
+struct PendingTool {
+    call: ToolCall,
+    kind: ResultKind,
+    /// Further calls of the same reply that were dropped.
+    ignored: usize,
 }
 
 /// One chat session: history, active toolsets, the turn in progress.
@@ -132,10 +168,9 @@ impl Session {
 
     /// Feeds the model's reply to the pending request.
     pub fn model_reply(&mut self, text: &str, now: &ZonedTime) -> Result<Step, SessionError> {
-        let Some(mut turn) = self.turn.take() else {
+        let Some(mut turn) = self.turn.take_if(|t| t.pending.is_none()) else {
             return Err(SessionError::NoModelCallPending);
         };
-        let lang = self.toolbox.language();
         let (call, ignored) = match parse_reply(text) {
             ParsedReply::Answer(answer) => {
                 self.history.push(ChatMessage::assistant(answer.clone()));
@@ -143,6 +178,7 @@ impl Session {
                 return Ok(Step::Done(Reply {
                     text: answer,
                     events: turn.events,
+                    usage: None,
                 }));
             }
             ParsedReply::Call { call, ignored } => (call, ignored),
@@ -163,31 +199,110 @@ impl Session {
                     changed,
                 });
             }
+            Outcome::Run { prepared, kind } => {
+                turn.pending = Some(PendingTool {
+                    call: call.clone(),
+                    kind,
+                    ignored,
+                });
+                self.turn = Some(turn);
+                self.last_action = None;
+                return Ok(Step::RunTool(ToolRun { call, prepared }));
+            }
             Outcome::Visible { text, events, kind } => {
-                let mut result = truncate(text, texts::truncated(lang));
-                if ignored > 0 {
-                    result.push_str(&texts::only_first_call_ran(lang, ignored));
-                }
-                self.history.push(ChatMessage::assistant(call.line()));
-                self.history
-                    .push(ChatMessage::tool_result(&call.name, &result));
-                turn.events.extend(events);
-                self.last_action = Some(Action::Tool { call, result, kind });
+                let ok = kind == ResultKind::Core;
+                self.record(&mut turn, call, text, events, kind, ok, ignored);
             }
         }
+        Ok(self.next_round(turn, now))
+    }
+
+    /// Feeds the output of the tool a [`Step::RunTool`] asked for; the turn
+    /// goes on with the next model call (or ends at the round limit).
+    pub fn tool_output(
+        &mut self,
+        output: ToolOutput,
+        now: &ZonedTime,
+    ) -> Result<Step, SessionError> {
+        let Some(mut turn) = self.turn.take_if(|t| t.pending.is_some()) else {
+            return Err(SessionError::NoToolRunPending);
+        };
+        let Some(pending) = turn.pending.take() else {
+            return Err(SessionError::NoToolRunPending);
+        };
+        let PendingTool {
+            call,
+            kind,
+            ignored,
+        } = pending;
+        self.record(
+            &mut turn,
+            call,
+            output.text,
+            output.events,
+            kind,
+            output.ok,
+            ignored,
+        );
+        Ok(self.next_round(turn, now))
+    }
+
+    /// Stores a visible result: the canonical call line and its
+    /// `TOOL_RESULT` (cut to size, noting dropped calls) enter the history.
+    #[allow(clippy::too_many_arguments)]
+    fn record(
+        &mut self,
+        turn: &mut Turn,
+        call: ToolCall,
+        text: String,
+        events: Vec<ClientEvent>,
+        kind: ResultKind,
+        ok: bool,
+        ignored: usize,
+    ) {
+        let lang = self.toolbox.language();
+        let mut result = truncate(text, texts::truncated(lang));
+        if ignored > 0 {
+            result.push_str(&texts::only_first_call_ran(lang, ignored));
+        }
+        self.history.push(ChatMessage::assistant(call.line()));
+        self.history
+            .push(ChatMessage::tool_result(&call.name, &result));
+        turn.events.extend(events);
+        self.last_action = Some(Action::Tool {
+            call,
+            result,
+            kind,
+            ok,
+        });
+    }
+
+    /// After a tool round: stop at the round limit, else the next request.
+    fn next_round(&mut self, turn: Turn, now: &ZonedTime) -> Step {
         let max = self.toolbox.config().max_tool_rounds;
         if turn.rounds >= max {
+            let lang = self.toolbox.language();
             let text = texts::round_limit(lang, max);
             tracing::info!(rounds = turn.rounds, "tool round limit reached");
             self.history.push(ChatMessage::assistant(text.clone()));
             self.last_action = Some(Action::RoundLimit);
-            return Ok(Step::Done(Reply {
+            return Step::Done(Reply {
                 text,
                 events: turn.events,
-            }));
+                usage: None,
+            });
         }
         self.turn = Some(turn);
-        Ok(Step::CallModel(self.request(now)))
+        Step::CallModel(self.request(now))
+    }
+
+    /// Replaces the history (an API client that edited or trimmed its
+    /// conversation). Any turn in progress is dropped; the active toolsets
+    /// stay, as they would in a chat that goes on.
+    pub fn replace_history(&mut self, history: Vec<ChatMessage>) {
+        self.turn = None;
+        self.last_action = None;
+        self.history = history;
     }
 
     /// Ends the turn in progress without an answer (the model call failed).
@@ -248,7 +363,12 @@ impl Session {
 
     /// Whether a model reply is awaited.
     pub fn awaiting_model(&self) -> bool {
-        self.turn.is_some()
+        self.turn.as_ref().is_some_and(|t| t.pending.is_none())
+    }
+
+    /// Whether a tool's output is awaited.
+    pub fn awaiting_tool(&self) -> bool {
+        self.turn.as_ref().is_some_and(|t| t.pending.is_some())
     }
 
     /// The shared toolbox.

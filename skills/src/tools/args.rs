@@ -8,6 +8,9 @@
 //! 3. Word, number and choice values also lose trailing `.,;!?`.
 //! 4. Required arguments must be non-empty; optional ones (only at the end) may
 //!    be left out. A tool without arguments ignores whatever follows `|`.
+//! 5. Arguments may instead be given by name as one JSON object
+//!    (`TOOL_CALL: media_search|{"query":"matrix"}`, the core's command
+//!    blocks via [`bind_json`]); rules 2–4 apply to each value.
 
 /// What kind of value an argument takes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -170,45 +173,100 @@ pub fn write_schema_line(tool: &str, args: &[ArgSpec], out: &mut String) {
     }
 }
 
-/// Binds the raw text after the first `|` of a call to `schema`.
+/// Binds the raw text after the first `|` of a call to `schema`: by name
+/// when it is a JSON object naming at least one declared argument (or the
+/// tool has none), else positionally (rule 1). A text argument that merely
+/// looks like JSON (`show_text|{"a":1}`) stays positional text.
 pub fn bind(schema: &[ArgSpec], raw: &str) -> Result<Args, ArgsError> {
+    if let Some(object) = json_object(raw)
+        && (schema.is_empty() || schema.iter().any(|s| object.contains_key(&s.name)))
+    {
+        return bind_json(schema, &object);
+    }
     let mut values = Vec::with_capacity(schema.len());
     let mut pieces = raw.splitn(schema.len().max(1), '|');
     for spec in schema {
         let piece = pieces.next().unwrap_or("");
-        let value = clean(spec, piece);
-        if value.is_empty() {
-            if spec.required {
-                return Err(ArgsError::Missing(spec.name.clone()));
-            }
-            continue;
+        if let Some(value) = check_value(spec, clean(spec, piece))? {
+            values.push((spec.name.clone(), value));
         }
-        let value = match &spec.kind {
-            ArgKind::Text | ArgKind::Word => value.to_owned(),
-            ArgKind::Int => {
-                if value.parse::<i64>().is_err() {
-                    return Err(ArgsError::NotANumber {
-                        name: spec.name.clone(),
-                        value: value.to_owned(),
-                    });
-                }
-                value.to_owned()
-            }
-            ArgKind::Choice(choices) => {
-                let lower = value.to_lowercase();
-                if !choices.contains(&lower) {
-                    return Err(ArgsError::NotAChoice {
-                        name: spec.name.clone(),
-                        value: value.to_owned(),
-                        choices: choices.clone(),
-                    });
-                }
-                lower
-            }
-        };
-        values.push((spec.name.clone(), value));
     }
     Ok(Args { values })
+}
+
+/// Binds arguments given by name (`{"query":"matrix","limit":5}`), as the
+/// cognitive core's command blocks and `TOOL_CALL: name|{…}` give them. Each
+/// value goes through the same cleaning and checks as a positional one, so a
+/// bad value fails the same way; numbers and booleans count as their text,
+/// `null` as absent. Keys the schema does not declare are ignored (logged).
+pub fn bind_json(
+    schema: &[ArgSpec],
+    object: &serde_json::Map<String, serde_json::Value>,
+) -> Result<Args, ArgsError> {
+    for key in object.keys() {
+        if !schema.iter().any(|s| &s.name == key) {
+            tracing::debug!(%key, "undeclared named argument ignored");
+        }
+    }
+    let mut values = Vec::with_capacity(schema.len());
+    for spec in schema {
+        let text = match object.get(&spec.name) {
+            None | Some(serde_json::Value::Null) => String::new(),
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+        };
+        if let Some(value) = check_value(spec, clean(spec, &text))? {
+            values.push((spec.name.clone(), value));
+        }
+    }
+    Ok(Args { values })
+}
+
+/// `raw` as a JSON object, when it is one.
+fn json_object(raw: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let raw = raw.trim();
+    if !raw.starts_with('{') {
+        return None;
+    }
+    match serde_json::from_str(raw) {
+        Ok(serde_json::Value::Object(map)) => Some(map),
+        _ => None,
+    }
+}
+
+/// Checks one cleaned value against its spec: `None` for an absent optional
+/// argument, the value to keep otherwise.
+fn check_value(spec: &ArgSpec, value: &str) -> Result<Option<String>, ArgsError> {
+    if value.is_empty() {
+        if spec.required {
+            return Err(ArgsError::Missing(spec.name.clone()));
+        }
+        return Ok(None);
+    }
+    let value = match &spec.kind {
+        ArgKind::Text | ArgKind::Word => value.to_owned(),
+        ArgKind::Int => {
+            if value.parse::<i64>().is_err() {
+                return Err(ArgsError::NotANumber {
+                    name: spec.name.clone(),
+                    value: value.to_owned(),
+                });
+            }
+            value.to_owned()
+        }
+        ArgKind::Choice(choices) => {
+            let lower = value.to_lowercase();
+            if !choices.contains(&lower) {
+                return Err(ArgsError::NotAChoice {
+                    name: spec.name.clone(),
+                    value: value.to_owned(),
+                    choices: choices.clone(),
+                });
+            }
+            lower
+        }
+    };
+    Ok(Some(value))
 }
 
 /// Applies rules 2 and 3 of the grammar to one value.
@@ -351,6 +409,33 @@ mod tests {
             "media_play|id|[mode(start/pause)]|[n(number)]"
         );
         assert_eq!(schema_line("get_current_time", &[]), "get_current_time");
+    }
+
+    #[test]
+    fn a_json_object_binds_by_name_with_the_same_checks() {
+        let args = bind(&play(), r#" {"mode": "Pause.", "id": "tt42"} "#).unwrap();
+        assert_eq!(args.get("id"), Some("tt42"));
+        assert_eq!(args.get("mode"), Some("pause"));
+        let n = bind(&[ArgSpec::int("n")], r#"{"n": 5}"#).unwrap();
+        assert_eq!(n.int("n"), Some(5));
+        assert_eq!(
+            bind(&play(), r#"{"mode": "start"}"#).unwrap_err(),
+            ArgsError::Missing("id".into())
+        );
+        assert!(matches!(
+            bind(&play(), r#"{"id": "tt42", "mode": "rewind"}"#).unwrap_err(),
+            ArgsError::NotAChoice { ref value, .. } if value == "rewind"
+        ));
+        let opt = bind(&play(), r#"{"id": "tt42", "mode": null, "extra": 1}"#).unwrap();
+        assert_eq!(opt.len(), 1);
+    }
+
+    #[test]
+    fn json_that_names_no_argument_stays_positional_text() {
+        let q = bind(&[ArgSpec::text("text")], r#"{"a": 1}"#).unwrap();
+        assert_eq!(q.text("text"), r#"{"a": 1}"#);
+        let broken = bind(&[ArgSpec::text("text")], r#"{"text": "#).unwrap();
+        assert_eq!(broken.text("text"), r#"{"text":"#, "trimmed like any text");
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use crate::clock::ZonedTime;
 use crate::texts::{self, Language};
 use crate::tools::args::ArgSpec;
-use crate::tools::toolset::{ClientEvent, ToolOutput, ToolSpec};
+use crate::tools::toolset::{ClientEvent, ToolEffect, ToolOutput, ToolSpec};
 
 /// `get_current_time`: date, time and zone, ISO 8601.
 pub const GET_CURRENT_TIME: &str = "get_current_time";
@@ -81,7 +81,14 @@ impl CoreTool {
                 vec![ArgSpec::word("name")],
             ),
         };
-        ToolSpec::new(self.name(), description, args)
+        ToolSpec::new(self.name(), description, args, self.effect())
+    }
+
+    /// What it does to the world: nothing beyond the session. The time, a
+    /// skill and showing text only read; switching sets changes only this
+    /// session's prompt, which no one else sees.
+    pub fn effect(self) -> ToolEffect {
+        ToolEffect::Read
     }
 
     /// Every core tool, in prompt order.

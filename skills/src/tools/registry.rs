@@ -5,11 +5,13 @@
 //! (planned) will be able to dispatch through the very same registry.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::limits::MAX_TOOLSET_NAME_CHARS;
-use crate::tools::args::{ArgsError, bind};
+use crate::tools::args::bind;
 use crate::tools::core_tools::CORE_TOOL_NAMES;
-use crate::tools::toolset::{ToolOutput, ToolSpec, Toolset};
+use crate::tools::prepared::{PrepareError, Prepared};
+use crate::tools::toolset::{ToolSpec, Toolset};
 
 /// Why a toolset could not be registered.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -49,31 +51,10 @@ pub enum Route<'a> {
     Unknown,
 }
 
-/// What [`ToolsetRegistry::invoke`] did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Invocation {
-    /// The tool ran.
-    Ran(ToolOutput),
-    /// The arguments did not fit; nothing ran.
-    InvalidArgs {
-        /// `tool|arg|…`, the form the call must take.
-        schema: String,
-        /// What was wrong.
-        error: ArgsError,
-    },
-    /// The prefix names a set that lacks this tool; nothing ran.
-    UnknownVerb {
-        /// The set.
-        set: String,
-    },
-    /// No set has this prefix; nothing ran.
-    UnknownTool,
-}
-
 /// All registered toolsets, kept in name order so every listing is stable.
 #[derive(Default)]
 pub struct ToolsetRegistry {
-    sets: BTreeMap<String, Box<dyn Toolset>>,
+    sets: BTreeMap<String, Arc<dyn Toolset>>,
 }
 
 impl std::fmt::Debug for ToolsetRegistry {
@@ -103,7 +84,7 @@ impl ToolsetRegistry {
             return Err(RegistryError::DuplicateSet(name));
         }
         check_tools(&name, set.tools())?;
-        self.sets.insert(name, set);
+        self.sets.insert(name, Arc::from(set));
         Ok(())
     }
 
@@ -149,20 +130,34 @@ impl ToolsetRegistry {
         }
     }
 
-    /// Routes `tool`, binds `raw_args` to its schema and runs it.
-    pub fn invoke(&self, tool: &str, raw_args: &str) -> Invocation {
-        match self.route(tool) {
-            Route::Unknown => Invocation::UnknownTool,
-            Route::UnknownVerb(set) => Invocation::UnknownVerb {
-                set: set.name().to_owned(),
-            },
-            Route::Tool(set, spec) => match bind(&spec.args, raw_args) {
-                Ok(args) => Invocation::Ran(set.call(&spec.name, &args)),
-                Err(error) => Invocation::InvalidArgs {
-                    schema: spec.schema_line(),
-                    error,
-                },
-            },
+    /// Routes `tool` and binds `raw_args` (positional or a JSON object) to
+    /// its schema: the call, ready to run, or why not.
+    pub fn prepare(&self, tool: &str, raw_args: &str) -> Result<Prepared, PrepareError> {
+        let Some((name, set)) = tool
+            .split_once('_')
+            .and_then(|(prefix, _)| self.sets.get_key_value(prefix))
+        else {
+            return Err(PrepareError::UnknownTool {
+                tool: tool.to_owned(),
+            });
+        };
+        let Some(spec) = set.tools().iter().find(|t| t.name == tool) else {
+            return Err(PrepareError::UnknownVerb {
+                set: name.clone(),
+                tool: tool.to_owned(),
+            });
+        };
+        match bind(&spec.args, raw_args) {
+            Ok(args) => Ok(Prepared::new(
+                set.clone(),
+                spec.name.clone(),
+                args,
+                spec.effect,
+            )),
+            Err(error) => Err(PrepareError::InvalidArgs {
+                schema: spec.schema_line(),
+                error,
+            }),
         }
     }
 }

@@ -6,7 +6,10 @@ use crate::limits::{DEFAULT_TOOLSET_IDLE_MS, MAX_TOOL_ROUNDS};
 use crate::session::prompt::PromptBuilder;
 use crate::skills::registry::SkillRegistry;
 use crate::texts::Language;
+use crate::tools::context::CallContext;
+use crate::tools::prepared::{PrepareError, Prepared};
 use crate::tools::registry::ToolsetRegistry;
+use crate::tools::toolset::ToolOutput;
 
 /// Settings of the chat loop.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,5 +87,24 @@ impl Toolbox {
     /// The language.
     pub fn language(&self) -> Language {
         self.config.language
+    }
+
+    /// Routes `tool` to its set and binds `raw_args` (positional `a|b` or a
+    /// JSON object by name): the one path every caller of toolset tools
+    /// takes (the chat dispatcher through `Step::RunTool`, the core directly).
+    pub fn prepare(&self, tool: &str, raw_args: &str) -> Result<Prepared, PrepareError> {
+        self.toolsets.prepare(tool, raw_args)
+    }
+
+    /// [`Toolbox::prepare`], then runs the call. No deadline: callers that
+    /// need one wrap it (the chat driver does).
+    pub async fn invoke(
+        &self,
+        tool: &str,
+        raw_args: &str,
+        ctx: &CallContext,
+    ) -> Result<ToolOutput, PrepareError> {
+        let prepared = self.prepare(tool, raw_args)?;
+        Ok(prepared.run(ctx).await)
     }
 }

@@ -1,11 +1,28 @@
 //! The `Toolset` trait: a named set of tools (`<set>_<verb>`) that a session
-//! turns on and off, and what a tool call gives back.
+//! turns on and off, what each tool does to the world ([`ToolEffect`]), and
+//! what a tool call gives back. Calls are async and get a [`CallContext`].
 
 use serde::{Deserialize, Serialize};
 
+use crate::llm::BoxFuture;
 use crate::tools::args::{ArgSpec, Args, schema_line};
+use crate::tools::context::CallContext;
 
-/// One tool of a set: its full name, a one-line description and its arguments.
+/// What a tool does beyond answering: the API and the cognitive core's
+/// validation decide by it who may call what (a friend may read, not write).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolEffect {
+    /// Only reads (search, details, the time, showing text).
+    Read,
+    /// Changes state the node keeps or the client acts on (play, post, save).
+    Write,
+    /// Talks to other machines (web, friends).
+    Network,
+}
+
+/// One tool of a set: its full name, a one-line description, its arguments
+/// and its effect.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolSpec {
     /// Full name, `<set>_<verb>` (e.g. `media_search`).
@@ -14,15 +31,18 @@ pub struct ToolSpec {
     pub description: String,
     /// Positional arguments, required ones first.
     pub args: Vec<ArgSpec>,
+    /// What calling it does to the world.
+    pub effect: ToolEffect,
 }
 
 impl ToolSpec {
-    /// A tool spec.
-    pub fn new(name: &str, description: &str, args: Vec<ArgSpec>) -> Self {
+    /// A tool spec; every tool states its effect.
+    pub fn new(name: &str, description: &str, args: Vec<ArgSpec>, effect: ToolEffect) -> Self {
         Self {
             name: name.to_owned(),
             description: description.to_owned(),
             args,
+            effect,
         }
     }
 
@@ -96,7 +116,9 @@ impl ToolOutput {
 /// A named set of tools. Every tool name is `<name>_<verb>`; the registry
 /// routes a call by that prefix and checks arguments against the tool's
 /// [`ToolSpec::args`] before [`Toolset::call`] runs, so `call` sees only
-/// arguments that fit.
+/// arguments that fit. Calls are async (a tool may wait on a database or the
+/// network); the driver puts a deadline on each, so a call that hangs is
+/// dropped and the model told.
 ///
 /// Implementations pick their language when built (see `texts`), so the
 /// descriptions they return are already in the session's language.
@@ -111,7 +133,12 @@ pub trait Toolset: Send + Sync {
     fn tools(&self) -> &[ToolSpec];
 
     /// Runs `tool` (one of [`Toolset::tools`]) with arguments bound to its spec.
-    fn call(&self, tool: &str, args: &Args) -> ToolOutput;
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Args,
+        ctx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput>;
 }
 
 #[cfg(test)]
@@ -120,7 +147,12 @@ mod tests {
 
     #[test]
     fn prompt_line_is_schema_then_description() {
-        let spec = ToolSpec::new("media_info", "film details", vec![ArgSpec::word("id")]);
+        let spec = ToolSpec::new(
+            "media_info",
+            "film details",
+            vec![ArgSpec::word("id")],
+            ToolEffect::Read,
+        );
         assert_eq!(spec.prompt_line(), "media_info|id — film details");
     }
 

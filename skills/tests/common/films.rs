@@ -3,7 +3,10 @@
 //! both languages, so the loop's mechanism is tested on a realistic set
 //! without the crate owning a concrete toolset.
 
-use porfiry_skills::{ArgSpec, Args, ClientEvent, Language, ToolOutput, ToolSpec, Toolset};
+use porfiry_skills::{
+    ArgSpec, Args, BoxFuture, CallContext, ClientEvent, Language, ToolEffect, ToolOutput, ToolSpec,
+    Toolset,
+};
 
 /// One film.
 #[derive(Debug, Clone)]
@@ -43,16 +46,19 @@ impl Films {
                     "найти фильмы по названию или словам",
                 ),
                 vec![ArgSpec::text("query")],
+                ToolEffect::Read,
             ),
             ToolSpec::new(
                 "media_info",
                 pick("film details by id", "детали фильма по id"),
                 vec![ArgSpec::word("id")],
+                ToolEffect::Read,
             ),
             ToolSpec::new(
                 "media_play",
                 pick("start playing a film by id", "запустить фильм по id"),
                 vec![ArgSpec::word("id")],
+                ToolEffect::Write,
             ),
         ];
         Self {
@@ -104,7 +110,18 @@ impl Toolset for Films {
         &self.tools
     }
 
-    fn call(&self, tool: &str, args: &Args) -> ToolOutput {
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Args,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
+        Box::pin(std::future::ready(self.run(tool, args)))
+    }
+}
+
+impl Films {
+    fn run(&self, tool: &str, args: &Args) -> ToolOutput {
         let id = args.text("id");
         match (tool, self.find(id)) {
             ("media_search", _) => ToolOutput::ok(self.search(args.text("query"))),

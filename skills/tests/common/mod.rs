@@ -9,9 +9,9 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};
 
 use porfiry_skills::{
-    ArgSpec, Args, BoxFuture, Completion, Language, Llm, LlmError, LoopConfig, ManualClock,
-    ModelRequest, Skill, SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec,
-    Toolbox, Toolset, ToolsetRegistry, ZonedTime,
+    ArgSpec, Args, BoxFuture, CallContext, Completion, Language, Llm, LlmError, LoopConfig,
+    ManualClock, ModelRequest, Skill, SkillOrigin, SkillRegistry, SkillRepository, ToolEffect,
+    ToolOutput, ToolSpec, Toolbox, Toolset, ToolsetRegistry, ZonedTime,
 };
 use time::macros::datetime;
 
@@ -70,8 +70,9 @@ impl Notes {
                     "notes_add",
                     "add a note",
                     vec![ArgSpec::word("topic"), ArgSpec::text("text")],
+                    ToolEffect::Write,
                 ),
-                ToolSpec::new("notes_list", "list notes", vec![]),
+                ToolSpec::new("notes_list", "list notes", vec![], ToolEffect::Read),
                 ToolSpec::new(
                     "notes_mark",
                     "mark a note",
@@ -79,6 +80,7 @@ impl Notes {
                         ArgSpec::int("n"),
                         ArgSpec::choice("state", &["done", "open"]).optional(),
                     ],
+                    ToolEffect::Write,
                 ),
             ],
         }
@@ -95,8 +97,13 @@ impl Toolset for Notes {
     fn tools(&self) -> &[ToolSpec] {
         &self.tools
     }
-    fn call(&self, tool: &str, args: &Args) -> ToolOutput {
-        match tool {
+    fn call<'a>(
+        &'a self,
+        tool: &'a str,
+        args: &'a Args,
+        _ctx: &'a CallContext,
+    ) -> BoxFuture<'a, ToolOutput> {
+        let out = match tool {
             "notes_add" => ToolOutput::ok(format!(
                 "added [{}] {}",
                 args.text("topic"),
@@ -109,7 +116,8 @@ impl Toolset for Notes {
                 args.get("state").unwrap_or("done")
             )),
             _ => ToolOutput::failed("no such tool"),
-        }
+        };
+        Box::pin(std::future::ready(out))
     }
 }
 
@@ -171,6 +179,43 @@ pub fn clock() -> ManualClock {
         datetime!(2026-08-22 14:05:00 +03:00),
         "Europe/Moscow",
     ))
+}
+
+/// Runs a future on a one-thread tokio runtime with the timer (the driver
+/// puts a tokio deadline on tool calls).
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .build()
+        .unwrap()
+        .block_on(future)
+}
+
+/// Plays the driver's part for `Step::RunTool`: runs each tool (the test
+/// sets answer at once) and feeds its output back, until the session wants
+/// the model or is done.
+pub fn settle(
+    s: &mut porfiry_skills::Session,
+    mut step: porfiry_skills::Step,
+    now: &ZonedTime,
+) -> porfiry_skills::Step {
+    while let porfiry_skills::Step::RunTool(run) = step {
+        let ctx = CallContext::new(
+            "test",
+            porfiry_skills::Caller::User,
+            now.clone(),
+            s.toolbox().language(),
+        );
+        let output = block_on(run.prepared.run(&ctx));
+        step = s.tool_output(output, now).unwrap();
+    }
+    step
+}
+
+/// The moment [`clock`] stands at.
+pub fn clock_now() -> ZonedTime {
+    use porfiry_skills::Clock;
+    clock().now()
 }
 
 /// A model that answers from a script and records every request; clones

@@ -224,6 +224,12 @@ impl Node {
                 biased;
                 () = &mut shutdown => {
                     tracing::info!("shutting down");
+                    // What the process wrote before asking to stop is taken
+                    // in, so `Stopped::items_held` counts it.
+                    commands.close();
+                    while let Ok(command) = commands.try_recv() {
+                        self.on_command(command).await?;
+                    }
                     return Ok(());
                 }
                 event = events.recv() => match event {

@@ -238,3 +238,6 @@ fn db_err(e: DbError) -> NodeError {
         other => NodeError::Db(other),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -29,6 +29,12 @@ pub enum ReplicationError {
         #[source]
         source: rusqlite::Error,
     },
+    /// The change watcher's thread ended unasked.
+    #[error("the database change watcher stopped")]
+    WatchStopped,
+    /// A thread of the node could not be started.
+    #[error("cannot start a thread: {0}")]
+    Thread(std::io::Error),
     /// A `--listen` address is not a multiaddr.
     #[error("bad listen address {address:?}: {reason}")]
     BadListenAddress {

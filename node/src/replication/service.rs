@@ -37,7 +37,7 @@ use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
 use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_interval};
 use super::outgoing::Outgoing;
-use super::watch::ChangeWatcher;
+use super::watch::{ChangeWatcher, spawn_watch};
 use crate::db::Db;
 use crate::mesh::{MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile};
 use crate::sharing::publish::publish_pending;
@@ -133,7 +133,8 @@ pub async fn run_node(
     let driver_task = driver.spawn();
     let (outgoing, forward_task) = Outgoing::spawn(handle);
 
-    let watcher = ChangeWatcher::open(db.path())?;
+    let (changes_tx, mut changes) = mpsc::channel(1);
+    let _watch = spawn_watch(ChangeWatcher::open(db.path())?, poll_interval, changes_tx)?;
     let LoopIo {
         mut commands,
         listening,
@@ -152,13 +153,12 @@ pub async fn run_node(
         skipped: HashSet::new(),
         fed: HashSet::new(),
         own_since: now.saturating_sub(OWN_ITEM_LOOKBACK_MS),
-        watcher,
         listening,
         clock,
         last_catchup: BTreeMap::new(),
     };
     let result = node
-        .run(&mut events, &mut commands, poll_interval, shutdown)
+        .run(&mut events, &mut commands, &mut changes, shutdown)
         .await;
 
     node.outgoing.command(MeshCommand::Shutdown);
@@ -194,7 +194,6 @@ struct Node {
     fed: HashSet<ItemId>,
     /// Where the next scan for items signed by other processes starts.
     own_since: u64,
-    watcher: ChangeWatcher,
     listening: watch::Sender<Vec<String>>,
     clock: Arc<dyn Clock>,
     /// When a catch-up session with each friend last ended.
@@ -206,16 +205,11 @@ impl Node {
         &mut self,
         events: &mut mpsc::Receiver<MeshEvent>,
         commands: &mut mpsc::Receiver<LoopCommand>,
-        poll_interval: Duration,
+        changes: &mut mpsc::Receiver<()>,
         shutdown: impl Future<Output = ()>,
     ) -> Result<(), ReplicationError> {
         self.tick().await?;
         self.scan().await;
-        // `interval_at`: the first poll one interval from now, not at once
-        // (the scan above covered the start).
-        let mut poll =
-            tokio::time::interval_at(tokio::time::Instant::now() + poll_interval, poll_interval);
-        poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         let mut commands_open = true;
         tokio::pin!(shutdown);
         loop {
@@ -224,6 +218,12 @@ impl Node {
                 biased;
                 () = &mut shutdown => {
                     tracing::info!("shutting down");
+                    // What the process wrote before asking to stop is taken
+                    // in, so `Stopped::items_held` counts it.
+                    commands.close();
+                    while let Ok(command) = commands.try_recv() {
+                        self.on_command(command).await?;
+                    }
                     return Ok(());
                 }
                 event = events.recv() => match event {
@@ -235,11 +235,10 @@ impl Node {
                     None => commands_open = false,
                 },
                 () = timer => self.tick().await?,
-                _ = poll.tick() => {
-                    if self.watcher.changed()? {
-                        self.scan().await;
-                    }
-                }
+                change = changes.recv() => match change {
+                    Some(()) => self.scan().await,
+                    None => return Err(ReplicationError::WatchStopped),
+                },
             }
         }
     }

@@ -6,7 +6,6 @@
 // `criterion_group!` generates an undocumented `pub fn`; a bench has no API to document.
 #![allow(missing_docs)]
 
-use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -19,7 +18,7 @@ use porfiry_node::chat::{
 use porfiry_node::llm::LlmTarget;
 use porfiry_node::toolsets::MediaToolset;
 use porfiry_node::toolsets::media_catalog::parse_catalog;
-use porfiry_skills::ToolsetRegistry;
+use porfiry_skills::{BoxFuture, Completion, ToolsetRegistry};
 
 /// The scenario's four replies, in turn order.
 const SCRIPT: [&str; 4] = [
@@ -36,22 +35,22 @@ struct Instant {
 }
 
 impl Llm for Instant {
-    fn complete(
-        &self,
-        request: &ModelRequest,
-    ) -> impl Future<Output = Result<String, ModelError>> + Send {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, ModelError>> {
         black_box(request);
         let n = self.calls.fetch_add(1, Ordering::Relaxed);
         let reply = SCRIPT[n % SCRIPT.len()].to_owned();
-        async move { Ok(reply) }
+        Box::pin(async move { Ok(Completion::text(reply)) })
     }
 }
 
 fn scenario_turn(c: &mut Criterion) {
-    let model = Instant::default();
+    let model = Arc::new(Instant::default());
     let config = ChatConfig::new(LlmTarget::new("http://unused/v1", "m"));
     let clock = Arc::new(ManualClock::new(SystemClock::utc().now()));
-    let engine = ChatEngine::with_llm(&config, &model)
+    let engine = ChatEngine::with_llm(&config, model)
         .expect("sample catalogue and built-in skills load")
         .with_clock(clock);
     let runtime = tokio::runtime::Builder::new_current_thread()

@@ -7,16 +7,15 @@
 // `criterion_group!` generates an undocumented `pub fn`; a bench has no API to document.
 #![allow(missing_docs)]
 
-use std::future::Future;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use criterion::{BatchSize, Criterion, criterion_group, criterion_main};
 use porfiry_skills::{
-    ArgSpec, Args, ChatSession, Language, Llm, LlmError, LoopConfig, ManualClock, ModelRequest,
-    Session, Skill, SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec, Toolbox,
-    Toolset, ToolsetRegistry, ZonedTime,
+    ArgSpec, Args, BoxFuture, ChatSession, Completion, Language, Llm, LlmError, LoopConfig,
+    ManualClock, ModelRequest, Session, Skill, SkillOrigin, SkillRegistry, SkillRepository,
+    ToolOutput, ToolSpec, Toolbox, Toolset, ToolsetRegistry, ZonedTime,
 };
 use time::macros::datetime;
 
@@ -134,13 +133,13 @@ struct InstantLlm {
 }
 
 impl Llm for InstantLlm {
-    fn complete(
-        &self,
-        _request: &ModelRequest,
-    ) -> impl Future<Output = Result<String, LlmError>> + Send {
+    fn complete<'a>(
+        &'a self,
+        _request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         let i = self.next.fetch_add(1, Ordering::Relaxed);
         let reply = self.replies[i % self.replies.len()].to_owned();
-        async move { Ok(reply) }
+        Box::pin(async move { Ok(Completion::text(reply)) })
     }
 }
 
@@ -161,7 +160,7 @@ fn bench_turn(c: &mut Criterion) {
                     ],
                     next: AtomicUsize::new(0),
                 };
-                ChatSession::new(tb.clone(), llm, clock.clone())
+                ChatSession::new(tb.clone(), Arc::new(llm), clock.clone())
             },
             |mut chat| {
                 let reply =
@@ -185,7 +184,7 @@ fn bench_turn(c: &mut Criterion) {
                     ],
                     next: AtomicUsize::new(0),
                 };
-                ChatSession::new(tb.clone(), llm, clock.clone())
+                ChatSession::new(tb.clone(), Arc::new(llm), clock.clone())
             },
             |mut chat| {
                 black_box(

@@ -20,7 +20,10 @@ pub mod texts;
 pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock, ZonedTime};
-pub use llm::{ChatMessage, Llm, LlmError, ModelRequest, Role};
+pub use llm::{
+    BoxFuture, ChatMessage, Completion, Delta, DeltaStream, Llm, LlmError, ModelRequest, Role,
+    Usage,
+};
 pub use session::{
     Action, Activation, ChatSession, Outcome, ParsedReply, PromptBuilder, Reply, ResultKind,
     Session, SessionError, Step, ToolCall, TraceEvent, dispatch, find_calls, parse_reply, run_turn,

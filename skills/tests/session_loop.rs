@@ -14,8 +14,8 @@ use porfiry_skills::{
     ResultKind, Role, Session, SessionError, Step, TraceEvent,
 };
 
-fn chat(tb: Arc<porfiry_skills::Toolbox>, llm: &ScriptedLlm) -> ChatSession<&ScriptedLlm> {
-    ChatSession::new(tb, llm, Arc::new(clock()))
+fn chat(tb: Arc<porfiry_skills::Toolbox>, llm: &ScriptedLlm) -> ChatSession {
+    ChatSession::new(tb, Arc::new(llm.clone()), Arc::new(clock()))
 }
 
 #[test]

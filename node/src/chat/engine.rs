@@ -24,27 +24,25 @@ pub enum ChatError {
 }
 
 /// Toolbox, model and clock shared by sessions.
-pub struct ChatEngine<L = OpenAiClient> {
+pub struct ChatEngine {
     toolbox: Arc<Toolbox>,
-    llm: L,
+    llm: Arc<dyn Llm>,
     clock: Arc<dyn Clock>,
     skipped_skills: Vec<SkillError>,
 }
 
-impl ChatEngine<OpenAiClient> {
+impl ChatEngine {
     /// An engine talking to the OpenAI-compatible server of `config.llm`.
     pub fn new(config: &ChatConfig) -> Result<Self, ChatError> {
         let llm = OpenAiClient::new(config.llm.clone())?;
-        Self::with_llm(config, llm)
+        Self::with_llm(config, Arc::new(llm))
     }
-}
 
-impl<L: Llm + Clone + Sync> ChatEngine<L> {
     /// An engine over any model (an on-device one in a phone app, a scripted
     /// one in tests); `config.llm` is not used. The clock is the local wall
     /// clock ([`local_clock`]: UTC when the process already runs several
     /// threads and the offset cannot be read); see [`ChatEngine::with_clock`].
-    pub fn with_llm(config: &ChatConfig, llm: L) -> Result<Self, ChatError> {
+    pub fn with_llm(config: &ChatConfig, llm: Arc<dyn Llm>) -> Result<Self, ChatError> {
         let toolsets = node_toolsets(&config.toolset_options())?;
         let mut repository = SkillRepository::new(config.language);
         if let Some(dir) = &config.skills_dir {
@@ -69,7 +67,7 @@ impl<L: Llm + Clone + Sync> ChatEngine<L> {
 
     /// A new session: empty history, no active toolsets. Sessions share
     /// nothing but the engine's toolbox, model and clock.
-    pub fn session(&self) -> ChatSession<L> {
+    pub fn session(&self) -> ChatSession {
         ChatSession::new(self.toolbox.clone(), self.llm.clone(), self.clock.clone())
     }
 
@@ -79,7 +77,7 @@ impl<L: Llm + Clone + Sync> ChatEngine<L> {
     }
 
     /// The model.
-    pub fn llm(&self) -> &L {
+    pub fn llm(&self) -> &Arc<dyn Llm> {
         &self.llm
     }
 

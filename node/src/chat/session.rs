@@ -39,15 +39,15 @@ impl From<LlmError> for SendError {
 }
 
 /// One conversation: its history and its active toolsets.
-pub struct ChatSession<L> {
-    inner: porfiry_skills::ChatSession<L>,
+pub struct ChatSession {
+    inner: porfiry_skills::ChatSession,
     clock: Arc<dyn Clock>,
 }
 
-impl<L: Llm + Sync> ChatSession<L> {
+impl ChatSession {
     /// A fresh session over a shared toolbox (normally via
     /// [`super::ChatEngine::session`]).
-    pub fn new(toolbox: Arc<Toolbox>, llm: L, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(toolbox: Arc<Toolbox>, llm: Arc<dyn Llm>, clock: Arc<dyn Clock>) -> Self {
         Self {
             inner: porfiry_skills::ChatSession::new(toolbox, llm, clock.clone()),
             clock,
@@ -92,7 +92,7 @@ impl<L: Llm + Sync> ChatSession<L> {
     }
 
     /// The model.
-    pub fn llm(&self) -> &L {
+    pub fn llm(&self) -> &Arc<dyn Llm> {
         self.inner.llm()
     }
 }

@@ -15,7 +15,7 @@ use porfiry_skills::limits::DEFAULT_TOOLSET_IDLE_MS;
 
 use crate::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
 use crate::chat::transcript::{ERROR_PREFIX, TraceWriter, render_error, render_reply};
-use crate::chat::{ChatConfig, ChatEngine, ChatSession, Language, Llm, local_clock};
+use crate::chat::{ChatConfig, ChatEngine, ChatSession, Language, local_clock};
 use crate::data_dir::DataDir;
 use crate::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
 use crate::llm::{LlmConfig, LlmTarget};
@@ -142,9 +142,9 @@ pub struct LoopOptions {
 }
 
 /// Reads messages from `input` until its end, writing each turn to `out`.
-pub fn chat_loop<L: Llm + Sync>(
+pub fn chat_loop(
     runtime: &tokio::runtime::Runtime,
-    session: &mut ChatSession<L>,
+    session: &mut ChatSession,
     input: &mut impl BufRead,
     out: &mut impl Write,
     err: &mut (impl Write + Send),
@@ -206,35 +206,37 @@ pub fn chat_loop<L: Llm + Sync>(
 
 #[cfg(test)]
 mod tests {
-    use std::future::Future;
     use std::io::Cursor;
     use std::sync::Mutex;
 
-    use super::*;
-    use crate::chat::{Clock, ManualClock, ModelError, ModelRequest, SystemClock};
+    use porfiry_skills::{BoxFuture, Completion};
 
-    /// A model answering from a queue and recording the requests.
-    #[derive(Default)]
+    use super::*;
+    use crate::chat::{Clock, Llm, ManualClock, ModelError, ModelRequest, SystemClock};
+
+    /// A model answering from a queue and recording the requests; clones
+    /// share both.
+    #[derive(Default, Clone)]
     struct Queue {
-        replies: Mutex<Vec<Result<String, ModelError>>>,
-        seen: Mutex<Vec<ModelRequest>>,
+        replies: Arc<Mutex<Vec<Result<String, ModelError>>>>,
+        seen: Arc<Mutex<Vec<ModelRequest>>>,
     }
 
     impl Llm for Queue {
-        fn complete(
-            &self,
-            request: &ModelRequest,
-        ) -> impl Future<Output = Result<String, ModelError>> + Send {
+        fn complete<'a>(
+            &'a self,
+            request: &'a ModelRequest,
+        ) -> BoxFuture<'a, Result<Completion, ModelError>> {
             self.seen.lock().unwrap().push(request.clone());
             let next = self.replies.lock().unwrap().remove(0);
-            async move { next }
+            Box::pin(async move { next.map(Completion::text) })
         }
     }
 
     fn run(model: &Queue, input: &[u8], trace: bool) -> (String, String) {
         let config = ChatConfig::new(LlmTarget::new("http://unused/v1", "m"));
         let clock = Arc::new(ManualClock::new(SystemClock::utc().now()));
-        let engine = ChatEngine::with_llm(&config, model)
+        let engine = ChatEngine::with_llm(&config, Arc::new(model.clone()))
             .unwrap()
             .with_clock(clock);
         let runtime = tokio::runtime::Builder::new_current_thread()

@@ -1,24 +1,40 @@
-//! The OpenAI chat vocabulary the tool loop, the node's HTTP client and (next)
-//! the node's OpenAI-compatible endpoint share: a history [`ChatMessage`] with
+//! The OpenAI chat vocabulary the tool loop, the node's HTTP client and the
+//! node's OpenAI-compatible endpoint share: a history [`ChatMessage`] with
 //! its [`Role`] ([`message`]), every way a model call fails ([`LlmError`],
-//! [`error`]), a request (system prompt + history, [`ModelRequest`]) and the
-//! [`Llm`] trait the node's HTTP client implements. No IO here.
+//! [`error`]), a request (system prompt + history, [`ModelRequest`]), what
+//! comes back ([`Completion`], streamed as [`Delta`]s, [`completion`]) and
+//! the object-safe [`Llm`] trait the node's HTTP client implements. No IO here.
 //!
 //! Tool results enter the history as `user` messages that start with
 //! `TOOL_RESULT <tool>: `. Small models behind OpenAI-compatible servers often
 //! have no `tool` role in their chat template (and the `tool` role needs
 //! `tool_call_id`s from native function calling, which we do not use), while
 //! every template handles strict user/assistant alternation, which this keeps.
+//!
+//! `Llm` returns boxed futures and streams so that it is object-safe: the
+//! node holds one `Arc<dyn Llm>` for the terminal chat, the API and (next)
+//! the cognitive core, and tests swap in scripted models without type
+//! parameters spreading through every caller.
 
 use std::future::Future;
+use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
+pub mod completion;
 pub mod error;
 pub mod message;
 
+pub use completion::{Completion, Delta, Usage};
 pub use error::{LlmError, MAX_SNIPPET_CHARS, snippet};
 pub use message::{ChatMessage, Role, TOOL_RESULT_PREFIX};
+
+/// A boxed, sendable future (what object-safe async traits return).
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// Deltas of one streamed answer. Dropping it cancels the request (the HTTP
+/// connection to the upstream closes).
+pub type DeltaStream = Pin<Box<dyn futures_core::Stream<Item = Result<Delta, LlmError>> + Send>>;
 
 /// One request to the model: send `system` as the system message, then
 /// `messages` in order.
@@ -30,21 +46,97 @@ pub struct ModelRequest {
     pub messages: Vec<ChatMessage>,
 }
 
-/// A chat model. Implementations send one request and return the text of the
-/// first choice.
-pub trait Llm {
-    /// Completes `request`.
-    fn complete(
-        &self,
-        request: &ModelRequest,
-    ) -> impl Future<Output = Result<String, LlmError>> + Send;
+/// A chat model; object-safe, shared as `Arc<dyn Llm>`.
+pub trait Llm: Send + Sync {
+    /// Completes `request` in one reply.
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>>;
+
+    /// Streams the answer. Default: [`Llm::complete`], then one `Text` (when
+    /// the answer is not empty) and `Done`.
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<DeltaStream, LlmError>> {
+        Box::pin(async move {
+            let completion = self.complete(request).await?;
+            let mut items = Vec::with_capacity(2);
+            if !completion.text.is_empty() {
+                items.push(Ok(Delta::Text(completion.text)));
+            }
+            items.push(Ok(Delta::Done {
+                finish_reason: completion.finish_reason,
+                usage: completion.usage,
+            }));
+            let stream: DeltaStream = Box::pin(futures_util::stream::iter(items));
+            Ok(stream)
+        })
+    }
+
+    /// The model's name for status output (`"gemma3:4b"`); default "unknown".
+    fn model_name(&self) -> String {
+        "unknown".to_owned()
+    }
 }
 
-impl<T: Llm + ?Sized> Llm for &T {
-    fn complete(
-        &self,
-        request: &ModelRequest,
-    ) -> impl Future<Output = Result<String, LlmError>> + Send {
-        (**self).complete(request)
+#[cfg(test)]
+mod tests {
+    use futures_util::StreamExt;
+
+    use super::*;
+
+    struct Fixed(&'static str);
+
+    impl Llm for Fixed {
+        fn complete<'a>(
+            &'a self,
+            _request: &'a ModelRequest,
+        ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+            Box::pin(async move {
+                Ok(Completion {
+                    text: self.0.to_owned(),
+                    usage: Some(Usage::new(7, 1)),
+                    finish_reason: Some("stop".into()),
+                })
+            })
+        }
+    }
+
+    fn request() -> ModelRequest {
+        ModelRequest {
+            system: "s".into(),
+            messages: vec![ChatMessage::user("hi")],
+        }
+    }
+
+    fn collect(llm: &dyn Llm) -> Vec<Delta> {
+        futures_util::FutureExt::now_or_never(async {
+            let stream = llm.stream(&request()).await.unwrap();
+            stream.map(Result::unwrap).collect::<Vec<_>>().await
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn default_stream_is_the_completion_then_done() {
+        let llm: std::sync::Arc<dyn Llm> = std::sync::Arc::new(Fixed("Hello."));
+        assert_eq!(
+            collect(llm.as_ref()),
+            vec![
+                Delta::Text("Hello.".into()),
+                Delta::Done {
+                    finish_reason: Some("stop".into()),
+                    usage: Some(Usage::new(7, 1)),
+                },
+            ]
+        );
+        assert_eq!(llm.model_name(), "unknown");
+    }
+
+    #[test]
+    fn default_stream_of_an_empty_answer_is_only_done() {
+        assert_eq!(collect(&Fixed("")).len(), 1);
     }
 }

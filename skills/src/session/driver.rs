@@ -22,15 +22,14 @@ pub enum TraceEvent<'a> {
 
 /// Runs one user turn to its end. On a model failure the turn is aborted
 /// (the history keeps the user's message) and the error returned.
-pub async fn run_turn<L, F>(
+pub async fn run_turn<F>(
     session: &mut Session,
-    llm: &L,
+    llm: &dyn Llm,
     clock: &dyn Clock,
     text: &str,
     mut trace: F,
 ) -> Result<Reply, LlmError>
 where
-    L: Llm + Sync,
     F: FnMut(TraceEvent<'_>) + Send,
 {
     let mut step = session.user_message(text, &clock.now());
@@ -41,7 +40,7 @@ where
         };
         trace(TraceEvent::Request(&request));
         let answer = match llm.complete(&request).await {
-            Ok(answer) => answer,
+            Ok(completion) => completion.text,
             Err(e) => {
                 tracing::debug!(error = %e, "model call failed; turn aborted");
                 session.abort_turn();
@@ -59,15 +58,15 @@ where
 }
 
 /// A session bound to a model and a clock: `send(text)` → reply and events.
-pub struct ChatSession<L> {
+pub struct ChatSession {
     session: Session,
-    llm: L,
+    llm: Arc<dyn Llm>,
     clock: Arc<dyn Clock>,
 }
 
-impl<L: Llm + Sync> ChatSession<L> {
+impl ChatSession {
     /// A fresh session over `toolbox`.
-    pub fn new(toolbox: Arc<Toolbox>, llm: L, clock: Arc<dyn Clock>) -> Self {
+    pub fn new(toolbox: Arc<Toolbox>, llm: Arc<dyn Llm>, clock: Arc<dyn Clock>) -> Self {
         Self {
             session: Session::new(toolbox),
             llm,
@@ -87,7 +86,7 @@ impl<L: Llm + Sync> ChatSession<L> {
     {
         run_turn(
             &mut self.session,
-            &self.llm,
+            self.llm.as_ref(),
             self.clock.as_ref(),
             text,
             trace,
@@ -101,7 +100,7 @@ impl<L: Llm + Sync> ChatSession<L> {
     }
 
     /// The model.
-    pub fn llm(&self) -> &L {
+    pub fn llm(&self) -> &Arc<dyn Llm> {
         &self.llm
     }
 }

@@ -6,13 +6,12 @@
 pub mod films;
 
 use std::collections::VecDeque;
-use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 use porfiry_skills::{
-    ArgSpec, Args, Language, Llm, LlmError, LoopConfig, ManualClock, ModelRequest, Skill,
-    SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec, Toolbox, Toolset,
-    ToolsetRegistry, ZonedTime,
+    ArgSpec, Args, BoxFuture, Completion, Language, Llm, LlmError, LoopConfig, ManualClock,
+    ModelRequest, Skill, SkillOrigin, SkillRegistry, SkillRepository, ToolOutput, ToolSpec,
+    Toolbox, Toolset, ToolsetRegistry, ZonedTime,
 };
 use time::macros::datetime;
 
@@ -174,11 +173,12 @@ pub fn clock() -> ManualClock {
     ))
 }
 
-/// A model that answers from a script and records every request.
-#[derive(Default)]
+/// A model that answers from a script and records every request; clones
+/// share the script and the record.
+#[derive(Default, Clone)]
 pub struct ScriptedLlm {
-    replies: Mutex<VecDeque<Result<String, LlmError>>>,
-    requests: Mutex<Vec<ModelRequest>>,
+    replies: Arc<Mutex<VecDeque<Result<String, LlmError>>>>,
+    requests: Arc<Mutex<Vec<ModelRequest>>>,
 }
 
 impl ScriptedLlm {
@@ -200,10 +200,10 @@ impl ScriptedLlm {
 }
 
 impl Llm for ScriptedLlm {
-    fn complete(
-        &self,
-        request: &ModelRequest,
-    ) -> impl Future<Output = Result<String, LlmError>> + Send {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         self.requests.lock().unwrap().push(request.clone());
         let reply = self
             .replies
@@ -211,6 +211,6 @@ impl Llm for ScriptedLlm {
             .unwrap()
             .pop_front()
             .unwrap_or_else(|| Err(LlmError::Other("script exhausted".into())));
-        async move { reply }
+        Box::pin(async move { reply.map(Completion::text) })
     }
 }

@@ -1,0 +1,103 @@
+//! What a model call gives back: a whole [`Completion`], or a stream of
+//! [`Delta`]s ending in `Done`, and the token counts ([`Usage`]) either way.
+
+use std::ops::{Add, AddAssign};
+
+use serde::{Deserialize, Serialize};
+
+/// Token counts of one call (as the server reported them), or of a whole
+/// turn when summed over its rounds (`+`, `+=`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+pub struct Usage {
+    /// Tokens of the prompt (system prompt and history).
+    pub prompt_tokens: u64,
+    /// Tokens generated.
+    pub completion_tokens: u64,
+}
+
+impl Usage {
+    /// Counts of one call.
+    pub fn new(prompt_tokens: u64, completion_tokens: u64) -> Self {
+        Self {
+            prompt_tokens,
+            completion_tokens,
+        }
+    }
+
+    /// Prompt and completion tokens together.
+    pub fn total(&self) -> u64 {
+        self.prompt_tokens.saturating_add(self.completion_tokens)
+    }
+}
+
+impl Add for Usage {
+    type Output = Usage;
+
+    fn add(self, other: Usage) -> Usage {
+        Usage {
+            prompt_tokens: self.prompt_tokens.saturating_add(other.prompt_tokens),
+            completion_tokens: self
+                .completion_tokens
+                .saturating_add(other.completion_tokens),
+        }
+    }
+}
+
+impl AddAssign for Usage {
+    fn add_assign(&mut self, other: Usage) {
+        *self = *self + other;
+    }
+}
+
+/// One model answer.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Completion {
+    /// The answer text (thought taken out by the client when it can).
+    pub text: String,
+    /// Token counts, when the server reported them.
+    pub usage: Option<Usage>,
+    /// `stop`, `length`, … as the server reported it.
+    pub finish_reason: Option<String>,
+}
+
+impl Completion {
+    /// An answer without counts or finish reason (scripted models in tests).
+    pub fn text(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            usage: None,
+            finish_reason: None,
+        }
+    }
+}
+
+/// A piece of a streamed answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Delta {
+    /// Answer text as it arrives (reasoning/thought deltas are NOT sent as Text).
+    Text(String),
+    /// The last item: why it stopped and the token counts, when known.
+    Done {
+        /// `stop`, `length`, … as the server reported it.
+        finish_reason: Option<String>,
+        /// Token counts, when known.
+        usage: Option<Usage>,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn usage_sums_rounds_and_saturates() {
+        let mut u = Usage::new(10, 2);
+        u += Usage::new(5, 3);
+        assert_eq!(u, Usage::new(15, 5));
+        assert_eq!(u.total(), 20);
+        assert_eq!(
+            (Usage::new(u64::MAX, 0) + Usage::new(1, 0)).prompt_tokens,
+            u64::MAX
+        );
+    }
+}

@@ -19,14 +19,17 @@
 //! [`wire`] (request and reply JSON), [`reasoning`] (what counts as the answer when a
 //! model also thinks aloud), [`retry`] (backoff arithmetic), [`client`] (the HTTP calls),
 //! and for streamed answers [`sse`] (the event-stream line parser), [`chunk`] (one
-//! streamed chunk's JSON) and [`stream`] (the streaming call and its deadlines).
+//! streamed chunk's JSON), [`stream`] (the streaming call and its deadlines) and
+//! [`deltas`] (a streamed answer in the tool loop's words).
 //! The vocabulary — the history the caller passes ([`ChatMessage`], [`Role`]) and every
 //! failure in words ([`LlmError`]) — is `porfiry_skills::llm`'s, shared with the tool
-//! loop, and re-exported here.
+//! loop, and re-exported here with the [`Llm`] trait this client implements
+//! (`crate::chat::model`), its [`ModelRequest`], [`Delta`]s and token [`Usage`].
 
 pub mod chunk;
 pub mod client;
 pub mod config;
+pub mod deltas;
 pub mod endpoint;
 pub mod reasoning;
 pub mod retry;
@@ -36,5 +39,7 @@ pub mod wire;
 
 pub use client::{Completion, OpenAiClient};
 pub use config::{API_KEY_ENV, LlmConfig, LlmTarget};
-pub use porfiry_skills::llm::{ChatMessage, LlmError, Role};
+pub use porfiry_skills::llm::{
+    ChatMessage, Delta, DeltaStream, Llm, LlmError, ModelRequest, Role, Usage,
+};
 pub use stream::{PieceStream, StreamPiece};

@@ -89,6 +89,16 @@ pub struct Usage {
     pub total_tokens: Option<u64>,
 }
 
+impl Usage {
+    /// The counts in the tool loop's words; a count the server left out is 0.
+    pub fn counts(self) -> porfiry_skills::Usage {
+        porfiry_skills::Usage::new(
+            self.prompt_tokens.unwrap_or(0),
+            self.completion_tokens.unwrap_or(0),
+        )
+    }
+}
+
 /// The parts of a reply the client uses, before thought and answer are separated.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RawChoice {

@@ -1,5 +1,6 @@
 //! Cost of the LLM client's own work per call, apart from the model: encoding a request,
-//! reading a reply, and a whole `chat()` round trip against an instant loopback server.
+//! reading a reply, reading a streamed answer's events, and a whole `chat()` round trip
+//! against an instant loopback server.
 
 // `criterion_group!` generates an undocumented `pub fn`; a bench has no API to document.
 #![allow(missing_docs)]
@@ -7,7 +8,9 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
+use porfiry_node::llm::chunk::{ChunkEvent, parse_event};
 use porfiry_node::llm::reasoning::answer;
+use porfiry_node::llm::sse::SseParser;
 use porfiry_node::llm::wire::{ChatRequest, parse_reply};
 use porfiry_node::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -74,6 +77,18 @@ async fn instant_server(listener: TcpListener) {
     }
 }
 
+/// The SSE body of an answer of `tokens` tokens, one chunk per token, as vLLM sends it.
+fn streamed_answer(tokens: usize) -> Vec<u8> {
+    let mut body = String::new();
+    for i in 0..tokens {
+        body.push_str(&format!(
+            "data: {{\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\" word{i}\"}},\"logprobs\":null,\"finish_reason\":null}}],\"usage\":null}}\n\n"
+        ));
+    }
+    body.push_str("data: [DONE]\n\n");
+    body.into_bytes()
+}
+
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
@@ -98,6 +113,24 @@ fn bench(c: &mut Criterion) {
                     r.finish_reason.as_deref(),
                 )
             })
+        })
+    });
+
+    // A 500-token answer as an OpenAI-compatible server streams it, fed in 1460-byte
+    // reads (one TCP segment each), as the client parses it.
+    let stream_body = streamed_answer(500);
+    c.bench_function("llm/parse_stream_500_tokens", |b| {
+        b.iter(|| {
+            let mut parser = SseParser::new();
+            let mut text = 0usize;
+            for read in black_box(&stream_body).chunks(1460) {
+                for event in parser.push(read).unwrap_or_default() {
+                    if let Ok(ChunkEvent::Chunk(c)) = parse_event("http://h/v1", &event) {
+                        text += c.content.map_or(0, |t| t.len());
+                    }
+                }
+            }
+            text
         })
     });
 

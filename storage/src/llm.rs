@@ -43,6 +43,12 @@ pub struct LlmConfig {
     pub timeout_ms: Option<u64>,
     /// TCP (and TLS) connect timeout.
     pub connect_timeout_ms: Option<u64>,
+    /// Streamed calls: from sending the request until the first token arrives.
+    pub first_token_timeout_ms: Option<u64>,
+    /// Streamed calls: the longest gap between two tokens once they flow.
+    pub idle_timeout_ms: Option<u64>,
+    /// Streamed calls: the whole call, from connecting until the last token.
+    pub stream_timeout_ms: Option<u64>,
     /// Retries after the first attempt on 429, 5xx and connection errors.
     pub max_retries: Option<u32>,
     /// Ceiling of the first retry's backoff; it doubles on each retry.
@@ -151,13 +157,17 @@ mod tests {
     #[test]
     fn call_settings_round_trip_and_unknown_keys_are_kept_aside() {
         let stored = r#"{"temperature":0.3,"max_retries":2,"connect_timeout_ms":900,
-            "retry_base_delay_ms":250,"timeout_ms":60000,"context_tokens":4096}"#;
+            "retry_base_delay_ms":250,"timeout_ms":60000,"context_tokens":4096,
+            "first_token_timeout_ms":120000,"idle_timeout_ms":30000,"stream_timeout_ms":600000}"#;
         let config: LlmConfig = serde_json::from_str(stored).unwrap();
         assert_eq!(config.temperature, Some(0.3));
         assert_eq!(config.max_retries, Some(2));
         assert_eq!(config.connect_timeout_ms, Some(900));
         assert_eq!(config.retry_base_delay_ms, Some(250));
         assert_eq!(config.timeout_ms, Some(60_000));
+        assert_eq!(config.first_token_timeout_ms, Some(120_000));
+        assert_eq!(config.idle_timeout_ms, Some(30_000));
+        assert_eq!(config.stream_timeout_ms, Some(600_000));
         assert_eq!(
             config.other.get("context_tokens"),
             Some(&serde_json::json!(4096))

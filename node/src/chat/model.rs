@@ -3,12 +3,16 @@
 //! vocabulary (`porfiry_skills::llm`: messages, roles, [`LlmError`]), so the
 //! history goes out as it is and a failure comes back with every detail.
 //!
-//! Streaming uses the trait's default (one whole answer as one delta) until
-//! the client streams from the upstream itself.
+//! `complete` asks for one whole reply; `stream` asks the upstream for
+//! server-sent events ([`crate::llm::stream`]: its deadlines, retries before
+//! the first byte only, cancellation on drop) and hands the answer on as
+//! [`porfiry_skills::Delta`]s ([`crate::llm::deltas`]: the thought is kept out
+//! of the answer text).
 
-use porfiry_skills::{BoxFuture, Completion, Llm, LlmError, ModelRequest, Usage};
+use porfiry_skills::{BoxFuture, Completion, DeltaStream, Llm, LlmError, ModelRequest};
 
 use crate::llm::OpenAiClient;
+use crate::llm::deltas::deltas;
 
 impl Llm for OpenAiClient {
     fn complete<'a>(
@@ -19,14 +23,19 @@ impl Llm for OpenAiClient {
             let c = OpenAiClient::complete(self, &request.system, &request.messages).await?;
             Ok(Completion {
                 text: c.text,
-                usage: c.usage.map(|u| {
-                    Usage::new(
-                        u.prompt_tokens.unwrap_or(0),
-                        u.completion_tokens.unwrap_or(0),
-                    )
-                }),
+                usage: c.usage.map(crate::llm::wire::Usage::counts),
                 finish_reason: c.finish_reason,
             })
+        })
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<DeltaStream, LlmError>> {
+        Box::pin(async move {
+            let pieces = self.stream_chat(&request.system, &request.messages).await?;
+            Ok(deltas(self.url(), pieces))
         })
     }
 

@@ -2,6 +2,7 @@
 //! every failure turned into an [`LlmError`].
 
 use std::error::Error as _;
+use std::future::Future;
 use std::time::Duration;
 
 use porfiry_skills::llm::{ChatMessage, LlmError, snippet};
@@ -43,7 +44,7 @@ pub struct OpenAiClient {
 }
 
 /// Why one attempt failed, before the attempt count is known.
-enum AttemptError {
+pub(super) enum AttemptError {
     /// Worth another attempt.
     Retry {
         cause: RetryCause,
@@ -53,7 +54,7 @@ enum AttemptError {
     Final(LlmError),
 }
 
-enum RetryCause {
+pub(super) enum RetryCause {
     Connect(String),
     Transport(String),
     Status(u16, String),
@@ -67,8 +68,9 @@ impl OpenAiClient {
         if !temperature.is_finite() || temperature < 0.0 {
             return Err(LlmError::InvalidTemperature { value: temperature });
         }
+        // No client-wide timeout: a whole reply gets one per request
+        // ([`LlmTarget::timeout`]); a stream has its own deadlines ([`super::stream`]).
         let http = reqwest::Client::builder()
-            .timeout(target.timeout())
             .connect_timeout(target.connect_timeout())
             .build()
             .map_err(|e| LlmError::ClientSetup {
@@ -104,15 +106,29 @@ impl OpenAiClient {
             system,
             messages,
         );
-        let body = serde_json::to_vec(&request).map_err(|e| LlmError::RequestEncoding {
-            detail: e.to_string(),
-        })?;
-        let attempts = self.target.max_retries().saturating_add(1);
+        let body = encode(&request)?;
         debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
+        self.with_retries(|_| self.attempt(body.clone()))
+            .await
+            .map(|(done, _)| done)
+    }
+
+    /// Runs `attempt` (given its 1-based number) until it succeeds, fails for good, or the
+    /// configured retries are spent, waiting the jittered backoff between attempts.
+    /// Returns the result and the number of the attempt that gave it.
+    pub(super) async fn with_retries<T, F, Fut>(
+        &self,
+        mut attempt_fn: F,
+    ) -> Result<(T, u32), LlmError>
+    where
+        F: FnMut(u32) -> Fut,
+        Fut: Future<Output = Result<T, AttemptError>>,
+    {
+        let attempts = self.target.max_retries().saturating_add(1);
         let mut attempt = 1;
         loop {
-            let failure = match self.attempt(body.clone()).await {
-                Ok(done) => return Ok(done),
+            let failure = match attempt_fn(attempt).await {
+                Ok(done) => return Ok((done, attempt)),
                 Err(AttemptError::Final(e)) => return Err(e),
                 Err(AttemptError::Retry { cause, retry_after }) => (cause, retry_after),
             };
@@ -137,30 +153,43 @@ impl OpenAiClient {
 
     /// One request and its reply.
     async fn attempt(&self, body: Vec<u8>) -> Result<Completion, AttemptError> {
-        let mut request = self
-            .http
-            .post(self.url.clone())
-            .header(CONTENT_TYPE, "application/json")
-            .header(ACCEPT, "application/json")
-            .body(body);
-        if let Some(key) = &self.target.api_key {
-            request = request.bearer_auth(key);
-        }
+        let request = self
+            .post(body, "application/json")
+            .timeout(self.target.timeout());
         let response = request.send().await.map_err(|e| self.classify(&e))?;
         let status = response.status().as_u16();
-        let retry_after = parse_retry_after(
-            response
-                .headers()
-                .get(RETRY_AFTER)
-                .and_then(|v| v.to_str().ok()),
-        );
+        let retry_after = retry_after(&response);
         let body = self.read_body(response).await?;
         if (200..300).contains(&status) {
             return self.completion(&body).map_err(AttemptError::Final);
         }
+        Err(self.status_error(status, &body, retry_after))
+    }
+
+    /// A `POST` of `body` to the chat-completions URL, with the key when there is one.
+    pub(super) fn post(&self, body: Vec<u8>, accept: &'static str) -> reqwest::RequestBuilder {
+        let request = self
+            .http
+            .post(self.url.clone())
+            .header(CONTENT_TYPE, "application/json")
+            .header(ACCEPT, accept)
+            .body(body);
+        match &self.target.api_key {
+            Some(key) => request.bearer_auth(key),
+            None => request,
+        }
+    }
+
+    /// A non-2xx reply as a retry cause or a final error.
+    pub(super) fn status_error(
+        &self,
+        status: u16,
+        body: &[u8],
+        retry_after: Option<Duration>,
+    ) -> AttemptError {
         let url = self.url.to_string();
-        let snippet = snippet(&body);
-        Err(match status {
+        let snippet = snippet(body);
+        match status {
             401 | 403 => AttemptError::Final(LlmError::Unauthorized {
                 url,
                 status,
@@ -180,11 +209,14 @@ impl OpenAiClient {
                 status,
                 snippet,
             }),
-        })
+        }
     }
 
     /// The body, refused past [`MAX_REPLY_BYTES`].
-    async fn read_body(&self, mut response: reqwest::Response) -> Result<Vec<u8>, AttemptError> {
+    pub(super) async fn read_body(
+        &self,
+        mut response: reqwest::Response,
+    ) -> Result<Vec<u8>, AttemptError> {
         let too_large = || {
             AttemptError::Final(LlmError::TooLarge {
                 url: self.url.to_string(),
@@ -208,7 +240,7 @@ impl OpenAiClient {
     }
 
     /// A 2xx body as a completion.
-    fn completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
+    pub(super) fn completion(&self, body: &[u8]) -> Result<Completion, LlmError> {
         let url = self.url.as_str();
         let raw = parse_reply(url, body)?;
         match answer(
@@ -234,7 +266,7 @@ impl OpenAiClient {
     }
 
     /// A reqwest error as a retry cause or a final error.
-    fn classify(&self, e: &reqwest::Error) -> AttemptError {
+    pub(super) fn classify(&self, e: &reqwest::Error) -> AttemptError {
         let detail = error_chain(e);
         let retry = |cause| AttemptError::Retry {
             cause,
@@ -296,10 +328,27 @@ impl RetryCause {
     }
 }
 
+/// The request body as JSON.
+pub(super) fn encode(request: &ChatRequest<'_>) -> Result<Vec<u8>, LlmError> {
+    serde_json::to_vec(request).map_err(|e| LlmError::RequestEncoding {
+        detail: e.to_string(),
+    })
+}
+
+/// The `Retry-After` of a reply, in its delta-seconds form.
+pub(super) fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    parse_retry_after(
+        response
+            .headers()
+            .get(RETRY_AFTER)
+            .and_then(|v| v.to_str().ok()),
+    )
+}
+
 /// The causes under a reqwest error, innermost last (`tcp connect error: Connection
 /// refused (os error 111)`); the outer "error sending request for url" line is dropped
 /// because the URL is reported separately.
-fn error_chain(e: &reqwest::Error) -> String {
+pub(super) fn error_chain(e: &reqwest::Error) -> String {
     let mut parts = Vec::new();
     let mut source = e.source();
     while let Some(s) = source {

@@ -18,6 +18,23 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(180);
 /// leaves room for a slow Wi-Fi or a VPN and still reports a dead host quickly.
 pub const DEFAULT_CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 
+/// Streamed calls, from sending the request until the first token (a `data:` event, not
+/// a keep-alive comment): a local model loads from disk on its first call (10–30 s) and a
+/// phone CPU reads a long prompt at a few dozen tokens a second, so the first token of a
+/// few-thousand-token prompt can take a minute; twice that before calling it dead.
+pub const DEFAULT_FIRST_TOKEN_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// Streamed calls, the longest gap between two tokens once they flow: the slowest model
+/// we support makes a token every second or two, and a server that streams a hidden
+/// thought as nothing can pause for tens of seconds; a minute of silence is a stall.
+pub const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Streamed calls, the whole call: ten minutes covers a 3,000-token answer at 5 tokens a
+/// second (a small model on a phone CPU) and still ends a model that loops without ever
+/// stopping. Not [`DEFAULT_TIMEOUT`]: a stream shows progress, so it may run longer than a
+/// call whose user sees nothing until the end.
+pub const DEFAULT_STREAM_TIMEOUT: Duration = Duration::from_secs(600);
+
 /// Retries after the first attempt on 429, 5xx and connection errors: three retries with
 /// doubling delays cover a server restarting or loading a model (a few seconds).
 pub const DEFAULT_MAX_RETRIES: u32 = 3;
@@ -100,6 +117,31 @@ impl LlmTarget {
             .min(self.timeout())
     }
 
+    /// Streamed calls: limit on the whole call; never shorter than the connect limit.
+    pub fn stream_timeout(&self) -> Duration {
+        self.config
+            .stream_timeout_ms
+            .map_or(DEFAULT_STREAM_TIMEOUT, Duration::from_millis)
+    }
+
+    /// Streamed calls: limit from sending the request (each attempt) until the first
+    /// token; never longer than [`Self::stream_timeout`].
+    pub fn first_token_timeout(&self) -> Duration {
+        self.config
+            .first_token_timeout_ms
+            .map_or(DEFAULT_FIRST_TOKEN_TIMEOUT, Duration::from_millis)
+            .min(self.stream_timeout())
+    }
+
+    /// Streamed calls: the longest gap between two tokens; never longer than
+    /// [`Self::stream_timeout`].
+    pub fn idle_timeout(&self) -> Duration {
+        self.config
+            .idle_timeout_ms
+            .map_or(DEFAULT_IDLE_TIMEOUT, Duration::from_millis)
+            .min(self.stream_timeout())
+    }
+
     /// Retries after the first attempt on 429, 5xx and connection errors.
     pub fn max_retries(&self) -> u32 {
         self.config.max_retries.unwrap_or(DEFAULT_MAX_RETRIES)
@@ -137,6 +179,9 @@ mod tests {
         assert_eq!(t.max_retries(), DEFAULT_MAX_RETRIES);
         assert_eq!(t.retry_base_delay(), DEFAULT_RETRY_BASE_DELAY);
         assert_eq!(t.temperature(), DEFAULT_TEMPERATURE);
+        assert_eq!(t.first_token_timeout(), DEFAULT_FIRST_TOKEN_TIMEOUT);
+        assert_eq!(t.idle_timeout(), DEFAULT_IDLE_TIMEOUT);
+        assert_eq!(t.stream_timeout(), DEFAULT_STREAM_TIMEOUT);
         assert_eq!(t.api_key, None);
     }
 
@@ -158,6 +203,27 @@ mod tests {
         assert_eq!(t.connect_timeout(), Duration::from_secs(2));
         assert_eq!(t.max_retries(), 0);
         assert_eq!(t.retry_base_delay(), Duration::from_millis(1));
+    }
+
+    #[test]
+    fn stream_deadlines_are_set_and_never_outlast_the_whole_stream() {
+        let t = LlmTarget {
+            config: LlmConfig {
+                first_token_timeout_ms: Some(9_000),
+                idle_timeout_ms: Some(300),
+                stream_timeout_ms: Some(5_000),
+                timeout_ms: Some(1),
+                ..LlmConfig::default()
+            },
+            ..LlmTarget::new("u", "m")
+        };
+        assert_eq!(t.first_token_timeout(), Duration::from_secs(5));
+        assert_eq!(t.idle_timeout(), Duration::from_millis(300));
+        assert_eq!(
+            t.stream_timeout(),
+            Duration::from_secs(5),
+            "the whole-reply timeout does not cut a stream"
+        );
     }
 
     #[test]

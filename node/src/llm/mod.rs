@@ -17,18 +17,29 @@
 //!
 //! Files: [`config`] (settings and their limits), [`endpoint`] (base URL normalisation),
 //! [`wire`] (request and reply JSON), [`reasoning`] (what counts as the answer when a
-//! model also thinks aloud), [`retry`] (backoff arithmetic), [`client`] (the HTTP calls).
+//! model also thinks aloud), [`retry`] (backoff arithmetic), [`client`] (the HTTP calls),
+//! and for streamed answers [`sse`] (the event-stream line parser), [`chunk`] (one
+//! streamed chunk's JSON), [`stream`] (the streaming call and its deadlines) and
+//! [`deltas`] (a streamed answer in the tool loop's words).
 //! The vocabulary — the history the caller passes ([`ChatMessage`], [`Role`]) and every
 //! failure in words ([`LlmError`]) — is `porfiry_skills::llm`'s, shared with the tool
-//! loop, and re-exported here.
+//! loop, and re-exported here with the [`Llm`] trait this client implements
+//! (`crate::chat::model`), its [`ModelRequest`], [`Delta`]s and token [`Usage`].
 
+pub mod chunk;
 pub mod client;
 pub mod config;
+pub mod deltas;
 pub mod endpoint;
 pub mod reasoning;
 pub mod retry;
+pub mod sse;
+pub mod stream;
 pub mod wire;
 
 pub use client::{Completion, OpenAiClient};
 pub use config::{API_KEY_ENV, LlmConfig, LlmTarget};
-pub use porfiry_skills::llm::{ChatMessage, LlmError, Role};
+pub use porfiry_skills::llm::{
+    ChatMessage, Delta, DeltaStream, Llm, LlmError, ModelRequest, Role, Usage,
+};
+pub use stream::{PieceStream, StreamPiece};

@@ -16,8 +16,18 @@ pub struct ChatRequest<'a> {
     pub temperature: f64,
     /// The system prompt, then the history.
     pub messages: Vec<WireMessage<'a>>,
-    /// Always `false`: the client reads one whole reply.
+    /// `false`: one whole reply; `true`: server-sent events ([`super::stream`]).
     pub stream: bool,
+    /// Sent with streamed requests only: asks for the usage chunk before `[DONE]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stream_options: Option<StreamOptions>,
+}
+
+/// `stream_options` of a streamed request.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct StreamOptions {
+    /// Ask for a last chunk with the token counts (OpenAI, vLLM, llama.cpp, Ollama).
+    pub include_usage: bool,
 }
 
 /// A message as sent on the wire (borrowed, so building a request copies no text).
@@ -51,7 +61,17 @@ impl<'a> ChatRequest<'a> {
             temperature,
             messages,
             stream: false,
+            stream_options: None,
         }
+    }
+
+    /// The same request, asking for server-sent events and the usage chunk.
+    pub fn streaming(mut self) -> Self {
+        self.stream = true;
+        self.stream_options = Some(StreamOptions {
+            include_usage: true,
+        });
+        self
     }
 }
 
@@ -67,6 +87,16 @@ pub struct Usage {
     /// Both together.
     #[serde(default)]
     pub total_tokens: Option<u64>,
+}
+
+impl Usage {
+    /// The counts in the tool loop's words; a count the server left out is 0.
+    pub fn counts(self) -> porfiry_skills::Usage {
+        porfiry_skills::Usage::new(
+            self.prompt_tokens.unwrap_or(0),
+            self.completion_tokens.unwrap_or(0),
+        )
+    }
 }
 
 /// The parts of a reply the client uses, before thought and answer are separated.
@@ -110,15 +140,16 @@ struct MessageJson {
     reasoning: Option<String>,
 }
 
+/// A `content` value: a string, or an array of parts whose `text`s are joined.
 #[derive(Deserialize)]
 #[serde(untagged)]
-enum Content {
+pub(crate) enum Content {
     Text(String),
     Parts(Vec<Part>),
 }
 
 #[derive(Deserialize)]
-struct Part {
+pub(crate) struct Part {
     #[serde(default)]
     text: Option<String>,
 }
@@ -173,7 +204,7 @@ pub fn parse_reply(url: &str, body: &[u8]) -> Result<RawChoice, LlmError> {
 }
 
 /// The message of an `{"error": …}` value: its `message` field when there is one.
-fn error_text(err: &serde_json::Value) -> String {
+pub(crate) fn error_text(err: &serde_json::Value) -> String {
     match err.get("message").and_then(|m| m.as_str()) {
         Some(m) => m.to_owned(),
         None => match err.as_str() {
@@ -184,7 +215,8 @@ fn error_text(err: &serde_json::Value) -> String {
 }
 
 impl Content {
-    fn into_text(self) -> String {
+    /// The text: the string, or the parts' texts joined.
+    pub(crate) fn into_text(self) -> String {
         match self {
             Content::Text(s) => s,
             Content::Parts(parts) => parts.into_iter().filter_map(|p| p.text).collect(),
@@ -215,6 +247,23 @@ mod tests {
                     {"role": "system", "content": "sys"},
                     {"role": "user", "content": "q"},
                     {"role": "assistant", "content": "a"},
+                ]
+            })
+        );
+    }
+
+    #[test]
+    fn streamed_request_asks_for_events_and_usage() {
+        let history = [ChatMessage::user("q")];
+        let req = ChatRequest::new("m", 0.0, "sys", &history).streaming();
+        assert_eq!(
+            serde_json::to_value(&req).unwrap(),
+            json!({
+                "model": "m", "temperature": 0.0, "stream": true,
+                "stream_options": {"include_usage": true},
+                "messages": [
+                    {"role": "system", "content": "sys"},
+                    {"role": "user", "content": "q"},
                 ]
             })
         );

@@ -10,6 +10,13 @@
 //! `#[test]` and `#[tokio::test]` alike. Dropping the handle stops it at once, abandoning
 //! delayed replies.
 //!
+//! A request with `"stream": true` gets server-sent events ([`streamed`]): a
+//! [`Reply::Text`] split into word pieces, or a [`Reply::Stream`] built with
+//! [`Reply::chunks_of`], [`Reply::every`], [`Reply::cut_after`], [`Reply::error_after`],
+//! [`Reply::hang_after`], …; requests without it are answered exactly as before. The
+//! server notices a client that closes a stream before its end
+//! ([`ScriptedLlm::closed_streams`], [`ScriptedLlm::wait_for_disconnects`]).
+//!
 //! ```no_run
 //! use porfiry_tests::{Reply, Rule, ScriptedLlm, When};
 //! let llm = ScriptedLlm::start(vec![
@@ -23,6 +30,7 @@
 mod recorded;
 mod replies;
 mod rules;
+mod streamed;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +49,7 @@ use tokio::sync::oneshot;
 pub use recorded::{RecordedRequest, last_message, last_user, messages, system_prompt};
 pub use replies::{NO_RULE_STATUS, completion};
 pub use rules::{Reply, Rule, When};
+pub use streamed::{Chunking, StreamEnd, Streamed};
 
 use rules::{RuleSlot, pick};
 
@@ -55,6 +64,8 @@ pub const CHAT_PATH: &str = "/v1/chat/completions";
 struct Script {
     rules: Vec<RuleSlot>,
     recorded: Vec<RecordedRequest>,
+    /// Numbers of the requests whose streamed body the client closed before its end.
+    closed: tokio::sync::watch::Sender<Vec<usize>>,
 }
 
 type Shared = Arc<Mutex<Script>>;
@@ -149,6 +160,27 @@ impl ScriptedLlm {
         self.lock().recorded.len()
     }
 
+    /// Numbers ([`RecordedRequest::number`]) of the requests whose streamed body the
+    /// client closed before it ended (dropped the stream mid-way), in the order seen.
+    /// A stream the script cut on purpose is not one of them.
+    pub fn closed_streams(&self) -> Vec<usize> {
+        self.lock().closed.borrow().clone()
+    }
+
+    /// How many streamed bodies the client closed before they ended.
+    pub fn disconnects(&self) -> usize {
+        self.lock().closed.borrow().len()
+    }
+
+    /// Waits until at least `n` streamed bodies were closed by the client; returns their
+    /// request numbers. Put a timeout around it: a client that never closes never wakes it.
+    pub async fn wait_for_disconnects(&self, n: usize) -> Vec<usize> {
+        let mut seen = self.lock().closed.subscribe();
+        let closed = seen.wait_for(|closed| closed.len() >= n).await;
+        // The sender lives as long as `self`, so waiting cannot fail.
+        closed.map(|c| c.clone()).unwrap_or_default()
+    }
+
     fn lock(&self) -> MutexGuard<'_, Script> {
         lock(&self.script)
     }
@@ -214,9 +246,18 @@ async fn handle(
             .then(|| pick(&mut script.rules, &request));
         (request, reply)
     };
+    let number = request.number;
+    let watch = move || {
+        let script = script.clone();
+        streamed::Watch::new(move || {
+            lock(&script)
+                .closed
+                .send_modify(|closed| closed.push(number));
+        })
+    };
     match reply {
         None => replies::no_route(&request),
         Some(None) => replies::no_rule(&request),
-        Some(Some(reply)) => replies::respond(reply, &request).await,
+        Some(Some(reply)) => replies::respond(reply, &request, &watch).await,
     }
 }

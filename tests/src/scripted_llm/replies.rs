@@ -7,13 +7,20 @@ use serde_json::{Value, json};
 
 use super::recorded::{RecordedRequest, last_message};
 use super::rules::Reply;
+use super::streamed::{self, Watch};
 
 /// Status sent when no rule matches: not retried by the client and unmistakable in a
 /// failing test's output.
 pub const NO_RULE_STATUS: u16 = 418;
 
-/// The response for a reply, after its delays and with computed replies resolved.
-pub async fn respond(mut reply: Reply, req: &RecordedRequest) -> Response {
+/// The response for a reply, after its delays and with computed replies resolved. A
+/// streamed body is watched by the [`Watch`] `watch` makes.
+pub async fn respond(
+    mut reply: Reply,
+    req: &RecordedRequest,
+    watch: &(dyn Fn() -> Watch + Send + Sync),
+) -> Response {
+    let streaming = req.body.get("stream") == Some(&Value::Bool(true));
     loop {
         reply = match reply {
             Reply::Delay(by, then) => {
@@ -21,6 +28,10 @@ pub async fn respond(mut reply: Reply, req: &RecordedRequest) -> Response {
                 *then
             }
             Reply::Func(f) => f(req),
+            Reply::Text(text) if streaming => Reply::streamed(text),
+            Reply::Stream(s) if streaming => return streamed::respond(&s, req, watch()),
+            Reply::Stream(s) => return json_response(StatusCode::OK, completion(&s.text, req)),
+            Reply::Sse(pieces) => return streamed::raw(&pieces, watch()),
             Reply::Text(text) => return json_response(StatusCode::OK, completion(&text, req)),
             Reply::Json(value) => return json_response(StatusCode::OK, value),
             Reply::Garbage(bytes) => return with_type(StatusCode::OK, bytes, "application/json"),

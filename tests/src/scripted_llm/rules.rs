@@ -7,6 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use super::recorded::RecordedRequest;
+use super::streamed::{Chunking, StreamEnd, Streamed};
 
 /// A condition on a request.
 #[derive(Clone)]
@@ -44,6 +45,14 @@ pub enum Reply {
     Garbage(Vec<u8>),
     /// 200 and these bytes of a chunked body, then the connection breaks mid-body.
     BrokenBody(Vec<u8>),
+    /// To a streamed request (`"stream": true`): these server-sent events, paced and
+    /// ended as configured. To any other request: a completion of its whole text.
+    /// [`Reply::Text`] answers a streamed request as this with every setting at its
+    /// default ([`Streamed::new`]).
+    Stream(Box<Streamed>),
+    /// 200, `Content-Type: text/event-stream`, these byte pieces as the body, each its
+    /// own write; whatever the request asked.
+    Sse(Vec<Vec<u8>>),
     /// Wait, then send the inner reply.
     Delay(Duration, Box<Reply>),
     /// A reply computed from the request.
@@ -124,6 +133,85 @@ impl Reply {
     pub fn func(f: impl Fn(&RecordedRequest) -> Reply + Send + Sync + 'static) -> Self {
         Reply::Func(Arc::new(f))
     }
+
+    /// [`Reply::Stream`] of `text` with every setting at its default.
+    pub fn streamed(text: impl Into<String>) -> Self {
+        Reply::Stream(Box::new(Streamed::new(text)))
+    }
+
+    /// [`Reply::Sse`].
+    pub fn sse(pieces: Vec<Vec<u8>>) -> Self {
+        Reply::Sse(pieces)
+    }
+
+    /// Streams the answer in pieces of `n` characters.
+    pub fn chunks_of(self, n: usize) -> Self {
+        self.with_stream(|s| s.chunking = Chunking::Chars(n))
+    }
+
+    /// Streams the answer in exactly these pieces (they become the answer text).
+    pub fn pieces<S: Into<String>>(self, pieces: impl IntoIterator<Item = S>) -> Self {
+        let pieces: Vec<String> = pieces.into_iter().map(Into::into).collect();
+        self.with_stream(|s| {
+            s.text = pieces.concat();
+            s.chunking = Chunking::Pieces(pieces);
+        })
+    }
+
+    /// Waits `by` before every streamed piece but the first.
+    pub fn every(self, by: Duration) -> Self {
+        self.with_stream(|s| s.every = by)
+    }
+
+    /// Sends a thought (`delta.reasoning_content`) before the answer.
+    pub fn with_reasoning(self, thought: impl Into<String>) -> Self {
+        let thought = thought.into();
+        self.with_stream(|s| s.reasoning = thought)
+    }
+
+    /// The `finish_reason` of the finish chunk.
+    pub fn finish_reason(self, reason: impl Into<String>) -> Self {
+        let reason = reason.into();
+        self.with_stream(|s| s.finish_reason = reason)
+    }
+
+    /// The token counts of the usage chunk.
+    pub fn usage(self, prompt: u64, completion: u64) -> Self {
+        self.with_stream(|s| s.usage = Some((prompt, completion)))
+    }
+
+    /// Breaks the connection after `n` answer pieces.
+    pub fn cut_after(self, n: usize) -> Self {
+        self.with_stream(|s| s.end = StreamEnd::CutAfter(n))
+    }
+
+    /// Sends an error object after `n` answer pieces, then ends the body.
+    pub fn error_after(self, n: usize, message: impl Into<String>) -> Self {
+        let message = message.into();
+        self.with_stream(|s| s.end = StreamEnd::ErrorAfter(n, message))
+    }
+
+    /// Sends nothing more after `n` answer pieces, never ending the body.
+    pub fn hang_after(self, n: usize) -> Self {
+        self.with_stream(|s| s.end = StreamEnd::HangAfter(n))
+    }
+
+    /// Changes the stream settings of a [`Reply::Stream`], [`Reply::Text`] (made a
+    /// stream) or the reply inside a [`Reply::Delay`].
+    ///
+    /// # Panics
+    /// On any other reply: a stream setting on it would mean nothing.
+    pub fn with_stream(self, change: impl FnOnce(&mut Streamed)) -> Self {
+        match self {
+            Reply::Stream(mut s) => {
+                change(&mut s);
+                Reply::Stream(s)
+            }
+            Reply::Text(text) => Reply::streamed(text).with_stream(change),
+            Reply::Delay(by, then) => Reply::Delay(by, Box::new(then.with_stream(change))),
+            other => panic!("stream settings on a reply that does not stream: {other:?}"),
+        }
+    }
 }
 
 impl Rule {
@@ -194,6 +282,8 @@ impl fmt::Debug for Reply {
             Reply::Garbage(b) => write!(f, "Garbage({} bytes)", b.len()),
             Reply::BrokenBody(b) => write!(f, "BrokenBody({} bytes)", b.len()),
             Reply::Delay(d, r) => write!(f, "Delay({d:?}, {r:?})"),
+            Reply::Stream(s) => write!(f, "Stream({s:?})"),
+            Reply::Sse(p) => write!(f, "Sse({} pieces)", p.len()),
             Reply::Func(_) => write!(f, "Func(..)"),
         }
     }

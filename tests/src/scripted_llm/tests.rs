@@ -161,3 +161,151 @@ fn drop_stops_the_server_even_with_a_delayed_reply_pending() {
         "still listening after drop"
     );
 }
+
+/// Sends one HTTP/1.0 request (so the body comes unchunked, ended by the close) and
+/// returns the head and the body.
+fn raw10(addr: SocketAddr, body: &str) -> (String, String) {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    write!(
+        stream,
+        "POST {CHAT_PATH} HTTP/1.0\r\nHost: test\r\nContent-Type: application/json\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    stream.read_to_string(&mut out).unwrap();
+    let (head, body) = out.split_once("\r\n\r\n").unwrap();
+    (head.to_owned(), body.to_owned())
+}
+
+fn stream_body(last_user: &str, include_usage: bool) -> String {
+    let mut body = json!({"model": "m", "stream": true,
+        "messages": [{"role": "user", "content": last_user}]});
+    if include_usage {
+        body["stream_options"] = json!({"include_usage": true});
+    }
+    body.to_string()
+}
+
+/// The `data:` payloads of an SSE body, in order; `[DONE]` kept as a string.
+fn events(body: &str) -> Vec<Value> {
+    assert!(body.ends_with("\n\n"), "{body:?}");
+    body.split_terminator("\n\n")
+        .map(|e| {
+            let data = e.strip_prefix("data: ").unwrap_or_else(|| panic!("{e:?}"));
+            serde_json::from_str(data).unwrap_or_else(|_| Value::String(data.to_owned()))
+        })
+        .collect()
+}
+
+#[test]
+fn streamed_requests_get_openai_shaped_events_with_usage_when_asked() {
+    let llm = ScriptedLlm::queue(vec![
+        Reply::text("Hello  big world").with_reasoning("hm"),
+        Reply::text("Hello"),
+    ])
+    .unwrap();
+    let (head, body) = raw10(llm.addr(), &stream_body("four words here now", true));
+    assert!(head.starts_with("HTTP/1.0 200"), "{head}");
+    assert!(head.contains("content-type: text/event-stream"), "{head}");
+    let ev = events(&body);
+    let deltas: Vec<&Value> = ev[..ev.len() - 3]
+        .iter()
+        .map(|e| &e["choices"][0]["delta"])
+        .collect();
+    assert_eq!(
+        deltas,
+        [
+            &json!({"role": "assistant", "content": ""}),
+            &json!({"reasoning_content": "hm"}),
+            &json!({"content": "Hello  "}),
+            &json!({"content": "big "}),
+            &json!({"content": "world"}),
+        ]
+    );
+    assert!(
+        ev[..ev.len() - 2]
+            .iter()
+            .all(|e| e["usage"].is_null() && e["object"] == "chat.completion.chunk")
+    );
+    assert_eq!(ev[ev.len() - 3]["choices"][0]["finish_reason"], "stop");
+    assert_eq!(
+        ev[ev.len() - 2]["usage"],
+        json!({"prompt_tokens": 4, "completion_tokens": 4, "total_tokens": 8})
+    );
+    assert_eq!(ev[ev.len() - 2]["choices"], json!([]));
+    assert_eq!(ev[ev.len() - 1], json!("[DONE]"));
+
+    // Without include_usage: no usage chunk and no `usage` field.
+    let (_, body) = raw10(llm.addr(), &stream_body("x", false));
+    let ev = events(&body);
+    assert_eq!(ev.len(), 4, "{body}");
+    assert!(ev.iter().all(|e| e.get("usage").is_none()));
+    assert_eq!(llm.disconnects(), 0);
+}
+
+#[test]
+fn streams_end_as_scripted() {
+    let llm = ScriptedLlm::queue(vec![
+        Reply::text("a b c").error_after(1, "boom"),
+        Reply::text("a b c")
+            .chunks_of(2)
+            .usage(9, 9)
+            .finish_reason("length"),
+        Reply::text("x").pieces(["p", "q"]),
+    ])
+    .unwrap();
+    let (_, body) = raw10(llm.addr(), &stream_body("x", true));
+    let ev = events(&body);
+    assert_eq!(ev.len(), 3, "{body}");
+    assert_eq!(ev[1]["choices"][0]["delta"]["content"], "a ");
+    assert_eq!(
+        ev[2],
+        json!({"error": {"message": "boom", "type": "server_error"}})
+    );
+
+    let (_, body) = raw10(llm.addr(), &stream_body("x", true));
+    let ev = events(&body);
+    let contents: Vec<&Value> = ev[1..4]
+        .iter()
+        .map(|e| &e["choices"][0]["delta"]["content"])
+        .collect();
+    assert_eq!(contents, [&json!("a "), &json!("b "), &json!("c")]);
+    assert_eq!(ev[4]["choices"][0]["finish_reason"], "length");
+    assert_eq!(ev[5]["usage"]["total_tokens"], 18);
+
+    let (_, body) = raw10(llm.addr(), &stream_body("x", false));
+    let ev = events(&body);
+    assert_eq!(ev[1]["choices"][0]["delta"]["content"], "p");
+    assert_eq!(ev[2]["choices"][0]["delta"]["content"], "q");
+}
+
+#[test]
+fn a_stream_reply_to_a_plain_request_is_one_completion() {
+    let llm = ScriptedLlm::queue(vec![
+        Reply::text("a b")
+            .chunks_of(1)
+            .every(std::time::Duration::from_secs(600)),
+    ])
+    .unwrap();
+    let response = raw(llm.addr(), "POST", CHAT_PATH, &chat_body("q"));
+    let body = response.split("\r\n\r\n").nth(1).unwrap();
+    let value: Value = serde_json::from_str(body).unwrap();
+    assert_eq!(value, completion("a b", &llm.recorded()[0]));
+}
+
+#[test]
+fn words_chunking_keeps_whitespace_with_the_word_before() {
+    let s = Streamed::new("");
+    assert_eq!(
+        s.split("  Hi there,\nyou "),
+        ["  ", "Hi ", "there,\n", "you "]
+    );
+    assert_eq!(s.split(""), Vec::<String>::new());
+    let s = Streamed {
+        chunking: Chunking::Chars(2),
+        ..Streamed::new("")
+    };
+    assert_eq!(s.split("привет"), ["пр", "ив", "ет"]);
+}

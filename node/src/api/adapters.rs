@@ -11,8 +11,11 @@ use super::backend::{
     Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnError, TurnReply,
 };
 use super::history::{Speaker, Turn};
-use super::wire::ToolRecord;
-use crate::chat::{Action, ChatEngine, ChatSession, HistoryMessage, SendError, TraceEvent};
+use super::wire::{ToolRecord, WireUsage};
+use porfiry_skills::{Caller, Role};
+
+use crate::chat::session::check_message;
+use crate::chat::{Action, ChatEngine, Clock, HistoryMessage, SendError, TraceEvent};
 use crate::node::{NodeError, NodeHandle, NotePost, NotesQuery, Origin};
 
 /// The chat engine as the API's agent.
@@ -36,22 +39,34 @@ impl Agent for ChatAgent {
         self.model.clone()
     }
 
-    fn session(&self) -> Box<dyn AgentSession> {
+    fn session(&self, key: &str) -> Box<dyn AgentSession> {
+        // The loop's own session (not `chat::ChatSession`): the API needs a
+        // streamed turn *and* its trace (each tool call with `ok`) at once.
+        let session = porfiry_skills::ChatSession::new(
+            self.engine.toolbox().clone(),
+            self.engine.llm().clone(),
+            self.engine.clock().clone(),
+        )
+        .with_identity(
+            key,
+            Caller::ApiClient {
+                client: key.to_owned(),
+            },
+        );
         Box::new(ChatAgentSession {
-            session: self.engine.session(),
-            engine: self.engine.clone(),
+            session,
+            clock: self.engine.clock().clone(),
         })
     }
 }
 
 struct ChatAgentSession {
-    session: ChatSession,
-    engine: Arc<ChatEngine>,
+    session: porfiry_skills::ChatSession,
+    clock: Arc<dyn Clock>,
 }
 
 /// The chat history of the client's turns.
 pub fn history_messages(turns: &[Turn]) -> Vec<HistoryMessage> {
-    use porfiry_skills::Role;
     turns
         .iter()
         .map(|t| {
@@ -73,43 +88,52 @@ fn turn_error(error: SendError) -> TurnError {
 
 impl AgentSession for ChatAgentSession {
     fn replace_history(&mut self, turns: &[Turn]) {
-        // INTEGRATOR: until `Session::replace_history` (branch `tools`) is
-        // merged, a diverged history starts a fresh session.
-        let _ = history_messages(turns);
-        self.session = self.engine.session();
+        self.session
+            .session_mut()
+            .replace_history(history_messages(turns));
     }
 
     fn send<'a>(
         &'a mut self,
         text: &'a str,
-        _deltas: Option<mpsc::Sender<String>>,
+        deltas: Option<mpsc::Sender<String>>,
     ) -> BoxFuture<'a, Result<TurnReply, TurnError>> {
         Box::pin(async move {
+            check_message(text).map_err(turn_error)?;
             let mut tools = Vec::new();
+            let mut trace = |event: TraceEvent<'_>| {
+                if let TraceEvent::Action(Action::Tool { call, ok, .. }) = event {
+                    tools.push(ToolRecord {
+                        name: call.name.clone(),
+                        ok: *ok,
+                    });
+                }
+            };
             let reply = self
                 .session
-                .send_traced(text, |event| {
-                    if let TraceEvent::Action(Action::Tool { call, .. }) = event {
-                        tools.push(ToolRecord {
-                            name: call.name.clone(),
-                            ok: true,
-                        });
-                    }
-                })
+                .run(text, deltas, &mut trace)
                 .await
-                .map_err(turn_error)?;
+                .map_err(|e| turn_error(SendError::Model(e)))?;
             Ok(TurnReply {
                 text: reply.text,
                 events: reply.events,
                 tools,
-                usage: None,
+                usage: reply
+                    .usage
+                    .map(|u| WireUsage::new(u.prompt_tokens, u.completion_tokens)),
                 finish_reason: None,
             })
         })
     }
 
     fn active_toolsets(&self) -> Vec<String> {
-        self.session.active_toolsets()
+        let now = self.clock.now().unix_ms();
+        let activation = self.session.session().activation();
+        activation
+            .active()
+            .filter(|set| activation.deadline(set).is_some_and(|d| now <= d))
+            .map(str::to_owned)
+            .collect()
     }
 }
 

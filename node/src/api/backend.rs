@@ -46,8 +46,9 @@ pub enum TurnError {
 pub trait Agent: Send + Sync + 'static {
     /// The upstream model's name, for `/api/status`.
     fn model_name(&self) -> String;
-    /// A fresh session (no history, no active toolsets).
-    fn session(&self) -> Box<dyn AgentSession>;
+    /// A fresh session (no history, no active toolsets); `key` names it
+    /// to its tools (the caller is the API client `key`).
+    fn session(&self, key: &str) -> Box<dyn AgentSession>;
 }
 
 /// One conversation with its tool-loop state.

@@ -108,7 +108,8 @@ impl ApiState {
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let (slot, made) = store.get_or_insert_with(key, now, || SessionSlot::new(agent.session()));
+        let (slot, made) =
+            store.get_or_insert_with(key, now, || SessionSlot::new(agent.session(key)));
         if made {
             tracing::debug!(session = %key, held = store.len(), "new API session");
         }

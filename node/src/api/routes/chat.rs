@@ -28,6 +28,9 @@ use crate::chat::session::check_message;
 /// The header that names a session (wins over the `user` field).
 pub const SESSION_HEADER: &str = "x-porfiry-session";
 
+/// The name tools and logs see for a request's own throwaway session.
+pub const EPHEMERAL_SESSION: &str = "api-ephemeral";
+
 /// The `finish_reason` when the model did not say.
 pub const DEFAULT_FINISH_REASON: &str = "stop";
 
@@ -35,7 +38,7 @@ pub const DEFAULT_FINISH_REASON: &str = "stop";
 pub struct PreparedTurn {
     /// The session's slot.
     pub slot: Shared<SessionSlot>,
-    /// The session's key, for logs (`-` for an ephemeral session).
+    /// The session's key, for logs ([`EPHEMERAL_SESSION`] for a throwaway one).
     pub session: String,
     /// The conversation the client sent.
     pub history: ClientHistory,
@@ -92,8 +95,10 @@ pub fn prepare(
     let (slot, session) = match key {
         Some(key) => (state.session(&key, agent.as_ref()), key),
         None => (
-            Arc::new(tokio::sync::Mutex::new(SessionSlot::new(agent.session()))),
-            "-".to_owned(),
+            Arc::new(tokio::sync::Mutex::new(SessionSlot::new(
+                agent.session(EPHEMERAL_SESSION),
+            ))),
+            EPHEMERAL_SESSION.to_owned(),
         ),
     };
     Ok(PreparedTurn {

@@ -48,7 +48,7 @@ impl Agent for FakeAgent {
     fn model_name(&self) -> String {
         "fake-model".to_owned()
     }
-    fn session(&self) -> Box<dyn AgentSession> {
+    fn session(&self, _key: &str) -> Box<dyn AgentSession> {
         self.log.lock().unwrap().push("new".to_owned());
         Box::new(FakeSession {
             script: self.script.clone(),

@@ -203,3 +203,193 @@ fn sigterm_during_a_chat_request_exits_cleanly_with_an_intact_database() {
         assert_ne!(response.status, 200, "{}", response.body);
     }
 }
+
+/// Starts a phone node whose API talks to `llm`.
+fn node_with_model(llm: &ScriptedLlm) -> (MeshNode, std::net::SocketAddr, String) {
+    let mut node = MeshNode::init("A");
+    let url = llm.url();
+    node.start(&[
+        "--profile",
+        "phone",
+        "--api",
+        "127.0.0.1:0",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "scripted",
+        "--llm-retries",
+        "0",
+    ]);
+    let addr = node.api_address();
+    let token = token(&node);
+    (node, addr, token)
+}
+
+fn stream_body(user: &str, text: &str) -> String {
+    serde_json::json!({"model": "porfiry", "user": user, "stream": true,
+        "stream_options": {"include_usage": true},
+        "messages": [{"role": "user", "content": text}]})
+    .to_string()
+}
+
+#[test]
+fn a_streamed_answer_is_the_models_pieces_as_sse_chunks_then_done() {
+    let reply = Reply::streamed("")
+        .pieces(["Hel", "lo ", "there."])
+        .usage(11, 3);
+    let llm = ScriptedLlm::start(vec![Rule::always(reply)]).unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let response = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &stream_body("ann", "hi"),
+    );
+    assert_eq!(response.status, 200, "{}", response.body);
+    assert!(
+        response.head.contains("content-type: text/event-stream"),
+        "{}",
+        response.head
+    );
+    let events: Vec<&str> = response.body.split_terminator("\n\n").collect();
+    assert_eq!(events.last(), Some(&"data: [DONE]"), "{}", response.body);
+    let chunks: Vec<serde_json::Value> = events[..events.len() - 1]
+        .iter()
+        .map(|e| serde_json::from_str(e.strip_prefix("data: ").expect("data line")).unwrap())
+        .collect();
+    assert_eq!(chunks[0]["choices"][0]["delta"]["role"], "assistant");
+    let text: String = chunks
+        .iter()
+        .filter_map(|c| c["choices"][0]["delta"]["content"].as_str())
+        .collect();
+    assert_eq!(text, "Hello there.");
+    let pieces = chunks
+        .iter()
+        .filter(|c| {
+            c["choices"][0]["delta"]["content"]
+                .as_str()
+                .is_some_and(|t| !t.is_empty())
+        })
+        .count();
+    assert!(pieces >= 2, "the answer came in pieces: {}", response.body);
+    let last_choice = &chunks[chunks.len() - 2]["choices"][0];
+    assert_eq!(last_choice["finish_reason"], "stop");
+    assert!(last_choice["delta"]["porfiry"].is_object());
+    let usage = &chunks[chunks.len() - 1];
+    assert_eq!(usage["choices"], serde_json::json!([]));
+    assert_eq!(usage["usage"]["completion_tokens"], 3);
+    let ids: std::collections::BTreeSet<_> = chunks.iter().map(|c| c["id"].to_string()).collect();
+    assert_eq!(ids.len(), 1, "one id for the whole stream");
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
+fn a_client_hanging_up_mid_stream_closes_the_upstream_request() {
+    let reply = Reply::streamed("")
+        .pieces(["partial ", "never sent"])
+        .hang_after(1);
+    let llm = ScriptedLlm::start(vec![
+        Rule::always(reply).times(1),
+        Rule::always(Reply::text("back again")),
+    ])
+    .unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let request = porfiry_tests::api_client::request_text(
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &stream_body("ann", "hi"),
+    );
+    std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("partial") {
+        let n = std::io::Read::read(&mut stream, &mut buf).unwrap();
+        assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    drop(stream);
+    wait_for("the model server to see its stream closed", || {
+        llm.disconnects() >= 1
+    });
+    // The session is free: the same user is answered again.
+    let again = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "hi"),
+    );
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        again.json()["choices"][0]["message"]["content"],
+        "back again"
+    );
+    assert!(node.is_running());
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
+fn two_users_keep_separate_toolset_activation() {
+    use porfiry_tests::When;
+    // ann asks for films: the model enables the media set, then answers;
+    // bob's prompt must not list the media tools as active.
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(
+            When::last_user_contains("films"),
+            Reply::text("TOOL_CALL: enable_toolset|media"),
+        )
+        .times(1),
+        Rule::always(Reply::text("Done.")),
+    ])
+    .unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let ann = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "films please"),
+    );
+    assert_eq!(ann.status, 200, "{}", ann.body);
+    let bob = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("bob", "hello"),
+    );
+    assert_eq!(bob.status, 200, "{}", bob.body);
+    let again = serde_json::json!({"user": "ann", "messages": [
+        {"role": "user", "content": "films please"},
+        {"role": "assistant", "content": "Done."},
+        {"role": "user", "content": "more"}]})
+    .to_string();
+    assert_eq!(
+        call(addr, "POST", "/v1/chat/completions", Some(&token), &again).status,
+        200
+    );
+    let recorded = llm.recorded();
+    let system_of = |needle: &str| {
+        recorded
+            .iter()
+            .rev()
+            .find(|r| r.last_user().is_some_and(|u| u.contains(needle)))
+            .and_then(|r| r.system_prompt().map(str::to_owned))
+            .unwrap_or_else(|| panic!("no request for {needle}"))
+    };
+    assert!(
+        system_of("more").contains("Active toolsets: media"),
+        "ann's media set is active"
+    );
+    assert!(
+        !system_of("hello").contains("Active toolsets"),
+        "bob's is not"
+    );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}

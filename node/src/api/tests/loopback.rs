@@ -70,13 +70,14 @@ async fn a_client_hanging_up_mid_stream_drops_the_model_request() {
         },
         log,
     });
-    // A short keep-alive: the server notices the closed socket on its next write.
+    // A keep-alive far longer than the test: the server notices the closed
+    // socket by reading it, not on its next write.
     let state = ApiState::with_keepalive(
         Arc::new(FakeNode),
         Some(agent),
         ApiToken::from_secret(TOKEN),
         Arc::new(clock()),
-        std::time::Duration::from_millis(20),
+        std::time::Duration::from_secs(60),
     );
     let (addr, stop, task) = server(state).await;
     let body = chat_body(Some("ann"), true, &[("user", "hi")]);

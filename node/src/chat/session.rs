@@ -41,7 +41,8 @@ impl From<LlmError> for SendError {
     }
 }
 
-/// One conversation: its history and its active toolsets.
+/// One conversation: its history and its active toolsets. Its turns run on
+/// a tokio runtime with the time driver (every tool call has a deadline).
 pub struct ChatSession {
     inner: porfiry_skills::ChatSession,
     clock: Arc<dyn Clock>,

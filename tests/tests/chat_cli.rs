@@ -201,6 +201,7 @@ fn trace_shows_each_prompt_state_and_tool_call_on_stderr_only() {
     let llm = ScriptedLlm::queue(vec![
         Reply::text("TOOL_CALL: enable_toolset|media"),
         Reply::text("TOOL_CALL: media_search|matrix"),
+        Reply::text("TOOL_CALL: media_info|tt9999999"),
         Reply::text("The Matrix."),
     ])
     .unwrap();
@@ -222,8 +223,12 @@ fn trace_shows_each_prompt_state_and_tool_call_on_stderr_only() {
         "{err}"
     );
     assert!(
-        err.contains("[trace] tool call TOOL_CALL: media_search|matrix -> Executed: tt0133093 — The Matrix (1999)"),
+        err.contains("[trace] tool call TOOL_CALL: media_search|matrix -> Executed ok=true: tt0133093 — The Matrix (1999)"),
         "{err}"
+    );
+    assert!(
+        err.contains("[trace] tool call TOOL_CALL: media_info|tt9999999 -> Executed ok=false: "),
+        "a failed call is marked: {err}"
     );
     assert!(err.contains("[trace] request 3: prompt unchanged"), "{err}");
     assert!(err.contains("[trace] answer to the user"), "{err}");

@@ -37,11 +37,13 @@ pub use engine::{ChatEngine, ChatError};
 pub use session::{ChatSession, SendError};
 
 /// The loop's types an embedder needs, so it does not depend on
-/// `porfiry-skills` itself: the reply and its events, the clocks, the model
-/// trait for bringing its own model and its one error type (the HTTP
-/// client's too), trace events.
+/// `porfiry-skills` itself: the reply, its events and token counts, the
+/// clocks, the model trait for bringing its own model (with what it returns
+/// and its one error type, the HTTP client's too), who is calling, trace
+/// events.
 pub use porfiry_skills::ChatMessage as HistoryMessage;
 pub use porfiry_skills::{
-    Action, ClientEvent, Clock, Language, Llm, LlmError as ModelError, ManualClock, ModelRequest,
-    Reply, SystemClock, TraceEvent, ZonedTime,
+    Action, BoxFuture, Caller, ClientEvent, Clock, Completion, Delta, DeltaStream, Language, Llm,
+    LlmError as ModelError, ManualClock, ModelRequest, Reply, SystemClock, TraceEvent, Usage,
+    ZonedTime,
 };

@@ -41,7 +41,8 @@ impl From<LlmError> for SendError {
     }
 }
 
-/// One conversation: its history and its active toolsets.
+/// One conversation: its history and its active toolsets. Its turns run on
+/// a tokio runtime with the time driver (every tool call has a deadline).
 pub struct ChatSession {
     inner: porfiry_skills::ChatSession,
     clock: Arc<dyn Clock>,
@@ -151,7 +152,51 @@ pub fn check_message(text: &str) -> Result<(), SendError> {
 
 #[cfg(test)]
 mod tests {
+    use futures::StreamExt;
+    use porfiry_skills::{BoxFuture, Completion, ModelRequest};
+
     use super::*;
+    use crate::chat::{ChatConfig, ChatEngine, ManualClock, SystemClock};
+    use crate::llm::LlmTarget;
+
+    /// Answers a tool call, then the answer.
+    struct TwoRounds;
+
+    impl Llm for TwoRounds {
+        fn complete<'a>(
+            &'a self,
+            request: &'a ModelRequest,
+        ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+            let text = if request.messages.len() == 1 {
+                "TOOL_CALL: media_search|matrix"
+            } else {
+                "<think>found it</think>The Matrix (1999)."
+            };
+            Box::pin(async move { Ok(Completion::text(text)) })
+        }
+    }
+
+    #[tokio::test]
+    async fn send_streaming_sends_only_the_answer_and_refuses_empty_text() {
+        let config = ChatConfig::new(LlmTarget::new("http://unused/v1", "m"));
+        let engine = ChatEngine::with_llm(&config, Arc::new(TwoRounds))
+            .unwrap()
+            .with_clock(Arc::new(ManualClock::new(SystemClock::utc().now())));
+        let mut session = engine.session();
+        let (tx, rx) = futures::channel::mpsc::channel(4);
+        let (reply, pieces) = futures::join!(
+            session.send_streaming("the matrix?", tx),
+            rx.collect::<Vec<_>>()
+        );
+        assert_eq!(reply.unwrap().text, "The Matrix (1999).");
+        assert_eq!(pieces.concat(), "The Matrix (1999).");
+        let (tx, _rx) = futures::channel::mpsc::channel(4);
+        assert_eq!(
+            session.send_streaming("  ", tx).await,
+            Err(SendError::Empty)
+        );
+        assert_eq!(session.active_toolsets(), ["media"]);
+    }
 
     #[test]
     fn empty_and_oversized_messages_are_refused() {

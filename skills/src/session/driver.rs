@@ -58,8 +58,8 @@ pub struct TurnIo<'a> {
     /// Every tool call gets this deadline.
     pub tool_timeout: Duration,
     /// When set, the turn streams: every model call uses `Llm::stream`, and the
-    /// text that StreamGate lets through (the answer; never a TOOL_CALL line or a
-    /// <think> block) is sent here as it arrives (bounded channel, awaited).
+    /// text that [`StreamGate`] lets through (the answer; never a `TOOL_CALL` line
+    /// or a `<think>` block) is sent here as it arrives (bounded channel, awaited).
     pub deltas: Option<Sender<String>>,
     /// Told every request, reply and action.
     pub trace: &'a mut (dyn FnMut(TraceEvent<'_>) + Send),

@@ -212,6 +212,24 @@ mod tests {
     }
 
     #[test]
+    fn every_three_way_split_of_a_call_and_of_a_thought_answer_holds() {
+        let call = "  **TOOL_CALL:** get_current_time";
+        let answer = "<think>hm</think>Да, <think>x</think>TOOL-free.";
+        for reply in [call, answer] {
+            let bounds: Vec<usize> = (0..=reply.len())
+                .filter(|&i| reply.is_char_boundary(i))
+                .collect();
+            for &i in &bounds {
+                for &j in bounds.iter().filter(|&&j| j >= i) {
+                    let parts = [&reply[..i], &reply[i..j], &reply[j..]];
+                    let want = stored(reply).unwrap_or_default();
+                    assert_eq!(run(&parts).1, want, "{parts:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn text_before_a_call_on_its_line_is_shown_the_call_is_not() {
         let (_, all) = run(&["Let me check. ", "TOOL_CALL: media_search|x"]);
         assert_eq!(all, "Let me check.");

@@ -589,10 +589,10 @@ async fn an_error_object_mid_stream_ends_it_with_the_servers_message() {
 #[tokio::test]
 async fn a_server_that_stops_sending_trips_the_idle_deadline() {
     // The deadline is the behaviour under test, so it is short; nothing asserts on time.
-    let idle = Duration::from_millis(300);
+    let idle = Duration::from_millis(500);
     let llm = ScriptedLlm::queue(vec![Reply::text("first then silence").hang_after(1)]).unwrap();
     let client = OpenAiClient::new(config_with(&llm.url(), |c| {
-        c.idle_timeout_ms = Some(300);
+        c.idle_timeout_ms = Some(500);
     }))
     .unwrap();
     let (pieces, error) = drain(stream(&client).await.unwrap()).await;

@@ -589,10 +589,10 @@ async fn an_error_object_mid_stream_ends_it_with_the_servers_message() {
 #[tokio::test]
 async fn a_server_that_stops_sending_trips_the_idle_deadline() {
     // The deadline is the behaviour under test, so it is short; nothing asserts on time.
-    let idle = Duration::from_millis(300);
+    let idle = Duration::from_millis(500);
     let llm = ScriptedLlm::queue(vec![Reply::text("first then silence").hang_after(1)]).unwrap();
     let client = OpenAiClient::new(config_with(&llm.url(), |c| {
-        c.idle_timeout_ms = Some(300);
+        c.idle_timeout_ms = Some(500);
     }))
     .unwrap();
     let (pieces, error) = drain(stream(&client).await.unwrap()).await;
@@ -629,6 +629,28 @@ async fn a_model_that_never_starts_trips_the_first_token_deadline_without_retry(
 }
 
 #[tokio::test]
+async fn keep_alive_comments_are_not_a_first_token() {
+    // The server answers at once but only with comments: the first-token deadline (not
+    // the much longer idle one) still applies.
+    let llm = ScriptedLlm::queue(vec![Reply::sse_then_hang(vec![
+        b": ping\n\n".to_vec(),
+        b": still loading\n\n".to_vec(),
+    ])])
+    .unwrap();
+    let client = OpenAiClient::new(config_with(&llm.url(), |c| {
+        c.first_token_timeout_ms = Some(500);
+        c.idle_timeout_ms = Some(60_000);
+    }))
+    .unwrap();
+    let (pieces, error) = drain(stream(&client).await.unwrap()).await;
+    assert_eq!(pieces, vec![]);
+    assert!(
+        matches!(&error, Some(LlmError::Timeout { timeout, .. }) if *timeout == Duration::from_millis(500)),
+        "{error:?}"
+    );
+}
+
+#[tokio::test]
 async fn a_long_stream_outlives_the_whole_reply_timeout() {
     // 30 pieces 20 ms apart take well over the 100 ms whole-reply timeout, which
     // applies to `complete` only; the stream's own deadlines are generous here.
@@ -642,6 +664,30 @@ async fn a_long_stream_outlives_the_whole_reply_timeout() {
     let (pieces, error) = drain(stream(&client).await.unwrap()).await;
     assert_eq!(error, None);
     assert_eq!(answer(&pieces), "x".repeat(30));
+}
+
+#[tokio::test]
+async fn a_stream_that_never_ends_trips_the_total_deadline() {
+    // Pieces keep coming (so the idle deadline never fires) for far longer than the
+    // total deadline under test.
+    let llm = ScriptedLlm::queue(vec![
+        Reply::text("tick ".repeat(10_000)).every(Duration::from_millis(20)),
+    ])
+    .unwrap();
+    let client = OpenAiClient::new(config_with(&llm.url(), |c| {
+        c.stream_timeout_ms = Some(500);
+    }))
+    .unwrap();
+    let (pieces, error) = drain(stream(&client).await.unwrap()).await;
+    assert!(texts(&pieces) < 10_000);
+    assert!(
+        matches!(&error, Some(LlmError::Timeout { timeout, .. }) if *timeout == Duration::from_millis(500)),
+        "{error:?}"
+    );
+    let closed = tokio::time::timeout(Duration::from_secs(10), llm.wait_for_disconnects(1))
+        .await
+        .expect("the server sees the connection close");
+    assert_eq!(closed, vec![1]);
 }
 
 #[tokio::test]

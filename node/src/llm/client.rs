@@ -108,12 +108,12 @@ impl OpenAiClient {
         );
         let body = encode(&request)?;
         debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
-        self.with_retries(|_| self.attempt(body.clone()))
+        self.with_retries(|| self.attempt(body.clone()))
             .await
             .map(|(done, _)| done)
     }
 
-    /// Runs `attempt` (given its 1-based number) until it succeeds, fails for good, or the
+    /// Runs `attempt_fn` until it succeeds, fails for good, or the
     /// configured retries are spent, waiting the jittered backoff between attempts.
     /// Returns the result and the number of the attempt that gave it.
     pub(super) async fn with_retries<T, F, Fut>(
@@ -121,13 +121,13 @@ impl OpenAiClient {
         mut attempt_fn: F,
     ) -> Result<(T, u32), LlmError>
     where
-        F: FnMut(u32) -> Fut,
+        F: FnMut() -> Fut,
         Fut: Future<Output = Result<T, AttemptError>>,
     {
         let attempts = self.target.max_retries().saturating_add(1);
         let mut attempt = 1;
         loop {
-            let failure = match attempt_fn(attempt).await {
+            let failure = match attempt_fn().await {
                 Ok(done) => return Ok((done, attempt)),
                 Err(AttemptError::Final(e)) => return Err(e),
                 Err(AttemptError::Retry { cause, retry_after }) => (cause, retry_after),

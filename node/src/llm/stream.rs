@@ -149,13 +149,9 @@ impl OpenAiClient {
         let started = Instant::now();
         let deadlines = Deadlines::new(self.target(), started);
         debug!(url = %self.url(), model = %self.target().model, messages = messages.len() + 1, "LLM stream request");
-        let opened = self
-            .with_retries(|_| self.open(body.clone(), deadlines))
-            .await;
-        let (opened, attempt) = match opened {
-            Ok(done) => done,
-            Err(e) => return Err(e),
-        };
+        let (opened, attempt) = self
+            .with_retries(|| self.open(body.clone(), deadlines))
+            .await?;
         Ok(match opened {
             Opened::Whole(c) => whole_reply(c),
             Opened::Events {
@@ -163,10 +159,8 @@ impl OpenAiClient {
                 first,
                 sent_at,
             } => {
-                let mut state = Events {
-                    opened_at: sent_at,
-                    ..Events::new(self.url().to_owned(), response, deadlines, attempt)
-                };
+                let url = self.url().to_owned();
+                let mut state = Events::new(url, response, deadlines, sent_at, attempt);
                 state.feed(&first);
                 Box::pin(futures::stream::unfold(state, |mut state| async move {
                     let item = state.next().await?;
@@ -278,14 +272,20 @@ struct Events {
 }
 
 impl Events {
-    fn new(url: String, response: reqwest::Response, deadlines: Deadlines, attempt: u32) -> Self {
+    fn new(
+        url: String,
+        response: reqwest::Response,
+        deadlines: Deadlines,
+        opened_at: Instant,
+        attempt: u32,
+    ) -> Self {
         Self {
             url,
             response: Some(response),
             parser: SseParser::new(),
             ready: VecDeque::new(),
             deadlines,
-            opened_at: Instant::now(),
+            opened_at,
             last_data: None,
             text_bytes: 0,
             finish_reason: None,

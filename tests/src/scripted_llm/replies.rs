@@ -31,7 +31,9 @@ pub async fn respond(
             Reply::Text(text) if streaming => Reply::streamed(text),
             Reply::Stream(s) if streaming => return streamed::respond(&s, req, watch()),
             Reply::Stream(s) => return json_response(StatusCode::OK, completion(&s.text, req)),
-            Reply::Sse(pieces) => return streamed::raw(&pieces, watch()),
+            Reply::Sse { pieces, then_hang } => {
+                return streamed::raw(&pieces, then_hang, watch());
+            }
             Reply::Text(text) => return json_response(StatusCode::OK, completion(&text, req)),
             Reply::Json(value) => return json_response(StatusCode::OK, value),
             Reply::Garbage(bytes) => return with_type(StatusCode::OK, bytes, "application/json"),

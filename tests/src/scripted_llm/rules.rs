@@ -51,8 +51,14 @@ pub enum Reply {
     /// default ([`Streamed::new`]).
     Stream(Box<Streamed>),
     /// 200, `Content-Type: text/event-stream`, these byte pieces as the body, each its
-    /// own write; whatever the request asked.
-    Sse(Vec<Vec<u8>>),
+    /// own write, whatever the request asked; then the body ends, or with `then_hang`
+    /// stays open sending nothing more.
+    Sse {
+        /// The body's pieces.
+        pieces: Vec<Vec<u8>>,
+        /// Keep the body open after the last piece.
+        then_hang: bool,
+    },
     /// Wait, then send the inner reply.
     Delay(Duration, Box<Reply>),
     /// A reply computed from the request.
@@ -139,9 +145,20 @@ impl Reply {
         Reply::Stream(Box::new(Streamed::new(text)))
     }
 
-    /// [`Reply::Sse`].
+    /// [`Reply::Sse`] that ends after its pieces.
     pub fn sse(pieces: Vec<Vec<u8>>) -> Self {
-        Reply::Sse(pieces)
+        Reply::Sse {
+            pieces,
+            then_hang: false,
+        }
+    }
+
+    /// [`Reply::Sse`] that stays open after its pieces.
+    pub fn sse_then_hang(pieces: Vec<Vec<u8>>) -> Self {
+        Reply::Sse {
+            pieces,
+            then_hang: true,
+        }
     }
 
     /// Streams the answer in pieces of `n` characters.
@@ -283,7 +300,9 @@ impl fmt::Debug for Reply {
             Reply::BrokenBody(b) => write!(f, "BrokenBody({} bytes)", b.len()),
             Reply::Delay(d, r) => write!(f, "Delay({d:?}, {r:?})"),
             Reply::Stream(s) => write!(f, "Stream({s:?})"),
-            Reply::Sse(p) => write!(f, "Sse({} pieces)", p.len()),
+            Reply::Sse { pieces, then_hang } => {
+                write!(f, "Sse({} pieces, then_hang: {then_hang})", pieces.len())
+            }
             Reply::Func(_) => write!(f, "Func(..)"),
         }
     }

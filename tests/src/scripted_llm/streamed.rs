@@ -236,12 +236,16 @@ pub(crate) fn respond(reply: &Streamed, req: &RecordedRequest, watch: Watch) -> 
     sse_response(steps, watch)
 }
 
-/// These bytes as an event-stream body, one write each, watched like any stream.
-pub(crate) fn raw(pieces: &[Vec<u8>], watch: Watch) -> Response {
-    let steps = pieces
+/// These bytes as an event-stream body, one write each, then the end or a hang;
+/// watched like any stream.
+pub(crate) fn raw(pieces: &[Vec<u8>], then_hang: bool, watch: Watch) -> Response {
+    let mut steps: Vec<Step> = pieces
         .iter()
         .map(|p| Step::Send(Bytes::from(p.clone())))
         .collect();
+    if then_hang {
+        steps.push(Step::Hang);
+    }
     sse_response(steps, watch)
 }
 

@@ -1,6 +1,8 @@
 //! `porfiry friends add|list|remove`: the peers this node connects to and
 //! replicates with. Works whether or not the node is running: a running
-//! daemon notices the change within `CHANGE_POLL_INTERVAL`.
+//! daemon in another process notices the change within its change poll
+//! interval (`CHANGE_POLL_INTERVAL`, `PHONE_CHANGE_POLL_INTERVAL`); a
+//! `NodeHandle` tells its loop at once.
 //!
 //! Every argument is checked before the database is opened, so a bad peer
 //! id, address or group name changes nothing. The checks and writes

@@ -23,6 +23,33 @@ fn chat_body(user: &str, text: &str) -> String {
     .to_string()
 }
 
+/// Posts a body one byte over the API's cap, written from another thread
+/// (the node answers 413 without reading it all and may reset the link
+/// while it is still being written), and reads what came back.
+fn send_oversized(
+    addr: std::net::SocketAddr,
+    token: &str,
+) -> porfiry_tests::api_client::ApiResponse {
+    use std::io::{Read as _, Write as _};
+    let body = "x".repeat(porfiry_node::api::limits::MAX_BODY_BYTES + 1);
+    let head = format!(
+        "POST /v1/chat/completions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(addr).expect("connect to the API");
+    let mut writer = stream.try_clone().expect("clone the socket");
+    let sender = std::thread::spawn(move || {
+        let _ = writer.write_all(head.as_bytes());
+        let _ = writer.write_all(body.as_bytes());
+    });
+    let mut raw = Vec::new();
+    // A reset after the response has arrived is expected; what was read stays in `raw`.
+    let _ = stream.read_to_end(&mut raw);
+    let _ = sender.join();
+    porfiry_tests::api_client::parse(&raw)
+}
+
 #[test]
 fn a_public_api_address_is_refused_without_api_public_before_a_node_is_made() {
     let tmp = tempfile::tempdir().unwrap();
@@ -73,6 +100,18 @@ fn the_api_needs_the_token_and_says_when_no_model_is_configured() {
     assert_eq!(chat.status, 503, "{}", chat.body);
     assert!(chat.body.contains("--llm-url"), "{}", chat.body);
     assert_eq!(call(addr, "GET", "/nope", Some(&token), "").status, 404);
+    let malformed = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        "{\"messages\":",
+    );
+    assert_eq!(malformed.status, 400, "{}", malformed.body);
+    assert!(malformed.json()["error"]["message"].is_string());
+    let oversized = send_oversized(addr, &token);
+    assert_eq!(oversized.status, 413, "{}", oversized.body);
+    assert!(oversized.json()["error"]["message"].is_string());
     let status = call(addr, "GET", "/api/status", Some(&token), "");
     assert_eq!(status.json()["peer_id"], node.peer_id);
     let exit = node.terminate();
@@ -251,6 +290,11 @@ fn a_streamed_answer_is_the_models_pieces_as_sse_chunks_then_done() {
         response.head.contains("content-type: text/event-stream"),
         "{}",
         response.head
+    );
+    assert!(
+        response.body.starts_with("data: {") && response.body.ends_with("\n\ndata: [DONE]\n\n"),
+        "SSE framing: {:?}",
+        response.body
     );
     let events: Vec<&str> = response.body.split_terminator("\n\n").collect();
     assert_eq!(events.last(), Some(&"data: [DONE]"), "{}", response.body);

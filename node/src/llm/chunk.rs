@@ -12,7 +12,7 @@ use porfiry_skills::llm::{LlmError, snippet};
 use serde::Deserialize;
 
 use super::sse::SseEvent;
-use super::wire::{Content, Usage, error_text};
+use super::wire::{Content, RawChoice, Usage, error_text};
 
 /// What one event says.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,18 +23,9 @@ pub enum ChunkEvent {
     Chunk(StreamChunk),
 }
 
-/// The parts of one chunk the client uses.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct StreamChunk {
-    /// Answer text of this chunk (may contain a `<think>` block the model writes inline).
-    pub content: Option<String>,
-    /// Thought text of this chunk, from the server's reasoning field.
-    pub reasoning: Option<String>,
-    /// Set on the chunk where generation stopped (`stop`, `length`, …).
-    pub finish_reason: Option<String>,
-    /// Token counts, on the usage chunk.
-    pub usage: Option<Usage>,
-}
+/// The parts of one chunk the client uses: the same parts as a whole
+/// reply's first choice, each absent when the chunk does not carry it.
+pub type StreamChunk = RawChoice;
 
 #[derive(Deserialize)]
 struct ChunkJson {

@@ -1,6 +1,7 @@
 //! The Porfiry node: wiring of the protocol, storage and tool-loop crates
-//! into one process — CLI commands, the LLM client, chat sessions and the
-//! libp2p mesh driver with its replication loop (the HMP cognitive core is
+//! into one process — CLI commands, the LLM client, chat sessions, the
+//! libp2p mesh driver with its replication loop and the HTTP API that serves
+//! the agent as an OpenAI-compatible model (the HMP cognitive core is
 //! planned).
 //!
 //! **Embedding** (a phone app, another Rust program) uses the facade at the

@@ -378,6 +378,45 @@ fn a_client_hanging_up_mid_stream_closes_the_upstream_request() {
 }
 
 #[test]
+fn a_client_hanging_up_on_a_plain_request_closes_the_upstream_request() {
+    // The model takes ten minutes; the client gives up after sending.
+    let slow = Reply::delayed(std::time::Duration::from_secs(600), Reply::text("too late"));
+    let llm = ScriptedLlm::start(vec![
+        Rule::always(slow).times(1),
+        Rule::always(Reply::text("back again")),
+    ])
+    .unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let request = porfiry_tests::api_client::request_text(
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "hi"),
+    );
+    std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
+    wait_for("the model to get the request", || llm.request_count() >= 1);
+    drop(stream);
+    wait_for("the model server to see the request closed", || {
+        llm.disconnects() >= 1
+    });
+    let again = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("ann", "hi"),
+    );
+    assert_eq!(again.status, 200, "{}", again.body);
+    assert_eq!(
+        again.json()["choices"][0]["message"]["content"],
+        "back again"
+    );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
 fn two_users_keep_separate_toolset_activation() {
     use porfiry_tests::When;
     // ann asks for films: the model enables the media set, then answers;

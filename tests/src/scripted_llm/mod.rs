@@ -167,7 +167,8 @@ impl ScriptedLlm {
         self.lock().closed.borrow().clone()
     }
 
-    /// How many streamed bodies the client closed before they ended.
+    /// How many requests the client closed before their reply ended: a streamed body cut
+    /// short, or a delayed reply still waiting.
     pub fn disconnects(&self) -> usize {
         self.lock().closed.borrow().len()
     }

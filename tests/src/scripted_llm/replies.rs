@@ -24,7 +24,11 @@ pub async fn respond(
     loop {
         reply = match reply {
             Reply::Delay(by, then) => {
+                // A client that goes away during the delay counts as a closed
+                // request, as a stream cut short does.
+                let mut guard = watch();
                 tokio::time::sleep(by).await;
+                guard.finish();
                 *then
             }
             Reply::Func(f) => f(req),

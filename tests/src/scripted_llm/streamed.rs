@@ -135,7 +135,8 @@ impl Watch {
         }
     }
 
-    fn finish(&mut self) {
+    /// The response went out whole: dropping it records nothing.
+    pub(crate) fn finish(&mut self) {
         self.finished = true;
     }
 }

@@ -270,6 +270,39 @@ async fn usage_is_summed_over_the_rounds_and_absent_when_never_reported() {
     assert_eq!(chat_without.send("hi").await.unwrap().usage, None);
 }
 
+/// Says each reply was cut by the length limit unless it is a call.
+struct Cut {
+    inner: ScriptedLlm,
+}
+
+impl Llm for Cut {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+        Box::pin(async move {
+            let mut c = self.inner.complete(request).await?;
+            let reason = if c.text.contains("TOOL_CALL") {
+                "stop"
+            } else {
+                "length"
+            };
+            c.finish_reason = Some(reason.into());
+            Ok(c)
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_reply_says_why_the_last_model_call_stopped() {
+    let inner = ScriptedLlm::new(&["TOOL_CALL: notes_list", "One note, and then the"]);
+    let mut cut = chat(Cut { inner });
+    let reply = cut.send("notes?").await.unwrap();
+    assert_eq!(reply.finish_reason.as_deref(), Some("length"));
+    let mut plain = chat(ScriptedLlm::new(&["Hi."]));
+    assert_eq!(plain.send("hi").await.unwrap().finish_reason, None);
+}
+
 #[tokio::test]
 async fn a_streamed_turn_shows_the_answer_but_never_a_call_or_a_thought() {
     let inner = ScriptedLlm::new(&[

@@ -121,7 +121,7 @@ impl AgentSession for ChatAgentSession {
                 usage: reply
                     .usage
                     .map(|u| WireUsage::new(u.prompt_tokens, u.completion_tokens)),
-                finish_reason: None,
+                finish_reason: reply.finish_reason,
             })
         })
     }

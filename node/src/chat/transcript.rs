@@ -190,6 +190,7 @@ mod tests {
                 ClientEvent::ShowText { text: "".into() },
             ],
             usage: None,
+            finish_reason: None,
         };
         assert_eq!(
             render_reply(&reply),

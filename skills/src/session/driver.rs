@@ -73,11 +73,13 @@ pub async fn run_turn(
     text: &str,
 ) -> Result<Reply, LlmError> {
     let mut usage: Option<Usage> = None;
+    let mut finish_reason: Option<String> = None;
     let mut step = session.user_message(text, &io.clock.now());
     loop {
         step = match step {
             Step::Done(mut reply) => {
                 reply.usage = usage;
+                reply.finish_reason = finish_reason;
                 return Ok(reply);
             }
             Step::CallModel(request) => {
@@ -93,6 +95,7 @@ pub async fn run_turn(
                 if let Some(u) = completion.usage {
                     usage = Some(usage.unwrap_or_default() + u);
                 }
+                finish_reason = completion.finish_reason.clone();
                 (io.trace)(TraceEvent::ModelReply(&completion.text));
                 session
                     .model_reply(&completion.text, &io.clock.now())

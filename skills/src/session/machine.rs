@@ -36,6 +36,9 @@ pub struct Reply {
     /// Token counts summed over the turn's model calls, when any call
     /// reported them (the driver fills this in; the session sees no counts).
     pub usage: Option<Usage>,
+    /// Why the model stopped on the turn's last call (`stop`, `length`, …),
+    /// when it said (the driver fills this in too).
+    pub finish_reason: Option<String>,
 }
 
 /// A toolset call the driver must run, then feed the output to
@@ -179,6 +182,7 @@ impl Session {
                     text: answer,
                     events: turn.events,
                     usage: None,
+                    finish_reason: None,
                 }));
             }
             ParsedReply::Call { call, ignored } => (call, ignored),
@@ -290,6 +294,7 @@ impl Session {
                 text,
                 events: turn.events,
                 usage: None,
+                finish_reason: None,
             });
         }
         self.turn = Some(turn);

@@ -39,6 +39,9 @@ pub enum Command {
     /// Post and list notes; notes from friends show their author.
     #[command(subcommand)]
     Notes(crate::commands::notes::NotesCommand),
+    /// The models this node knows: its own and those friends offer.
+    #[command(subcommand)]
+    Llm(crate::commands::llm::LlmCommand),
     /// Chat with the model in the terminal: one message per line on stdin,
     /// answers on stdout; ends at the end of input. Needs no identity.
     Chat(crate::commands::chat::ChatArgs),

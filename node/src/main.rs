@@ -73,6 +73,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let now = porfiry_node::clock::now_ms();
             say(commands::friends::friends(&dir, &cmd, now)?)?;
         }
+        Command::Llm(cmd) => say(commands::llm::llm(&dir, &cmd)?)?,
         Command::Notes(cmd) => {
             let now = porfiry_node::clock::now_ms();
             say(commands::notes::notes(&dir, &cmd, now)?)?;

@@ -222,6 +222,23 @@ impl NodeApi for NodeAdapter {
         })
     }
 
+    fn add_friend_with_offload(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_friend_with_offload(&peer, addresses, groups, allow_offload)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
         Box::pin(async move { self.node.remove_friend(&peer).await.map_err(node_error) })
     }

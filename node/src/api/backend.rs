@@ -100,6 +100,25 @@ pub trait NodeApi: Send + Sync + 'static {
         addresses: Vec<String>,
         groups: Vec<String>,
     ) -> BoxFuture<'_, NodeResult>;
+    /// Adds (or updates) a friend and sets its offload permission
+    /// (`None` keeps an existing friend's). An implementation without
+    /// permissions refuses `Some` rather than ignore it.
+    fn add_friend_with_offload(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+    ) -> BoxFuture<'_, NodeResult> {
+        match allow_offload {
+            None => self.add_friend(peer, addresses, groups),
+            Some(_) => Box::pin(async {
+                Err(NodeApiError::BadInput(
+                    "allow_offload is not supported by this node".to_owned(),
+                ))
+            }),
+        }
+    }
     /// Removes a friend.
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>>;
     /// Peer id, profile, friends connected, items per kind, last catch-ups.

@@ -231,12 +231,32 @@ pub async fn start(
     writeln!(out, "api on http://{addr}").map_err(StartError::Output)?;
     out.flush().map_err(StartError::Output)?;
     tracing::info!(token_file = %token_path(dir).display(), "API token");
+    write_api_address(dir, addr);
     let task = tokio::spawn(super::serve(listener, state, shutdown));
     Ok(RunningApi {
         addr,
         task,
         stop: None,
     })
+}
+
+/// The file in the data dir where a running node writes its API's
+/// `HOST:PORT`, so `porfiry llm list` (another process) can ask it. A stale
+/// file (node stopped) only means the connection is refused.
+pub const API_ADDRESS_FILE: &str = "api-address";
+
+/// Where the API address of the node in `dir` is written.
+pub fn api_address_path(dir: &DataDir) -> std::path::PathBuf {
+    dir.root().join(API_ADDRESS_FILE)
+}
+
+/// Writes [`API_ADDRESS_FILE`]; a failure is logged, not fatal: the API
+/// serves all the same, only other commands cannot find it.
+fn write_api_address(dir: &DataDir, addr: SocketAddr) {
+    let path = api_address_path(dir);
+    if let Err(e) = std::fs::write(&path, format!("{addr}\n")) {
+        tracing::warn!(path = %path.display(), "cannot write the API address: {e}");
+    }
 }
 
 #[cfg(test)]

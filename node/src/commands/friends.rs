@@ -1,4 +1,4 @@
-//! `porfiry friends add|list|remove`: the peers this node connects to and
+//! `porfiry friends add|list|offload|remove`: the peers this node connects to and
 //! replicates with. Works whether or not the node is running: a running
 //! daemon in another process notices the change within its change poll
 //! interval (`CHANGE_POLL_INTERVAL`, `PHONE_CHANGE_POLL_INTERVAL`); a
@@ -12,7 +12,7 @@
 
 use clap::{Args, Subcommand};
 use porfiry_protocol::{AuthorKey, NodeKey};
-use porfiry_storage::{Friend, StorageError, Store, check_groups};
+use porfiry_storage::{Friend, PeerPermissions, StorageError, Store, check_groups};
 use serde::Serialize;
 
 use crate::data_dir::DataDir;
@@ -29,6 +29,16 @@ pub enum FriendsCommand {
         /// Print JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Allow (`on`) or refuse (`off`) an existing friend's offload
+    /// requests: `porfiry friends offload PEER_ID on|off`.
+    Offload {
+        /// The friend's peer id.
+        #[arg(value_name = "PEER_ID")]
+        peer_id: String,
+        /// `on` or `off`.
+        #[arg(value_name = "on|off")]
+        state: OnOff,
     },
     /// Remove a friend; its connections close.
     Remove {
@@ -51,6 +61,19 @@ pub struct AddArgs {
     /// A group to tag it with (repeatable); group notes go to these.
     #[arg(long = "group", value_name = "NAME")]
     pub groups: Vec<String>,
+    /// Allow it to use this node's model (offload). Without the flag an
+    /// existing friend keeps what it had; a new one is not allowed.
+    #[arg(long)]
+    pub allow_offload: bool,
+}
+
+/// `on` or `off`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    /// Allowed.
+    On,
+    /// Refused.
+    Off,
 }
 
 /// Why a `friends` command failed.
@@ -105,6 +128,8 @@ pub struct FriendView {
     pub status: String,
     /// Last time it was connected (Unix ms).
     pub last_seen_ms: Option<u64>,
+    /// May it offload requests onto this node's model.
+    pub allow_offload: bool,
 }
 
 /// Checks a peer id: a libp2p id of an ed25519 key, as every Porfiry node has.
@@ -149,6 +174,16 @@ pub fn friends(
     match command {
         FriendsCommand::Add(args) => add(dir, args, now_ms),
         FriendsCommand::List { json } => list(dir, *json),
+        FriendsCommand::Offload { peer_id, state } => {
+            let peer = parse_peer_id(peer_id)?;
+            let (_, store) = open(dir)?;
+            let on = *state == OnOff::On;
+            set_offload(&store, &peer, on, now_ms)?;
+            let how = if on { "may" } else { "may not" };
+            Ok(format!(
+                "friend {peer} {how} use this node's model (offload)"
+            ))
+        }
         FriendsCommand::Remove { peer_id } => {
             let peer = parse_peer_id(peer_id)?;
             let (_, store) = open(dir)?;
@@ -167,6 +202,9 @@ pub struct CheckedFriend {
     pub addresses: Vec<String>,
     /// Its groups.
     pub groups: Vec<String>,
+    /// Offload permission to set; `None` keeps an existing friend's (a new
+    /// one starts without).
+    pub allow_offload: Option<bool>,
 }
 
 /// Checks a friend to add without touching any database.
@@ -185,6 +223,7 @@ pub fn check_friend(
         peer,
         addresses,
         groups: groups.to_vec(),
+        allow_offload: None,
     })
 }
 
@@ -205,6 +244,11 @@ pub fn save_friend(
         Some(_) => {
             s.set_friend_addresses(&id, &friend.addresses, now_ms)?;
             s.set_friend_groups(&id, &friend.groups, now_ms)?;
+            if let Some(on) = friend.allow_offload {
+                let mut p = s.friend(&id)?.row.permissions;
+                p.offload = on;
+                s.set_friend_permissions(&id, &p, now_ms)?;
+            }
             Ok(true)
         }
         None => {
@@ -213,6 +257,10 @@ pub fn save_friend(
                     peer_id: id.clone(),
                     addresses: friend.addresses.clone(),
                     groups: friend.groups.clone(),
+                    permissions: PeerPermissions {
+                        offload: friend.allow_offload.unwrap_or(false),
+                        ..Default::default()
+                    },
                     ..Default::default()
                 },
                 now_ms,
@@ -220,6 +268,32 @@ pub fn save_friend(
             Ok(false)
         }
     })?)
+}
+
+/// Allows or refuses a friend's offload requests; one that is not a friend
+/// is [`FriendsError::NotAFriend`]. Other permissions are kept.
+pub fn set_offload(
+    store: &Store,
+    peer: &PeerId,
+    on: bool,
+    now_ms: u64,
+) -> Result<(), FriendsError> {
+    let id = peer.to_string();
+    let Some(f) = store.find_friend(&id)? else {
+        return Err(FriendsError::NotAFriend(id));
+    };
+    let mut p = f.row.permissions;
+    p.offload = on;
+    store.set_friend_permissions(&id, &p, now_ms)?;
+    Ok(())
+}
+
+/// Whether `peer` is a friend allowed to offload (the offload server's
+/// permission check).
+pub fn may_offload(store: &Store, peer: &PeerId) -> Result<bool, FriendsError> {
+    Ok(store
+        .find_friend(&peer.to_string())?
+        .is_some_and(|f| f.row.permissions.offload))
 }
 
 /// Removes a friend; one that is not a friend is [`FriendsError::NotAFriend`].
@@ -244,12 +318,16 @@ pub fn friend_view(f: porfiry_storage::Stored<Friend>) -> FriendView {
         groups: f.row.groups,
         status: f.row.status.to_string(),
         last_seen_ms: f.row.last_seen,
+        allow_offload: f.row.permissions.offload,
     }
 }
 
 fn add(dir: &DataDir, args: &AddArgs, now_ms: u64) -> Result<String, FriendsError> {
     let given: Vec<String> = args.address.iter().cloned().collect();
-    let friend = check_friend(&args.peer_id, &given, &args.groups)?;
+    let mut friend = check_friend(&args.peer_id, &given, &args.groups)?;
+    if args.allow_offload {
+        friend.allow_offload = Some(true);
+    }
     let (key, store) = open(dir)?;
     let updated = save_friend(&store, &key.peer_id(), &friend, now_ms)?;
     let how = if friend.addresses.is_empty() {
@@ -283,7 +361,11 @@ fn list(dir: &DataDir, json: bool) -> Result<String, FriendsError> {
             } else {
                 v.addresses.join(" ")
             };
-            format!("{}  {}  groups: {groups}  {addrs}", v.peer_id, v.status)
+            let offload = if v.allow_offload { "on" } else { "off" };
+            format!(
+                "{}  {}  groups: {groups}  offload: {offload}  {addrs}",
+                v.peer_id, v.status
+            )
         })
         .collect();
     Ok(lines.join("\n"))

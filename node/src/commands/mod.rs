@@ -3,7 +3,9 @@
 pub mod chat;
 pub mod friends;
 pub mod init;
+pub mod llm;
 pub mod llm_flags;
 pub mod notes;
+pub mod offload_flags;
 pub mod run;
 pub mod status;

@@ -11,6 +11,7 @@ use clap::Args;
 use crate::api::start::{ApiArgs, ApiPlan, StartError};
 use crate::commands::init::InitError;
 use crate::commands::llm_flags::OptionalLlmArgs;
+use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
 use crate::node::{Node, NodeConfig, NodeError};
@@ -36,6 +37,9 @@ pub struct RunArgs {
     /// The HTTP API.
     #[command(flatten)]
     pub api: ApiArgs,
+    /// Offering the model to friends, or using a friend's.
+    #[command(flatten)]
+    pub offload: OffloadArgs,
 }
 
 /// Why `run` stopped with an error.
@@ -53,6 +57,9 @@ pub enum RunError {
     /// The API or model flags are unusable, or the API could not start.
     #[error(transparent)]
     Api(#[from] StartError),
+    /// The offload flags are unusable (`--llm-peer` with `--llm-url`, …).
+    #[error(transparent)]
+    Offload(#[from] OffloadFlagsError),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
     AlreadyRunning {
@@ -125,10 +132,19 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
     let api = ApiPlan::from_args(&args.api, &args.llm)?;
+    // What the offload server and the model choice get (issue 10).
+    let offload = OffloadPlan::from_args(&args.llm, &args.offload)?;
     let config = NodeConfig::new(dir.clone(), args.profile, listen);
     let (node, mut join) = Node::spawn(config)?;
     let mut stdout = std::io::stdout();
     print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
+    // Publish, replace or retract the LlmAddress advertisement; a failure
+    // leaves the node running without it (friends just do not learn it).
+    match node.advertise_offload(offload.offer()).await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(items = n, "offload advertisement updated"),
+        Err(e) => tracing::warn!("cannot update the offload advertisement: {e}"),
+    }
     let api = match crate::api::start::serve_node(dir, &api, &node, &mut stdout).await {
         Ok(api) => api,
         Err(e) => {
@@ -239,6 +255,7 @@ mod tests {
                 no_api: false,
                 api_public: false,
             },
+            offload: OffloadArgs::default(),
         }
     }
 
@@ -301,6 +318,45 @@ mod tests {
         assert!(
             crate::cli::Cli::try_parse_from(["porfiry", "run", "--no-api", "--api-public"])
                 .is_err()
+        );
+    }
+
+    #[tokio::test]
+    async fn llm_peer_with_llm_url_is_refused_before_anything_starts() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(tmp.path().join("node"));
+        let mut a = args(&[], Profile::Server);
+        a.llm.llm_url = Some("http://h/v1".into());
+        a.llm.llm_model = Some("m".into());
+        a.offload.llm_peer = Some("12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA".into());
+        let err = run(&dir, &a).await.unwrap_err();
+        assert!(err.to_string().contains("pick one"), "{err}");
+        assert!(!dir.root().exists(), "nothing was created");
+    }
+
+    #[test]
+    fn run_parses_the_offload_flags() {
+        use clap::Parser as _;
+        let cli = crate::cli::Cli::try_parse_from([
+            "porfiry",
+            "run",
+            "--offload",
+            "--offload-capacity",
+            "3",
+            "--offload-per-friend",
+            "2",
+        ])
+        .unwrap();
+        let crate::cli::Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert!(run.offload.offload);
+        assert_eq!(
+            (run.offload.offload_capacity, run.offload.offload_per_friend),
+            (3, 2)
+        );
+        assert!(
+            crate::cli::Cli::try_parse_from(["porfiry", "run", "--offload-capacity", "0"]).is_err()
         );
     }
 }

@@ -37,6 +37,9 @@ pub enum NodeError {
     /// The database refused a read.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// An advertisement could not be signed or stored.
+    #[error(transparent)]
+    Sharing(#[from] SharingError),
     /// The node has stopped; the call was not carried out.
     #[error("the node has stopped")]
     Stopped,

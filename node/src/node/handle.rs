@@ -17,13 +17,14 @@ use super::views::{
     FriendCatchup, NodeStatus, NotePost, NoteView, NotesQuery, Posted, profile_name,
 };
 use crate::commands::friends::{
-    FriendView, FriendsError, check_friend, delete_friend, friend_view, friend_views,
-    parse_peer_id, save_friend,
+    FriendView, FriendsError, check_friend, delete_friend, friend_view, friend_views, may_offload,
+    parse_peer_id, save_friend, set_offload,
 };
 use crate::commands::notes::{NotesError, check_text, query_notes};
 use crate::db::{Db, DbError};
 use crate::mesh::{PeerId, Profile};
 use crate::replication::{LoopCommand, LoopStatus};
+use crate::sharing::offload::{Candidate, OfferedModel, advertise_offload, offload_candidates};
 use crate::sharing::post_note;
 
 /// A running node, cheap to clone; every clone talks to the same node.
@@ -156,7 +157,22 @@ impl NodeHandle {
         addresses: Vec<String>,
         groups: Vec<String>,
     ) -> Result<FriendView, NodeError> {
-        let friend = check_friend(peer, &addresses, &groups)?;
+        self.add_friend_with_offload(peer, addresses, groups, None)
+            .await
+    }
+
+    /// [`NodeHandle::add_friend`] that also sets the friend's offload
+    /// permission (`None` keeps an existing friend's; a new one starts
+    /// without), as `friends add --allow-offload` does.
+    pub async fn add_friend_with_offload(
+        &self,
+        peer: &str,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+    ) -> Result<FriendView, NodeError> {
+        let mut friend = check_friend(peer, &addresses, &groups)?;
+        friend.allow_offload = allow_offload;
         let own = self.inner.peer;
         let now = self.now();
         let view = self
@@ -183,6 +199,61 @@ impl NodeHandle {
             .map_err(db_err)??;
         self.tell(LoopCommand::FriendsChanged).await;
         Ok(())
+    }
+
+    /// Allows or refuses a friend's offload requests (`friends offload
+    /// PEER on|off`); an unknown friend is an error for which
+    /// [`NodeError::is_not_found`] holds.
+    pub async fn set_friend_offload(&self, peer: &str, on: bool) -> Result<(), NodeError> {
+        let peer = parse_peer_id(peer)?;
+        let now = self.now();
+        self.inner
+            .db
+            .write(move |s| set_offload(s, &peer, on, now))
+            .await
+            .map_err(db_err)??;
+        Ok(())
+    }
+
+    /// Whether `peer` is a friend allowed to offload onto this node's model
+    /// (read from the database on each call, so a `friends offload` in
+    /// another process counts at once).
+    pub async fn may_offload(&self, peer: PeerId) -> Result<bool, NodeError> {
+        Ok(self
+            .inner
+            .db
+            .read(move |s| may_offload(s, &peer))
+            .await
+            .map_err(db_err)??)
+    }
+
+    /// Makes the node's `LlmAddress` advertisement match `offer` (publish,
+    /// replace, or with `None` retract) and sends what changed to friends
+    /// now. Returns how many items were sent.
+    pub async fn advertise_offload(&self, offer: Option<OfferedModel>) -> Result<usize, NodeError> {
+        let key = self.inner.key.clone();
+        let now = self.now();
+        let items = self
+            .inner
+            .db
+            .write(move |s| advertise_offload(s, &key, offer.as_ref(), now))
+            .await
+            .map_err(db_err)??;
+        let n = items.len();
+        for item in items {
+            self.tell(LoopCommand::Publish(item)).await;
+        }
+        Ok(n)
+    }
+
+    /// Friends' models this node may offload to, from their advertisements.
+    pub async fn offload_candidates(&self) -> Result<Vec<Candidate>, NodeError> {
+        Ok(self
+            .inner
+            .db
+            .read(offload_candidates)
+            .await
+            .map_err(db_err)??)
     }
 
     /// Every friend.

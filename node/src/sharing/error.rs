@@ -13,4 +13,7 @@ pub enum SharingError {
     /// An item could not be signed (a limit of the item format).
     #[error("cannot publish: {0}")]
     Item(#[from] ItemError),
+    /// A row could not become an item's draft.
+    #[error("cannot publish: {0}")]
+    Draft(String),
 }

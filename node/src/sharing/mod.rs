@@ -9,6 +9,7 @@ pub mod item_rows;
 pub mod limits;
 pub mod merge;
 pub mod note_text;
+pub mod offload;
 pub mod publish;
 
 pub use error::SharingError;

@@ -256,7 +256,7 @@ fn rating_draft(x: &Stored<Rating>) -> Result<PayloadDraft, String> {
     ))
 }
 
-fn llm_draft(x: &Stored<LlmEntry>) -> Result<PayloadDraft, String> {
+pub(crate) fn llm_draft(x: &Stored<LlmEntry>) -> Result<PayloadDraft, String> {
     let r = &x.row;
     let limit = |k: &str| {
         r.config

@@ -87,6 +87,10 @@ pub struct FriendBody {
     /// Groups to tag them with.
     #[serde(default)]
     pub groups: Vec<String>,
+    /// Allow (or with `false` refuse) its offload requests; absent keeps
+    /// an existing friend's permission (a new one starts without).
+    #[serde(default)]
+    pub allow_offload: Option<bool>,
 }
 
 /// Adds a friend.
@@ -96,7 +100,7 @@ pub async fn add_friend(
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let friend = state
         .node()
-        .add_friend(body.peer, body.addresses, body.groups)
+        .add_friend_with_offload(body.peer, body.addresses, body.groups, body.allow_offload)
         .await?;
     Ok((StatusCode::CREATED, Json(friend)))
 }

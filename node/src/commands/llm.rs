@@ -1,0 +1,184 @@
+//! `porfiry llm list [--json]`: the model this node would use itself (from
+//! `--llm-url`/`--llm-model` or their env vars) and the models friends
+//! offer it (their `LlmAddress` advertisements, with the friend's peer id),
+//! each with whether the friend is reachable now. Reachability comes from
+//! the running daemon (`GET /api/status` at the address it wrote to
+//! `<data-dir>/api-address`, with the token in `<data-dir>/api-token`);
+//! without a daemon it is "unknown (node not running)".
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use clap::Subcommand;
+use serde::Serialize;
+
+use crate::api::start::api_address_path;
+use crate::api::token::token_path;
+use crate::commands::friends::{FriendsError, open};
+use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
+use crate::data_dir::DataDir;
+use crate::sharing::SharingError;
+use crate::sharing::offload::{Candidate, offload_candidates};
+
+/// How long `llm list` waits for the daemon's status: a local process
+/// answers in milliseconds; a hung one must not hang the command.
+pub const STATUS_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// What `llm list` says about reachability when no daemon answers.
+pub const NOT_RUNNING: &str = "unknown (node not running)";
+
+/// `porfiry llm …`
+#[derive(Debug, Subcommand)]
+pub enum LlmCommand {
+    /// List the local model and the models friends offer, with the
+    /// friend's peer id and whether it is reachable now.
+    List {
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+        /// The local model (same flags as `porfiry run`).
+        #[command(flatten)]
+        llm: OptionalLlmArgs,
+    },
+}
+
+/// Why an `llm` command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum LlmListError {
+    /// The node could not be opened.
+    #[error(transparent)]
+    Friends(#[from] FriendsError),
+    /// Only one of the model flags.
+    #[error(transparent)]
+    Flags(#[from] HalfConfiguredModel),
+    /// The advertisements could not be read.
+    #[error(transparent)]
+    Sharing(#[from] SharingError),
+    /// JSON output failed.
+    #[error("cannot print JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
+/// The local model as listed.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LocalModel {
+    /// The model name.
+    pub model: String,
+    /// The server's base URL.
+    pub url: String,
+}
+
+/// A friend's model as listed.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FriendModel {
+    /// The advertisement.
+    #[serde(flatten)]
+    pub candidate: Candidate,
+    /// Connected now; `None` when no daemon answered.
+    pub reachable: Option<bool>,
+}
+
+/// What `llm list --json` prints.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct LlmList {
+    /// The local model, if the flags name one.
+    pub local: Option<LocalModel>,
+    /// Friends' models.
+    pub friends: Vec<FriendModel>,
+    /// Whether a running daemon answered.
+    pub node_running: bool,
+}
+
+/// Runs one `llm` command; returns what to print.
+pub fn llm(dir: &DataDir, command: &LlmCommand) -> Result<String, LlmListError> {
+    let LlmCommand::List { json, llm } = command;
+    let list = list(dir, llm)?;
+    if *json {
+        return Ok(serde_json::to_string_pretty(&list)?);
+    }
+    Ok(to_text(&list))
+}
+
+/// The listing.
+pub fn list(dir: &DataDir, llm: &OptionalLlmArgs) -> Result<LlmList, LlmListError> {
+    let local = llm.target()?.map(|t| LocalModel {
+        model: t.model.clone(),
+        url: t.base_url.clone(),
+    });
+    let (_, store) = open(dir)?;
+    let candidates = offload_candidates(&store)?;
+    drop(store);
+    let connected = connected_friends(dir);
+    let friends = candidates
+        .into_iter()
+        .map(|candidate| FriendModel {
+            reachable: connected.as_ref().map(|c| c.contains(&candidate.peer)),
+            candidate,
+        })
+        .collect();
+    Ok(LlmList {
+        local,
+        friends,
+        node_running: connected.is_some(),
+    })
+}
+
+fn to_text(list: &LlmList) -> String {
+    let mut lines = vec![match &list.local {
+        Some(l) => format!("local: {} at {}", l.model, l.url),
+        None => "local: none (no --llm-url and --llm-model)".to_owned(),
+    }];
+    if list.friends.is_empty() {
+        lines.push("friends: none offer a model".to_owned());
+    }
+    for f in &list.friends {
+        let c = &f.candidate;
+        let context = c.context.map_or("-".to_owned(), |n| n.to_string());
+        let reachable = match f.reachable {
+            Some(true) => "yes",
+            Some(false) => "no",
+            None => NOT_RUNNING,
+        };
+        lines.push(format!(
+            "friend {}  model: {}  context: {context}  concurrency: {}  reachable: {reachable}",
+            c.peer, c.model, c.concurrency
+        ));
+    }
+    lines.join("\n")
+}
+
+/// Peer ids of the friends the running daemon is connected to; `None`
+/// when no daemon answers (no address file, no token, refused, timeout).
+fn connected_friends(dir: &DataDir) -> Option<BTreeSet<String>> {
+    let addr = std::fs::read_to_string(api_address_path(dir)).ok()?;
+    let token = std::fs::read_to_string(token_path(dir)).ok()?;
+    let url = format!("http://{}/api/status", addr.trim());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .ok()?;
+    let status: serde_json::Value = rt.block_on(async {
+        let client = reqwest::Client::builder()
+            .timeout(STATUS_TIMEOUT)
+            .build()
+            .ok()?;
+        let response = client
+            .get(url)
+            .bearer_auth(token.trim())
+            .send()
+            .await
+            .ok()?;
+        if !response.status().is_success() {
+            return None;
+        }
+        response.json().await.ok()
+    })?;
+    let friends = status.get("friends")?.as_array()?;
+    Some(
+        friends
+            .iter()
+            .filter(|f| f.get("connected").and_then(serde_json::Value::as_bool) == Some(true))
+            .filter_map(|f| f.get("peer_id")?.as_str().map(str::to_owned))
+            .collect(),
+    )
+}

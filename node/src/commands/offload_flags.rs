@@ -1,0 +1,202 @@
+//! The offload flags of `porfiry run`: whether this node offers its model
+//! to friends (`--offload`, `--offload-capacity`, `--offload-per-friend`),
+//! and which model the node itself uses (`--llm-url`/`--llm-model`, a
+//! friend's with `--llm-peer` / `PORFIRY_LLM_PEER`, or one learned from
+//! friends' advertisements). Parsed and checked before anything starts,
+//! like `--api`; the result ([`OffloadPlan`]) is what `run` hands to the
+//! offload server and the model choice.
+
+use clap::Args;
+
+use crate::commands::friends::{FriendsError, parse_peer_id};
+use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
+use crate::llm::LlmTarget;
+use crate::mesh::PeerId;
+use crate::sharing::offload::OfferedModel;
+
+/// Requests served at once for all friends together, by default: one, what
+/// a local model server (Ollama, llama.cpp) runs in parallel out of the box.
+pub const DEFAULT_OFFLOAD_CAPACITY: u32 = 1;
+
+/// Requests served at once for one friend, by default: one, so a single
+/// friend cannot take every slot.
+pub const DEFAULT_OFFLOAD_PER_FRIEND: u32 = 1;
+
+/// Flags of `porfiry run` about offload.
+#[derive(Debug, Clone, Args)]
+pub struct OffloadArgs {
+    /// Use this friend's model (its peer id, `12D3KooW…`) instead of a
+    /// local one; excludes --llm-url.
+    #[arg(long, env = "PORFIRY_LLM_PEER", value_name = "PEER_ID")]
+    pub llm_peer: Option<String>,
+    /// Offer this node's model (--llm-url and --llm-model) to friends
+    /// allowed to offload (`porfiry friends offload PEER on`), and advertise
+    /// it to friends. Off by default.
+    #[arg(long)]
+    pub offload: bool,
+    /// With --offload: requests served at once, all friends together.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OFFLOAD_CAPACITY,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub offload_capacity: u32,
+    /// With --offload: requests served at once for one friend.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_OFFLOAD_PER_FRIEND,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub offload_per_friend: u32,
+}
+
+impl Default for OffloadArgs {
+    fn default() -> Self {
+        OffloadArgs {
+            llm_peer: None,
+            offload: false,
+            offload_capacity: DEFAULT_OFFLOAD_CAPACITY,
+            offload_per_friend: DEFAULT_OFFLOAD_PER_FRIEND,
+        }
+    }
+}
+
+/// Whether and how much this node serves friends' requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OffloadSettings {
+    /// Serve allowed friends (and advertise the model).
+    pub enabled: bool,
+    /// Requests at once, all friends together.
+    pub capacity: u32,
+    /// Requests at once, per friend.
+    pub per_friend: u32,
+}
+
+/// Which model the node itself uses.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelChoice {
+    /// A local (or remote HTTP) OpenAI-compatible server.
+    Url(LlmTarget),
+    /// This friend's model over `/porfiry/offload/1`.
+    Peer(PeerId),
+    /// Neither given: a model learned from friends' advertisements
+    /// (`crate::sharing::offload::offload_candidates`), if any.
+    Learned,
+}
+
+/// The offload flags, checked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OffloadPlan {
+    /// The node's own model.
+    pub model: ModelChoice,
+    /// Serving friends.
+    pub settings: OffloadSettings,
+}
+
+/// Why the model or offload flags are unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum OffloadFlagsError {
+    /// Only one of --llm-url and --llm-model.
+    #[error(transparent)]
+    HalfConfigured(#[from] HalfConfiguredModel),
+    /// Both a local model and a friend's.
+    #[error(
+        "--llm-peer and --llm-url both name a model: pick one (a friend's model or a local one)"
+    )]
+    PeerAndUrl,
+    /// A bad peer id after --llm-peer.
+    #[error("--llm-peer: {0}")]
+    BadPeer(#[from] FriendsError),
+    /// --offload without a local model to offer.
+    #[error("--offload offers this node's model to friends: give --llm-url and --llm-model too")]
+    NothingToOffer,
+}
+
+impl OffloadPlan {
+    /// Checks the flags together.
+    pub fn from_args(
+        llm: &OptionalLlmArgs,
+        offload: &OffloadArgs,
+    ) -> Result<OffloadPlan, OffloadFlagsError> {
+        let target = llm.target()?;
+        let model = match (target, &offload.llm_peer) {
+            (Some(_), Some(_)) => return Err(OffloadFlagsError::PeerAndUrl),
+            (Some(t), None) => ModelChoice::Url(t),
+            (None, Some(p)) => ModelChoice::Peer(parse_peer_id(p)?),
+            (None, None) => ModelChoice::Learned,
+        };
+        if offload.offload && !matches!(model, ModelChoice::Url(_)) {
+            return Err(OffloadFlagsError::NothingToOffer);
+        }
+        Ok(OffloadPlan {
+            model,
+            settings: OffloadSettings {
+                enabled: offload.offload,
+                capacity: offload.offload_capacity,
+                per_friend: offload.offload_per_friend,
+            },
+        })
+    }
+
+    /// What to advertise to friends: the local model when offload is on;
+    /// `None` (retract any earlier advertisement) otherwise.
+    pub fn offer(&self) -> Option<OfferedModel> {
+        match (&self.model, self.settings.enabled) {
+            (ModelChoice::Url(t), true) => Some(OfferedModel {
+                model: t.model.clone(),
+                features: vec!["chat".to_owned()],
+                context_tokens: None,
+                concurrency: self.settings.capacity,
+            }),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::commands::llm_flags::LlmCallArgs;
+
+    const PEER: &str = "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA";
+
+    fn llm(url: Option<&str>, model: Option<&str>) -> OptionalLlmArgs {
+        OptionalLlmArgs {
+            llm_url: url.map(str::to_owned),
+            llm_model: model.map(str::to_owned),
+            call: LlmCallArgs {
+                llm_timeout_secs: 7,
+                llm_retries: 1,
+            },
+        }
+    }
+
+    fn off(peer: Option<&str>, on: bool) -> OffloadArgs {
+        OffloadArgs {
+            llm_peer: peer.map(str::to_owned),
+            offload: on,
+            ..OffloadArgs::default()
+        }
+    }
+
+    #[test]
+    fn the_model_is_a_url_a_peer_or_learned_and_never_both() {
+        let p =
+            OffloadPlan::from_args(&llm(Some("http://h/v1"), Some("m")), &off(None, true)).unwrap();
+        assert!(matches!(p.model, ModelChoice::Url(_)));
+        assert_eq!(p.offer().unwrap().model, "m");
+        assert_eq!(p.offer().unwrap().concurrency, DEFAULT_OFFLOAD_CAPACITY);
+        let p = OffloadPlan::from_args(&llm(None, None), &off(Some(PEER), false)).unwrap();
+        assert_eq!(p.model, ModelChoice::Peer(PEER.parse().unwrap()));
+        assert!(p.offer().is_none());
+        let p = OffloadPlan::from_args(&llm(None, None), &off(None, false)).unwrap();
+        assert_eq!(p.model, ModelChoice::Learned);
+        let e = OffloadPlan::from_args(
+            &llm(Some("http://h/v1"), Some("m")),
+            &off(Some(PEER), false),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("pick one"), "{e}");
+        let e = OffloadPlan::from_args(&llm(None, None), &off(Some("nope"), false)).unwrap_err();
+        assert!(e.to_string().contains("--llm-peer"), "{e}");
+        let e = OffloadPlan::from_args(&llm(None, None), &off(None, true)).unwrap_err();
+        assert!(e.to_string().contains("--llm-url"), "{e}");
+        let p = OffloadPlan::from_args(&llm(Some("http://h/v1"), Some("m")), &off(None, false))
+            .unwrap();
+        assert!(p.offer().is_none(), "offload off: nothing advertised");
+    }
+}

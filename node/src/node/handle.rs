@@ -56,6 +56,8 @@ impl std::fmt::Debug for NodeHandle {
 }
 
 impl NodeHandle {
+    // One argument per part the node thread shares with its handles; only `spawn` calls it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         key: &NodeKey,
         profile: Profile,

@@ -84,7 +84,11 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
             let stopped = run_node(
                 key,
                 db.clone(),
-                DaemonOptions { profile, listen },
+                DaemonOptions {
+                    profile,
+                    listen,
+                    streams: porfiry_node::mesh::StreamControl::new(),
+                },
                 io,
                 shutdown,
             )

@@ -13,7 +13,13 @@ use porfiry_node::mesh::codec::Frame;
 use porfiry_node::mesh::limits::{MAX_ESTABLISHED_PER_PEER, MAX_TRANSPORT_FRAME_BYTES};
 
 fn new_swarm() -> Swarm<MeshBehaviour> {
-    Swarm::new_ephemeral_tokio(|key| MeshBehaviour::new(&key.public(), MAX_TRANSPORT_FRAME_BYTES))
+    Swarm::new_ephemeral_tokio(|key| {
+        MeshBehaviour::new(
+            &key.public(),
+            MAX_TRANSPORT_FRAME_BYTES,
+            libp2p_stream::Behaviour::new(),
+        )
+    })
 }
 
 /// A listening swarm whose memory address is dialable, and a dialer.

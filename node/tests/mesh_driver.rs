@@ -85,7 +85,13 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
     // The stranger trusts S (its own gate allows S), but S does not know it.
     let x_key = Keypair::generate_ed25519();
     let x_peer = x_key.public().to_peer_id();
-    let mut x = build_swarm(x_key, Profile::Phone, MAX_TRANSPORT_FRAME_BYTES).unwrap();
+    let mut x = build_swarm(
+        x_key,
+        Profile::Phone,
+        MAX_TRANSPORT_FRAME_BYTES,
+        libp2p_stream::Behaviour::new(),
+    )
+    .unwrap();
     x.behaviour_mut().allow(s.peer);
     x.add_peer_address(s.peer, address);
     x.behaviour_mut().send_frame(&s.peer, b"let me in".to_vec());

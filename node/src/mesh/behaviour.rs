@@ -1,5 +1,5 @@
 //! The composed libp2p behaviour of a node: friend gate, connection limits,
-//! identify, ping and the frame request-response protocol.
+//! identify, ping, the frame request-response protocol and raw offload streams.
 //!
 //! Field order matters: libp2p asks each part in turn whether to accept a
 //! connection, so the friend gate comes first and a stranger is denied before
@@ -37,11 +37,17 @@ pub struct MeshBehaviour {
     ping: ping::Behaviour,
     /// Opaque byte frames, one per request, acknowledged by an empty response.
     frames: request_response::Behaviour<FrameCodec>,
+    /// Raw offload streams (`/porfiry/offload/1`), see [`super::streams`].
+    streams: libp2p_stream::Behaviour,
 }
 
 impl MeshBehaviour {
     /// A behaviour with an empty friend list and a frame cap of `max_frame_bytes`.
-    pub fn new(local_key: &PublicKey, max_frame_bytes: u32) -> Self {
+    pub fn new(
+        local_key: &PublicKey,
+        max_frame_bytes: u32,
+        streams: libp2p_stream::Behaviour,
+    ) -> Self {
         let limits = ConnectionLimits::default()
             .with_max_established_per_peer(Some(MAX_ESTABLISHED_PER_PEER))
             .with_max_established(Some(MAX_ESTABLISHED_TOTAL))
@@ -62,6 +68,7 @@ impl MeshBehaviour {
                 [(FRAME_PROTOCOL, ProtocolSupport::Full)],
                 frames_config,
             ),
+            streams,
         }
     }
 

@@ -10,6 +10,7 @@ use libp2p::{Multiaddr, PeerId};
 use super::error::MeshError;
 use super::limits::{MAX_TRANSPORT_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
 use super::redial::{Backoff, REDIAL_BACKOFF};
+use super::streams::StreamControl;
 
 /// How the node takes part in the mesh (also `porfiry run --profile`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -80,6 +81,9 @@ pub struct MeshConfig {
     pub max_frame_bytes: u32,
     /// Redial schedule for friends with addresses.
     pub backoff: Backoff,
+    /// Offload streams; the driver takes its behaviour. Pass a clone of one
+    /// made earlier to hold the control before the driver runs.
+    pub streams: StreamControl,
 }
 
 impl MeshConfig {
@@ -91,6 +95,7 @@ impl MeshConfig {
             friends: Vec::new(),
             max_frame_bytes: MAX_TRANSPORT_FRAME_BYTES,
             backoff: REDIAL_BACKOFF,
+            streams: StreamControl::new(),
         }
     }
 

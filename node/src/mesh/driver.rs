@@ -28,6 +28,7 @@
 //!   here and passed to the pure schedules as `now_ms`.
 
 use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
@@ -52,6 +53,7 @@ use super::limits::{
 };
 use super::outbox::{Outbox, QueueFull};
 use super::redial::{Jitter, RedialPlan};
+use super::streams::FriendSet;
 use super::swarm::build_swarm;
 
 /// What woke the driver loop.
@@ -75,6 +77,8 @@ pub struct MeshDriver {
     events: mpsc::Sender<MeshEvent>,
     pending: VecDeque<MeshEvent>,
     friends: HashMap<PeerId, Vec<Multiaddr>>,
+    /// The friend set offload streams check, kept equal to `friends`' keys.
+    stream_friends: FriendSet,
     redial: RedialPlan<PeerId>,
     outbox: Outbox<PeerId, OutboundRequestId>,
     max_frame_bytes: u32,
@@ -91,7 +95,16 @@ impl MeshDriver {
         config: MeshConfig,
     ) -> Result<(Self, MeshHandle, mpsc::Receiver<MeshEvent>), MeshError> {
         config.validate()?;
-        let mut swarm = build_swarm(keypair, config.profile, config.max_frame_bytes)?;
+        let stream_behaviour = config
+            .streams
+            .take_behaviour()
+            .ok_or(MeshError::StreamsTaken)?;
+        let mut swarm = build_swarm(
+            keypair,
+            config.profile,
+            config.max_frame_bytes,
+            stream_behaviour,
+        )?;
         for address in &config.listen {
             swarm
                 .listen_on(address.clone())
@@ -108,6 +121,7 @@ impl MeshDriver {
             events,
             pending: VecDeque::new(),
             friends: HashMap::new(),
+            stream_friends: Arc::clone(config.streams.friends()),
             redial: RedialPlan::new(config.backoff),
             outbox: Outbox::new(MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER),
             max_frame_bytes: config.max_frame_bytes,
@@ -116,7 +130,11 @@ impl MeshDriver {
         for friend in config.friends {
             driver.add_friend(friend.peer, friend.addresses);
         }
-        Ok((driver, MeshHandle::new(command_tx), event_rx))
+        Ok((
+            driver,
+            MeshHandle::new(command_tx, config.streams),
+            event_rx,
+        ))
     }
 
     /// This node's peer id.
@@ -197,6 +215,10 @@ impl MeshDriver {
 
     fn add_friend(&mut self, peer: PeerId, addresses: Vec<Multiaddr>) {
         self.swarm.behaviour_mut().allow(peer);
+        self.stream_friends
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(peer);
         let previous = self.friends.insert(peer, addresses.clone());
         tracing::info!(%peer, ?addresses, "friend added");
         if previous.as_ref() != Some(&addresses) {
@@ -214,6 +236,10 @@ impl MeshDriver {
 
     fn remove_friend(&mut self, peer: PeerId) {
         self.friends.remove(&peer);
+        self.stream_friends
+            .write()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&peer);
         self.redial.remove(&peer);
         // Disallowing closes every connection to the peer.
         if self.swarm.behaviour_mut().disallow(peer) {
@@ -390,6 +416,7 @@ impl MeshDriver {
                 );
             }
             MeshBehaviourEvent::Gate(never) | MeshBehaviourEvent::Limits(never) => match never {},
+            MeshBehaviourEvent::Streams(()) => {}
             MeshBehaviourEvent::Ping(_) | MeshBehaviourEvent::Identify(_) => {}
         }
     }

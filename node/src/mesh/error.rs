@@ -32,6 +32,32 @@ pub enum MeshError {
     /// The command queue is full (only from `try_command`).
     #[error("the mesh driver's command queue is full")]
     CommandQueueFull,
+    /// An offload stream was asked of a peer that is not a friend.
+    #[error("cannot open an offload stream to {peer}: not a friend")]
+    NotFriend {
+        /// The peer asked for.
+        peer: libp2p::PeerId,
+    },
+    /// The friend does not accept offload streams (not serving, or an old version).
+    #[error("friend {peer} does not accept offload streams")]
+    StreamUnsupported {
+        /// The friend.
+        peer: libp2p::PeerId,
+    },
+    /// The friend could not be reached, or the stream could not be set up.
+    #[error("cannot open an offload stream to friend {peer}: {reason}")]
+    StreamOpen {
+        /// The friend.
+        peer: libp2p::PeerId,
+        /// Why (not reachable, connection reset, ...).
+        reason: String,
+    },
+    /// Offload streams are already being accepted by another acceptor.
+    #[error("offload streams are already being accepted")]
+    AlreadyAccepting,
+    /// The stream control given in the config was already used by a driver.
+    #[error("this stream control already belongs to a running mesh driver")]
+    StreamsTaken,
     /// The driver task has ended, so the command was not delivered.
     #[error("the mesh driver has stopped")]
     DriverStopped,

@@ -5,6 +5,7 @@ use tokio::sync::mpsc;
 
 use super::error::MeshError;
 use super::events::MeshCommand;
+use super::streams::StreamControl;
 
 /// Sends [`MeshCommand`]s to a running driver. Each call waits while the
 /// command queue is full (back-pressure) and fails only if the driver stopped.
@@ -15,11 +16,17 @@ use super::events::MeshCommand;
 #[derive(Debug, Clone)]
 pub struct MeshHandle {
     commands: mpsc::Sender<MeshCommand>,
+    streams: StreamControl,
 }
 
 impl MeshHandle {
-    pub(crate) fn new(commands: mpsc::Sender<MeshCommand>) -> Self {
-        Self { commands }
+    pub(crate) fn new(commands: mpsc::Sender<MeshCommand>, streams: StreamControl) -> Self {
+        Self { commands, streams }
+    }
+
+    /// Opens and accepts raw offload streams to and from friends.
+    pub fn streams(&self) -> StreamControl {
+        self.streams.clone()
     }
 
     /// Sends any command.

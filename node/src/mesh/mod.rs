@@ -12,7 +12,7 @@
 //! the body is read), [`behaviour`] (friend gate, connection limits, identify,
 //! ping, frames), [`swarm`] (TCP + noise + yamux), [`redial`] (pure backoff
 //! schedule), [`outbox`] (pure per-peer send window), [`events`] (commands and
-//! events), [`handle`] (the command handle), [`driver`] (the task), [`error`].
+//! events), [`streams`] (raw offload streams), [`handle`] (the command handle), [`driver`] (the task), [`error`].
 
 pub mod behaviour;
 pub mod codec;
@@ -24,6 +24,7 @@ pub mod handle;
 pub mod limits;
 pub mod outbox;
 pub mod redial;
+pub mod streams;
 pub mod swarm;
 
 pub use codec::FrameError;
@@ -33,7 +34,8 @@ pub use error::MeshError;
 pub use events::{MeshCommand, MeshEvent, SendFailure};
 pub use handle::MeshHandle;
 pub use redial::Backoff;
+pub use streams::{IncomingOffload, OFFLOAD_PROTOCOL, StreamControl};
 
 /// The libp2p types the rest of the node needs, so it never imports libp2p.
 pub use libp2p::identity::Keypair;
-pub use libp2p::{Multiaddr, PeerId};
+pub use libp2p::{Multiaddr, PeerId, Stream};

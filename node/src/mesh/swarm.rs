@@ -16,6 +16,7 @@ pub fn build_swarm(
     keypair: Keypair,
     profile: Profile,
     max_frame_bytes: u32,
+    streams: libp2p_stream::Behaviour,
 ) -> Result<Swarm<MeshBehaviour>, MeshError> {
     let Ok(with_behaviour) = SwarmBuilder::with_existing_identity(keypair)
         .with_tokio()
@@ -24,7 +25,7 @@ pub fn build_swarm(
             noise::Config::new,
             yamux::Config::default,
         )?
-        .with_behaviour(|key| MeshBehaviour::new(&key.public(), max_frame_bytes));
+        .with_behaviour(|key| MeshBehaviour::new(&key.public(), max_frame_bytes, streams));
     Ok(with_behaviour
         .with_swarm_config(|c| c.with_idle_connection_timeout(profile.idle_timeout()))
         .with_connection_timeout(CONNECT_TIMEOUT)

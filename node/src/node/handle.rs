@@ -22,7 +22,7 @@ use crate::commands::friends::{
 };
 use crate::commands::notes::{NotesError, check_text, query_notes};
 use crate::db::{Db, DbError};
-use crate::mesh::{PeerId, Profile};
+use crate::mesh::{PeerId, Profile, StreamControl};
 use crate::replication::{LoopCommand, LoopStatus};
 use crate::sharing::post_note;
 
@@ -44,6 +44,7 @@ struct Inner {
     stop: watch::Sender<bool>,
     listening: watch::Receiver<Vec<String>>,
     clock: Arc<dyn Clock>,
+    streams: StreamControl,
 }
 
 impl std::fmt::Debug for NodeHandle {
@@ -55,6 +56,8 @@ impl std::fmt::Debug for NodeHandle {
 }
 
 impl NodeHandle {
+    // One argument per part the node thread shares with its handles; only `spawn` calls it.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn new(
         key: &NodeKey,
         profile: Profile,
@@ -63,6 +66,7 @@ impl NodeHandle {
         stop: watch::Sender<bool>,
         listening: watch::Receiver<Vec<String>>,
         clock: Arc<dyn Clock>,
+        streams: StreamControl,
     ) -> NodeHandle {
         NodeHandle {
             inner: Arc::new(Inner {
@@ -75,8 +79,14 @@ impl NodeHandle {
                 stop,
                 listening,
                 clock,
+                streams,
             }),
         }
+    }
+
+    /// Opens offload streams to friends and accepts theirs (one acceptor).
+    pub fn streams(&self) -> StreamControl {
+        self.inner.streams.clone()
     }
 
     /// This node's peer id (`12D3KooW…`).

@@ -18,7 +18,7 @@ use super::limits::COMMAND_QUEUE_CAPACITY;
 use crate::commands::init::open_or_init;
 use crate::commands::run::lock_data_dir;
 use crate::db::Db;
-use crate::mesh::{MeshError, Profile};
+use crate::mesh::{MeshError, Profile, StreamControl};
 use crate::replication::{DaemonOptions, LoopIo, ReplicationError, run_node};
 
 pub use crate::replication::Stopped;
@@ -48,6 +48,7 @@ impl Node {
         let (listening, listening_rx) = watch::channel(Vec::new());
         let (stop, mut stop_rx) = watch::channel(false);
         let (done_tx, done) = oneshot::channel();
+        let streams = StreamControl::new();
         let handle = NodeHandle::new(
             &key,
             config.profile,
@@ -56,10 +57,12 @@ impl Node {
             stop,
             listening_rx,
             config.clock.clone(),
+            streams.clone(),
         );
         let options = DaemonOptions {
             profile: config.profile,
             listen: config.listen,
+            streams,
         };
         let io = LoopIo {
             commands,

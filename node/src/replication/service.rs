@@ -39,7 +39,9 @@ use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_interval
 use super::outgoing::Outgoing;
 use super::watch::{ChangeWatcher, spawn_watch};
 use crate::db::Db;
-use crate::mesh::{MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile};
+use crate::mesh::{
+    MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
+};
 use crate::sharing::publish::publish_pending;
 
 /// How to run the node.
@@ -49,6 +51,8 @@ pub struct DaemonOptions {
     pub profile: Profile,
     /// Listen addresses (server only).
     pub listen: Vec<Multiaddr>,
+    /// Offload streams; the node handle holds a clone made before the mesh runs.
+    pub streams: StreamControl,
 }
 
 /// What the node held when it stopped.
@@ -120,9 +124,13 @@ pub async fn run_node(
 
     let poll_interval = change_poll_interval(options.profile);
     let mut config = match options.profile {
-        Profile::Server => MeshConfig::server(options.listen),
+        Profile::Server => MeshConfig {
+            streams: options.streams,
+            ..MeshConfig::server(options.listen)
+        },
         Profile::Phone => MeshConfig {
             listen: options.listen,
+            streams: options.streams,
             ..MeshConfig::phone()
         },
     };

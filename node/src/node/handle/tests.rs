@@ -34,6 +34,7 @@ async fn a_full_command_queue_makes_the_poster_wait_and_loses_nothing() {
         stop,
         listening,
         Arc::new(SystemClock::utc()),
+        crate::mesh::StreamControl::new(),
     );
     // Nobody reads the queue: it fills.
     for i in 0..COMMAND_QUEUE_CAPACITY {

@@ -43,6 +43,8 @@ pub mod llm;
 pub mod mesh;
 pub mod node;
 #[doc(hidden)]
+pub mod offload;
+#[doc(hidden)]
 pub mod replication;
 #[doc(hidden)]
 pub mod sharing;

@@ -57,7 +57,9 @@ pub fn describe(error: &LlmError) -> String {
         | LlmError::ClientSetup { .. }
         | LlmError::Transport { .. }
         | LlmError::MissingContent { .. }
-        | LlmError::OnlyReasoning { .. } => format!("model call failed: {error}"),
+        | LlmError::OnlyReasoning { .. }
+        | LlmError::Friend { .. }
+        | LlmError::NoFriendAnswered { .. } => format!("model call failed: {error}"),
     }
 }
 

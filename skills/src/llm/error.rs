@@ -198,10 +198,87 @@ pub enum LlmError {
         finish_reason: Option<String>,
     },
 
+    /// A friend's model, used over the mesh (offload), could not answer.
+    #[error("friend {peer}'s model: {failure}")]
+    Friend {
+        /// The friend's peer id (`12D3KooW…`).
+        peer: String,
+        /// What went wrong, typed.
+        failure: FriendFailure,
+    },
+
+    /// Every friend that offers the model failed before the first token; each
+    /// friend's own error, in the order they were tried.
+    #[error("no friend's model answered ({} tried): {}", failures.len(), join_failures(failures))]
+    NoFriendAnswered {
+        /// One error per friend tried (usually [`LlmError::Friend`]).
+        failures: Vec<LlmError>,
+    },
+
     /// Any other failure: a model that is not the HTTP client (an on-device
     /// one, a test script), or a turn the tool loop could not continue.
     #[error("model call failed: {0}")]
     Other(String),
+}
+
+/// Why a friend's model (offload over the mesh) gave no answer or stopped.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum FriendFailure {
+    /// The friend does not allow this node to use its model.
+    #[error(
+        "this node is not permitted to use it (the friend can allow it with \
+         `porfiry friends offload <this node's peer id> on`)"
+    )]
+    NotPermitted,
+    /// Every slot of the friend's model is taken; it did not queue the request.
+    #[error("it is busy with other requests; try again in {retry_after:?}")]
+    Busy {
+        /// How long the friend suggests waiting.
+        retry_after: Duration,
+    },
+    /// The friend's model failed on the friend's node (its server down, an error).
+    #[error("it failed on the friend's node: {detail}")]
+    ModelDown {
+        /// The friend's words.
+        detail: String,
+    },
+    /// No stream to the friend could be opened (not connected, not reachable).
+    #[error("the friend could not be reached over the mesh: {detail}")]
+    Unreachable {
+        /// The mesh's words.
+        detail: String,
+    },
+    /// A deadline of this node's passed (`connect`, `first token`, `idle`, `total`),
+    /// or the friend's own deadline (`friend's model`).
+    #[error("the {phase} deadline of {timeout:?} passed")]
+    Deadline {
+        /// Which deadline.
+        phase: String,
+        /// Its length.
+        timeout: Duration,
+    },
+    /// The request is larger than the friend accepts.
+    #[error("the request is too large for the friend: {detail}")]
+    TooLarge {
+        /// The friend's words.
+        detail: String,
+    },
+    /// The friend refused the request as malformed, or sent something that is not
+    /// the offload protocol, or ended the stream before the answer's end.
+    #[error("the offload stream broke: {detail}")]
+    Protocol {
+        /// What was wrong.
+        detail: String,
+    },
+}
+
+/// The errors of [`LlmError::NoFriendAnswered`] as one line.
+fn join_failures(failures: &[LlmError]) -> String {
+    failures
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// The start of a body for an error message: lossy UTF-8, whitespace runs collapsed,
@@ -274,6 +351,34 @@ mod tests {
             finish_reason: Some("length".into()),
         };
         assert!(e.to_string().contains("finish_reason: length"), "{e}");
+        let e = LlmError::Friend {
+            peer: "12D3KooWA".into(),
+            failure: FriendFailure::Busy {
+                retry_after: Duration::from_secs(5),
+            },
+        };
+        assert_eq!(
+            e.to_string(),
+            "friend 12D3KooWA's model: it is busy with other requests; try again in 5s"
+        );
+        let both = LlmError::NoFriendAnswered {
+            failures: vec![
+                e,
+                LlmError::Friend {
+                    peer: "12D3KooWB".into(),
+                    failure: FriendFailure::NotPermitted,
+                },
+            ],
+        };
+        let text = both.to_string();
+        assert!(
+            text.starts_with("no friend's model answered (2 tried): friend 12D3KooWA"),
+            "{text}"
+        );
+        assert!(
+            text.contains("; friend 12D3KooWB's model: this node is not permitted"),
+            "{text}"
+        );
         assert_eq!(
             LlmError::Other("script exhausted".into()).to_string(),
             "model call failed: script exhausted"

@@ -26,7 +26,7 @@ pub mod error;
 pub mod message;
 
 pub use completion::{Completion, Delta, Usage};
-pub use error::{LlmError, MAX_SNIPPET_CHARS, snippet};
+pub use error::{FriendFailure, LlmError, MAX_SNIPPET_CHARS, snippet};
 pub use message::{ChatMessage, Role, TOOL_RESULT_PREFIX};
 
 /// A boxed, sendable future (what object-safe async traits return).

@@ -82,6 +82,7 @@ pub fn history_messages(turns: &[Turn]) -> Vec<HistoryMessage> {
 fn turn_error(error: SendError) -> TurnError {
     match error {
         SendError::Empty | SendError::TooLong { .. } => TurnError::BadInput(error.to_string()),
+        SendError::Model(porfiry_skills::LlmError::NoModel(hint)) => TurnError::NoModel(hint),
         SendError::Model(_) => TurnError::Model(error.to_string()),
     }
 }

@@ -40,6 +40,9 @@ pub enum TurnError {
     /// The model failed → 502.
     #[error("{0}")]
     Model(String),
+    /// No model is configured and no friend offers one → 503.
+    #[error("{0}")]
+    NoModel(String),
 }
 
 /// The chat engine: makes sessions.

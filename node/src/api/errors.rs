@@ -46,9 +46,10 @@ pub enum ApiError {
     NotFound(String),
     /// The node runs without a model → 503.
     #[error(
-        "no model is configured on this node: start `porfiry run` with --llm-url and \
-         --llm-model (or PORFIRY_LLM_URL and PORFIRY_LLM_MODEL; the key, if the server \
-         needs one, in PORFIRY_LLM_API_KEY)"
+        "no model is configured on this node and no friend offers one: start `porfiry run` \
+         with --llm-url and --llm-model (or PORFIRY_LLM_URL and PORFIRY_LLM_MODEL; the key, \
+         if the server needs one, in PORFIRY_LLM_API_KEY), or with --llm-peer PEER, or ask a \
+         friend with a model to run with --offload and allow this node"
     )]
     NoModel,
     /// The upstream model failed (unreachable, timeout, HTTP error) → 502.

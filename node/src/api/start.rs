@@ -13,9 +13,10 @@ use super::backend::{Agent, NodeApi};
 use super::limits::DEFAULT_API_ADDR;
 use super::state::ApiState;
 use super::token::{ApiToken, TokenError, token_path};
-use crate::chat::{ChatConfig, ChatEngine, ChatError, Clock};
+use crate::chat::{ChatConfig, ChatEngine, ChatError, Clock, Llm};
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
 use crate::data_dir::DataDir;
+use crate::llm::LlmTarget;
 
 /// The API flags of `porfiry run`.
 #[derive(Debug, Clone, Args)]
@@ -122,22 +123,17 @@ pub fn api_address(given: &str, public: bool) -> Result<SocketAddr, StartError> 
     Ok(addr)
 }
 
-/// The agent the model flags describe (`None` without a model), with the
-/// node's skills.
-pub fn build_agent(
-    dir: &DataDir,
-    llm: &OptionalLlmArgs,
-) -> Result<Option<Arc<dyn Agent>>, StartError> {
-    let Some(target) = llm.target()? else {
-        return Ok(None);
-    };
-    let model = target.model.clone();
+/// The agent over `llm` (the node's own model server, a friend's model, or
+/// whichever friend offers one), with the user's skills from the data dir.
+pub fn build_agent(dir: &DataDir, llm: Arc<dyn Llm>) -> Result<Arc<dyn Agent>, StartError> {
+    let model = llm.model_name();
+    let target = LlmTarget::new(String::new(), model.clone());
     let config = ChatConfig {
         skills_dir: Some(dir.skills_dir()),
         ..ChatConfig::new(target)
     };
-    let engine = ChatEngine::new(&config)?;
-    Ok(Some(Arc::new(ChatAgent::new(Arc::new(engine), model))))
+    let engine = ChatEngine::with_llm(&config, llm)?;
+    Ok(Arc::new(ChatAgent::new(Arc::new(engine), model)))
 }
 
 /// A running API server.
@@ -181,12 +177,13 @@ pub async fn serve_node(
     dir: &DataDir,
     plan: &ApiPlan,
     node: &crate::node::NodeHandle,
+    llm: Arc<dyn Llm>,
     out: &mut impl Write,
 ) -> Result<Option<RunningApi>, StartError> {
     let Some(addr) = plan.addr else {
         return Ok(None);
     };
-    let agent = build_agent(dir, &plan.llm)?;
+    let agent = Some(build_agent(dir, llm)?);
     let node = Arc::new(super::adapters::NodeAdapter::new(node.clone()));
     let clock: Arc<dyn Clock> = Arc::new(crate::chat::SystemClock::utc());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -5,6 +5,7 @@ pub mod friends;
 pub mod init;
 pub mod llm;
 pub mod llm_flags;
+pub mod model_choice;
 pub mod notes;
 pub mod offload_flags;
 pub mod run;

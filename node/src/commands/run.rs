@@ -11,6 +11,7 @@ use clap::Args;
 use crate::api::start::{ApiArgs, ApiPlan, StartError};
 use crate::commands::init::InitError;
 use crate::commands::llm_flags::OptionalLlmArgs;
+use crate::commands::model_choice::{self, OffloadStartError};
 use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
@@ -60,6 +61,9 @@ pub enum RunError {
     /// The offload flags are unusable (`--llm-peer` with `--llm-url`, …).
     #[error(transparent)]
     Offload(#[from] OffloadFlagsError),
+    /// The offload service could not start.
+    #[error(transparent)]
+    OffloadService(#[from] OffloadStartError),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
     AlreadyRunning {
@@ -145,7 +149,23 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         Ok(n) => tracing::info!(items = n, "offload advertisement updated"),
         Err(e) => tracing::warn!("cannot update the offload advertisement: {e}"),
     }
-    let api = match crate::api::start::serve_node(dir, &api, &node, &mut stdout).await {
+    let offload_service = match model_choice::start_offload_service(&offload, &node) {
+        Ok(service) => service,
+        Err(e) => {
+            node.shutdown();
+            join.await?;
+            return Err(e.into());
+        }
+    };
+    let llm = match model_choice::agent_model(&offload, &node) {
+        Ok(llm) => llm,
+        Err(e) => {
+            node.shutdown();
+            join.await?;
+            return Err(StartError::Chat(crate::chat::ChatError::from(e)).into());
+        }
+    };
+    let api = match crate::api::start::serve_node(dir, &api, &node, llm, &mut stdout).await {
         Ok(api) => api,
         Err(e) => {
             // The API could not start (port taken): stop the node cleanly.
@@ -181,6 +201,9 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     };
     if let Some(api) = api {
         api.stop().await;
+    }
+    if let Some(service) = offload_service {
+        service.abort();
     }
     print_line(
         &mut stdout,

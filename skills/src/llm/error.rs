@@ -215,6 +215,11 @@ pub enum LlmError {
         failures: Vec<LlmError>,
     },
 
+    /// No model is configured and no friend offers one (yet): the text says
+    /// how to give one.
+    #[error("{0}")]
+    NoModel(String),
+
     /// Any other failure: a model that is not the HTTP client (an on-device
     /// one, a test script), or a turn the tool loop could not continue.
     #[error("model call failed: {0}")]

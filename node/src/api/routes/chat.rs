@@ -132,6 +132,7 @@ pub fn turn_error(error: TurnError) -> ApiError {
     match error {
         TurnError::BadInput(m) => ApiError::BadRequest(m),
         TurnError::Model(m) => ApiError::Upstream(m),
+        TurnError::NoModel(_) => ApiError::NoModel,
     }
 }
 

@@ -1,0 +1,192 @@
+//! Offload with real processes: a home server runs `porfiry run --offload` with
+//! the scripted model; a phone with no model of its own answers on its own
+//! `/v1/chat/completions` through the server's model over the mesh — named with
+//! `--llm-peer`, or learned from the server's advertisement — plain and
+//! streamed; a friend the server does not allow is refused before the model
+//! sees anything.
+
+use porfiry_tests::api_client::call;
+use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::{Reply, Rule, ScriptedLlm};
+
+fn token(node: &MeshNode) -> String {
+    std::fs::read_to_string(node.dir().join("api-token"))
+        .expect("the token file")
+        .trim()
+        .to_owned()
+}
+
+fn chat_body(text: &str, stream: bool) -> String {
+    serde_json::json!({"model": "porfiry", "user": "ann", "stream": stream,
+        "messages": [{"role": "user", "content": text}]})
+    .to_string()
+}
+
+/// Starts the server on a loopback port offering `llm`; returns its address.
+fn start_server(server: &mut MeshNode, llm: &ScriptedLlm) -> String {
+    let url = llm.url();
+    server.start(&[
+        "--listen",
+        "/ip4/127.0.0.1/tcp/0",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "scripted",
+        "--offload",
+    ]);
+    let mut address = None;
+    wait_for("the server to listen", || {
+        address = server
+            .stdout_lines()
+            .iter()
+            .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned));
+        address.is_some() || !server.is_running()
+    });
+    address.unwrap_or_else(|| panic!("server exited: {}", server.stderr()))
+}
+
+/// Waits until `phone` is connected to `server` (its status says so).
+fn wait_connected(phone: &mut MeshNode, server: &MeshNode) {
+    let addr = phone.api_address();
+    let token = token(phone);
+    wait_for("the phone to connect to the server", || {
+        let status = call(addr, "GET", "/api/status", Some(&token), "").json();
+        status["friends"].as_array().is_some_and(|friends| {
+            friends
+                .iter()
+                .any(|f| f["peer_id"] == server.peer_id.as_str() && f["connected"] == true)
+        })
+    });
+}
+
+#[test]
+fn a_phone_without_a_model_answers_through_its_servers_model() {
+    let llm = ScriptedLlm::start(vec![Rule::always(
+        Reply::streamed("Hello from home.").pieces(["Hello ", "from ", "home."]),
+    )])
+    .unwrap();
+    let mut server = MeshNode::init("server");
+    let mut phone = MeshNode::init("phone");
+    server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
+    let address = start_server(&mut server, &llm);
+    phone.cli_ok(&["friends", "add", &server.peer_id, &address]);
+    phone.start(&["--profile", "phone", "--llm-peer", &server.peer_id]);
+    wait_connected(&mut phone, &server);
+    let addr = phone.api_address();
+    let token = token(&phone);
+
+    let plain = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("hi", false),
+    );
+    assert_eq!(plain.status, 200, "{}", plain.body);
+    assert_eq!(
+        plain.json()["choices"][0]["message"]["content"],
+        "Hello from home."
+    );
+    assert!(
+        llm.recorded().iter().any(|r| r.last_user() == Some("hi")),
+        "the server's model saw the phone's request"
+    );
+
+    let streamed = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("again", true),
+    );
+    assert_eq!(streamed.status, 200, "{}", streamed.body);
+    assert!(
+        streamed.body.ends_with("data: [DONE]\n\n"),
+        "{}",
+        streamed.body
+    );
+    let text: String = streamed
+        .body
+        .split_terminator("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter(|d| *d != "[DONE]")
+        .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+        .filter_map(|c| {
+            c["choices"][0]["delta"]["content"]
+                .as_str()
+                .map(str::to_owned)
+        })
+        .collect();
+    assert_eq!(text, "Hello from home.");
+
+    assert!(phone.terminate().status.success());
+    assert!(server.terminate().status.success());
+}
+
+#[test]
+fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
+    let llm = ScriptedLlm::start(vec![Rule::always(Reply::text("Learned it."))]).unwrap();
+    let mut server = MeshNode::init("server");
+    let mut phone = MeshNode::init("phone");
+    let mut other = MeshNode::init("other");
+    server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
+    server.cli_ok(&["friends", "add", &other.peer_id]);
+    let address = start_server(&mut server, &llm);
+    for node in [&mut phone, &mut other] {
+        node.cli_ok(&["friends", "add", &server.peer_id, &address]);
+        node.start(&["--profile", "phone"]);
+    }
+    wait_connected(&mut phone, &server);
+    wait_connected(&mut other, &server);
+
+    // No --llm-peer: the phone uses the model the server advertises.
+    let addr = phone.api_address();
+    let token_p = token(&phone);
+    let mut answer = None;
+    wait_for("the phone to learn the server's model", || {
+        let r = call(
+            addr,
+            "POST",
+            "/v1/chat/completions",
+            Some(&token_p),
+            &chat_body("hi", false),
+        );
+        let ok = r.status == 200;
+        answer = Some(r);
+        ok
+    });
+    let answer = answer.unwrap();
+    assert_eq!(
+        answer.json()["choices"][0]["message"]["content"],
+        "Learned it."
+    );
+
+    // `other` is a friend, but not allowed: refused, and the model never sees it.
+    let seen = llm.request_count();
+    let addr_o = other.api_address();
+    let token_o = token(&other);
+    let mut refused = None;
+    wait_for("the other phone to learn the model and be refused", || {
+        let r = call(
+            addr_o,
+            "POST",
+            "/v1/chat/completions",
+            Some(&token_o),
+            &chat_body("me too", false),
+        );
+        let done = r.status == 502;
+        refused = Some(r);
+        done
+    });
+    let refused = refused.unwrap();
+    assert!(refused.body.contains("not permitted"), "{}", refused.body);
+    assert_eq!(
+        llm.request_count(),
+        seen,
+        "the model never saw the refused request"
+    );
+
+    for node in [&mut phone, &mut other, &mut server] {
+        assert!(node.terminate().status.success());
+    }
+}

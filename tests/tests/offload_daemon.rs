@@ -119,6 +119,20 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
         .collect();
     assert_eq!(text, "Hello from home.");
 
+    // The server's model goes away: the phone's client gets an error that
+    // names the friend, not an answer, and both nodes keep running.
+    drop(llm);
+    let down = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("still there?", false),
+    );
+    assert_eq!(down.status, 502, "{}", down.body);
+    assert!(down.body.contains(&server.peer_id), "{}", down.body);
+    assert!(phone.is_running() && server.is_running());
+
     assert!(phone.terminate().status.success());
     assert!(server.terminate().status.success());
 }

@@ -204,3 +204,43 @@ fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
         assert!(node.terminate().status.success());
     }
 }
+
+#[test]
+fn a_chat_client_hanging_up_on_the_phone_closes_the_servers_model_request() {
+    let partial = Reply::streamed("")
+        .pieces(["partial ", "never sent"])
+        .hang_after(1);
+    let llm = ScriptedLlm::start(vec![Rule::always(partial)]).unwrap();
+    let mut server = MeshNode::init("server");
+    let mut phone = MeshNode::init("phone");
+    server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
+    let address = start_server(&mut server, &llm);
+    phone.cli_ok(&["friends", "add", &server.peer_id, &address]);
+    phone.start(&["--profile", "phone", "--llm-peer", &server.peer_id]);
+    wait_connected(&mut phone, &server);
+    let addr = phone.api_address();
+    let token = token(&phone);
+    let mut stream = std::net::TcpStream::connect(addr).unwrap();
+    let request = porfiry_tests::api_client::request_text(
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &chat_body("hi", true),
+    );
+    std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("partial") {
+        let n = std::io::Read::read(&mut stream, &mut buf).unwrap();
+        assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    // The chat client goes: the phone drops its offload stream, the server
+    // drops its upstream request, and the model server sees it close.
+    drop(stream);
+    wait_for("the server's model to see its request closed", || {
+        llm.disconnects() >= 1
+    });
+    assert!(phone.terminate().status.success());
+    assert!(server.terminate().status.success());
+}

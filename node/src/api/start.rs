@@ -82,12 +82,10 @@ pub enum StartError {
 pub struct ApiPlan {
     /// Where to listen; `None` with `--no-api`.
     pub addr: Option<SocketAddr>,
-    /// The model flags.
-    pub llm: OptionalLlmArgs,
 }
 
 impl ApiPlan {
-    /// Checks the API and model flags.
+    /// Checks the API flags, and that the model flags are not half given.
     pub fn from_args(api: &ApiArgs, llm: &OptionalLlmArgs) -> Result<Self, StartError> {
         llm.target()?;
         let addr = if api.no_api {
@@ -95,10 +93,7 @@ impl ApiPlan {
         } else {
             Some(api_address(&api.api, api.api_public)?)
         };
-        Ok(Self {
-            addr,
-            llm: llm.clone(),
-        })
+        Ok(Self { addr })
     }
 }
 

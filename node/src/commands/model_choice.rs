@@ -23,9 +23,9 @@ use crate::offload::{
 /// The model name reported while no friend has advertised one yet.
 pub const LEARNED_MODEL_NAME: &str = "friend-model";
 
-/// The agent's model for `plan`: `None` only when nothing at all is
-/// configured and the node is not to look for friends' models (never today:
-/// without flags it looks).
+/// The agent's model for `plan`. Without model flags it is the friends'
+/// advertised models, looked up on every call (an error saying how to get a
+/// model while no friend offers one).
 pub fn agent_model(plan: &OffloadPlan, node: &NodeHandle) -> Result<Arc<dyn Llm>, LlmError> {
     let opener: Arc<dyn OffloadOpener> = Arc::new(node.streams());
     Ok(match &plan.model {

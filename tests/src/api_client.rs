@@ -85,3 +85,31 @@ fn dechunk(mut rest: &str) -> String {
     }
     out
 }
+
+/// A `POST /v1/chat/completions` body: one user message in `user`'s session;
+/// streamed ones ask for the usage chunk too.
+pub fn chat_body(user: &str, text: &str, stream: bool) -> String {
+    let mut body = serde_json::json!({"model": "porfiry", "user": user,
+        "messages": [{"role": "user", "content": text}]});
+    if stream {
+        body["stream"] = true.into();
+        body["stream_options"] = serde_json::json!({"include_usage": true});
+    }
+    body.to_string()
+}
+
+/// Sends a chat request and reads the response until `needle` has arrived;
+/// returns the open connection, so the caller can hang up mid-answer.
+pub fn chat_until(addr: SocketAddr, token: &str, body: &str, needle: &str) -> TcpStream {
+    let mut stream = TcpStream::connect(addr).expect("connect to the API");
+    let request = request_text("POST", "/v1/chat/completions", Some(token), body);
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains(needle) {
+        let n = stream.read(&mut buf).expect("read");
+        assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    stream
+}

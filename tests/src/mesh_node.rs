@@ -159,8 +159,16 @@ impl MeshNode {
     /// Starts `porfiry run` as a server on a loopback port (`port` 0 = any)
     /// and waits for its address.
     pub fn start_server(&mut self, port: u16) {
+        self.start_server_with(port, &[]);
+    }
+
+    /// [`MeshNode::start_server`] with more `porfiry run` flags (a model,
+    /// `--offload`, …); returns the address it listens on.
+    pub fn start_server_with(&mut self, port: u16, args: &[&str]) -> String {
         let listen = format!("/ip4/127.0.0.1/tcp/{port}");
-        self.start(&["--listen", &listen]);
+        let mut all = vec!["--listen", listen.as_str()];
+        all.extend_from_slice(args);
+        self.start(&all);
         let stdout = self.daemon.as_ref().expect("running").stdout.clone();
         let mut address = None;
         wait_for(&format!("{} to listen", self.name), || {
@@ -172,7 +180,16 @@ impl MeshNode {
             address.is_some() || !self.is_running()
         });
         assert!(self.is_running(), "{} exited: {}", self.name, self.stderr());
-        self.address = address;
+        self.address = address.clone();
+        address.expect("a listen address")
+    }
+
+    /// The token of the daemon's HTTP API (`<data-dir>/api-token`).
+    pub fn api_token(&self) -> String {
+        std::fs::read_to_string(self.dir.join("api-token"))
+            .expect("the token file")
+            .trim()
+            .to_owned()
     }
 
     /// Starts `porfiry run --profile phone` and waits for its peer id line.

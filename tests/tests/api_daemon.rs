@@ -5,23 +5,10 @@
 
 use std::process::Command;
 
-use porfiry_tests::api_client::call;
+use porfiry_tests::api_client::{call, chat_body, chat_until};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 use porfiry_tests::porfiry_bin::porfiry_bin;
 use porfiry_tests::{Reply, Rule, ScriptedLlm};
-
-fn token(node: &MeshNode) -> String {
-    std::fs::read_to_string(node.dir().join("api-token"))
-        .expect("the token file")
-        .trim()
-        .to_owned()
-}
-
-fn chat_body(user: &str, text: &str) -> String {
-    serde_json::json!({"model": "porfiry", "user": user,
-        "messages": [{"role": "user", "content": text}]})
-    .to_string()
-}
 
 /// Posts a body one byte over the API's cap, written from another thread
 /// (the node answers 413 without reading it all and may reset the link
@@ -81,7 +68,7 @@ fn the_api_needs_the_token_and_says_when_no_model_is_configured() {
             .mode();
         assert_eq!(mode & 0o777, 0o600);
     }
-    let token = token(&node);
+    let token = node.api_token();
     let denied = call(addr, "GET", "/v1/models", None, "");
     assert_eq!(denied.status, 401);
     assert_eq!(denied.json()["error"]["code"], "invalid_api_key");
@@ -95,7 +82,7 @@ fn the_api_needs_the_token_and_says_when_no_model_is_configured() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "hi"),
+        &chat_body("ann", "hi", false),
     );
     assert_eq!(chat.status, 503, "{}", chat.body);
     assert!(chat.body.contains("--llm-url"), "{}", chat.body);
@@ -136,13 +123,13 @@ fn chat_answers_through_the_scripted_model_and_a_dead_model_is_a_502_not_a_crash
         "0",
     ]);
     let addr = node.api_address();
-    let token = token(&node);
+    let token = node.api_token();
     let answer = call(
         addr,
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "hi"),
+        &chat_body("ann", "hi", false),
     );
     assert_eq!(answer.status, 200, "{}", answer.body);
     assert_eq!(
@@ -158,7 +145,7 @@ fn chat_answers_through_the_scripted_model_and_a_dead_model_is_a_502_not_a_crash
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "again"),
+        &chat_body("ann", "again", false),
     );
     assert_eq!(failed.status, 502, "{}", failed.body);
     assert_eq!(failed.json()["error"]["code"], "upstream_model_error");
@@ -181,7 +168,7 @@ fn a_note_posted_through_the_api_reaches_a_friend() {
     let b_address = b.address.clone().expect("B listens");
     a.start(&["--listen", "/ip4/127.0.0.1/tcp/0"]);
     let addr = a.api_address();
-    let token = token(&a);
+    let token = a.api_token();
     // Tell A where B is, through the API.
     let body = serde_json::json!({"peer": b.peer_id, "addresses": [b_address]}).to_string();
     let added = call(addr, "POST", "/api/friends", Some(&token), &body);
@@ -218,10 +205,10 @@ fn sigterm_during_a_chat_request_exits_cleanly_with_an_intact_database() {
         "scripted",
     ]);
     let addr = node.api_address();
-    let token = token(&node);
+    let token = node.api_token();
     node.cli_ok(&["notes", "post", "kept"]);
     let client = std::thread::spawn(move || {
-        let body = chat_body("ann", "hi");
+        let body = chat_body("ann", "hi", false);
         // The daemon ends the request when it stops; any ending is fine.
         std::panic::catch_unwind(|| call(addr, "POST", "/v1/chat/completions", Some(&token), &body))
             .ok()
@@ -260,15 +247,8 @@ fn node_with_model(llm: &ScriptedLlm) -> (MeshNode, std::net::SocketAddr, String
         "0",
     ]);
     let addr = node.api_address();
-    let token = token(&node);
+    let token = node.api_token();
     (node, addr, token)
-}
-
-fn stream_body(user: &str, text: &str) -> String {
-    serde_json::json!({"model": "porfiry", "user": user, "stream": true,
-        "stream_options": {"include_usage": true},
-        "messages": [{"role": "user", "content": text}]})
-    .to_string()
 }
 
 #[test]
@@ -283,7 +263,7 @@ fn a_streamed_answer_is_the_models_pieces_as_sse_chunks_then_done() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &stream_body("ann", "hi"),
+        &chat_body("ann", "hi", true),
     );
     assert_eq!(response.status, 200, "{}", response.body);
     assert!(
@@ -340,21 +320,7 @@ fn a_client_hanging_up_mid_stream_closes_the_upstream_request() {
     ])
     .unwrap();
     let (mut node, addr, token) = node_with_model(&llm);
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    let request = porfiry_tests::api_client::request_text(
-        "POST",
-        "/v1/chat/completions",
-        Some(&token),
-        &stream_body("ann", "hi"),
-    );
-    std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("partial") {
-        let n = std::io::Read::read(&mut stream, &mut buf).unwrap();
-        assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&seen));
-        seen.extend_from_slice(&buf[..n]);
-    }
+    let stream = chat_until(addr, &token, &chat_body("ann", "hi", true), "partial");
     drop(stream);
     wait_for("the model server to see its stream closed", || {
         llm.disconnects() >= 1
@@ -365,7 +331,7 @@ fn a_client_hanging_up_mid_stream_closes_the_upstream_request() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "hi"),
+        &chat_body("ann", "hi", false),
     );
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!(
@@ -392,7 +358,7 @@ fn a_client_hanging_up_on_a_plain_request_closes_the_upstream_request() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "hi"),
+        &chat_body("ann", "hi", false),
     );
     std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
     wait_for("the model to get the request", || llm.request_count() >= 1);
@@ -405,7 +371,7 @@ fn a_client_hanging_up_on_a_plain_request_closes_the_upstream_request() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "hi"),
+        &chat_body("ann", "hi", false),
     );
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!(
@@ -436,7 +402,7 @@ fn two_users_keep_separate_toolset_activation() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("ann", "films please"),
+        &chat_body("ann", "films please", false),
     );
     assert_eq!(ann.status, 200, "{}", ann.body);
     let bob = call(
@@ -444,7 +410,7 @@ fn two_users_keep_separate_toolset_activation() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("bob", "hello"),
+        &chat_body("bob", "hello", false),
     );
     assert_eq!(bob.status, 200, "{}", bob.body);
     let again = serde_json::json!({"user": "ann", "messages": [

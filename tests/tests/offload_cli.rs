@@ -30,23 +30,6 @@ fn llm_list(n: &MeshNode) -> serde_json::Value {
     serde_json::from_str(&n.cli_ok(&["llm", "list", "--json"])).unwrap()
 }
 
-/// Starts `porfiry run` on a loopback port with `args`; returns the first
-/// `listening on` address.
-fn start_listening(n: &mut MeshNode, args: &[&str]) -> String {
-    let mut all = vec!["--listen", "/ip4/127.0.0.1/tcp/0"];
-    all.extend_from_slice(args);
-    n.start(&all);
-    let mut address = None;
-    wait_for("the node to listen", || {
-        address = n
-            .stdout_lines()
-            .iter()
-            .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned));
-        address.is_some() || !n.is_running()
-    });
-    address.unwrap_or_else(|| panic!("{} exited: {}", n.name, n.stderr()))
-}
-
 #[test]
 fn bad_offload_flags_are_refused_before_a_node_is_made() {
     let tmp = tempfile::tempdir().unwrap();
@@ -148,8 +131,8 @@ fn an_offered_model_reaches_a_friend_and_shows_in_its_llm_list() {
     assert_eq!(none["friends"], serde_json::json!([]));
     assert_eq!(none["node_running"], false);
 
-    let address = start_listening(
-        &mut a,
+    let address = a.start_server_with(
+        0,
         &[
             "--llm-url",
             UNUSED_MODEL_URL,
@@ -190,7 +173,7 @@ fn an_offered_model_reaches_a_friend_and_shows_in_its_llm_list() {
     // A restarts without --offload: the advertisement is retracted.
     let exit = a.terminate();
     assert!(exit.status.success(), "{}", exit.stderr);
-    let address = start_listening(&mut a, &[]);
+    let address = a.start_server_with(0, &[]);
     b.cli_ok(&["friends", "add", &a.peer_id, &address]);
     b.start(&["--profile", "phone"]);
     wait_for("B to forget A's model", || {

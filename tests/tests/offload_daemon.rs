@@ -5,50 +5,23 @@
 //! streamed; a friend the server does not allow is refused before the model
 //! sees anything.
 
-use porfiry_tests::api_client::call;
+use porfiry_tests::api_client::{call, chat_body, chat_until};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 use porfiry_tests::{Reply, Rule, ScriptedLlm};
-
-fn token(node: &MeshNode) -> String {
-    std::fs::read_to_string(node.dir().join("api-token"))
-        .expect("the token file")
-        .trim()
-        .to_owned()
-}
-
-fn chat_body(text: &str, stream: bool) -> String {
-    serde_json::json!({"model": "porfiry", "user": "ann", "stream": stream,
-        "messages": [{"role": "user", "content": text}]})
-    .to_string()
-}
 
 /// Starts the server on a loopback port offering `llm`; returns its address.
 fn start_server(server: &mut MeshNode, llm: &ScriptedLlm) -> String {
     let url = llm.url();
-    server.start(&[
-        "--listen",
-        "/ip4/127.0.0.1/tcp/0",
-        "--llm-url",
-        &url,
-        "--llm-model",
-        "scripted",
-        "--offload",
-    ]);
-    let mut address = None;
-    wait_for("the server to listen", || {
-        address = server
-            .stdout_lines()
-            .iter()
-            .find_map(|l| l.strip_prefix("listening on ").map(str::to_owned));
-        address.is_some() || !server.is_running()
-    });
-    address.unwrap_or_else(|| panic!("server exited: {}", server.stderr()))
+    server.start_server_with(
+        0,
+        &["--llm-url", &url, "--llm-model", "scripted", "--offload"],
+    )
 }
 
 /// Waits until `phone` is connected to `server` (its status says so).
 fn wait_connected(phone: &mut MeshNode, server: &MeshNode) {
     let addr = phone.api_address();
-    let token = token(phone);
+    let token = phone.api_token();
     wait_for("the phone to connect to the server", || {
         let status = call(addr, "GET", "/api/status", Some(&token), "").json();
         status["friends"].as_array().is_some_and(|friends| {
@@ -73,14 +46,14 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
     phone.start(&["--profile", "phone", "--llm-peer", &server.peer_id]);
     wait_connected(&mut phone, &server);
     let addr = phone.api_address();
-    let token = token(&phone);
+    let token = phone.api_token();
 
     let plain = call(
         addr,
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("hi", false),
+        &chat_body("ann", "hi", false),
     );
     assert_eq!(plain.status, 200, "{}", plain.body);
     assert_eq!(
@@ -97,7 +70,7 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("again", true),
+        &chat_body("ann", "again", true),
     );
     assert_eq!(streamed.status, 200, "{}", streamed.body);
     assert!(
@@ -127,7 +100,7 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
         "POST",
         "/v1/chat/completions",
         Some(&token),
-        &chat_body("still there?", false),
+        &chat_body("ann", "still there?", false),
     );
     assert_eq!(down.status, 502, "{}", down.body);
     assert!(down.body.contains(&server.peer_id), "{}", down.body);
@@ -155,7 +128,7 @@ fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
 
     // No --llm-peer: the phone uses the model the server advertises.
     let addr = phone.api_address();
-    let token_p = token(&phone);
+    let token_p = phone.api_token();
     let mut answer = None;
     wait_for("the phone to learn the server's model", || {
         let r = call(
@@ -163,7 +136,7 @@ fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
             "POST",
             "/v1/chat/completions",
             Some(&token_p),
-            &chat_body("hi", false),
+            &chat_body("ann", "hi", false),
         );
         let ok = r.status == 200;
         answer = Some(r);
@@ -178,7 +151,7 @@ fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
     // `other` is a friend, but not allowed: refused, and the model never sees it.
     let seen = llm.request_count();
     let addr_o = other.api_address();
-    let token_o = token(&other);
+    let token_o = other.api_token();
     let mut refused = None;
     wait_for("the other phone to learn the model and be refused", || {
         let r = call(
@@ -186,7 +159,7 @@ fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
             "POST",
             "/v1/chat/completions",
             Some(&token_o),
-            &chat_body("me too", false),
+            &chat_body("ann", "me too", false),
         );
         let done = r.status == 502;
         refused = Some(r);
@@ -219,22 +192,8 @@ fn a_chat_client_hanging_up_on_the_phone_closes_the_servers_model_request() {
     phone.start(&["--profile", "phone", "--llm-peer", &server.peer_id]);
     wait_connected(&mut phone, &server);
     let addr = phone.api_address();
-    let token = token(&phone);
-    let mut stream = std::net::TcpStream::connect(addr).unwrap();
-    let request = porfiry_tests::api_client::request_text(
-        "POST",
-        "/v1/chat/completions",
-        Some(&token),
-        &chat_body("hi", true),
-    );
-    std::io::Write::write_all(&mut stream, request.as_bytes()).unwrap();
-    let mut seen = Vec::new();
-    let mut buf = [0u8; 4096];
-    while !String::from_utf8_lossy(&seen).contains("partial") {
-        let n = std::io::Read::read(&mut stream, &mut buf).unwrap();
-        assert!(n > 0, "closed early: {}", String::from_utf8_lossy(&seen));
-        seen.extend_from_slice(&buf[..n]);
-    }
+    let token = phone.api_token();
+    let stream = chat_until(addr, &token, &chat_body("ann", "hi", true), "partial");
     // The chat client goes: the phone drops its offload stream, the server
     // drops its upstream request, and the model server sees it close.
     drop(stream);

@@ -30,11 +30,14 @@ pub fn agent_model(plan: &OffloadPlan, node: &NodeHandle) -> Result<Arc<dyn Llm>
     let opener: Arc<dyn OffloadOpener> = Arc::new(node.streams());
     Ok(match &plan.model {
         ModelChoice::Url(target) => Arc::new(OpenAiClient::new(target.clone())?),
-        ModelChoice::Peer(peer) => Arc::new(PeerLlm {
-            node: node.clone(),
+        // The model's name does not travel (the friend serves what it
+        // serves); it only labels status output.
+        ModelChoice::Peer(peer) => Arc::new(FriendLlm::new(
             opener,
-            peer: *peer,
-        }),
+            format!("{LEARNED_MODEL_NAME}@{peer}"),
+            vec![*peer],
+            FriendLlmConfig::default(),
+        )),
         ModelChoice::Learned => Arc::new(LearnedLlm {
             node: node.clone(),
             opener,
@@ -122,51 +125,6 @@ async fn offers(node: &NodeHandle) -> Result<(Vec<Offer>, HashSet<String>), LlmE
         })
         .collect();
     Ok((offers, connected))
-}
-
-/// `--llm-peer`: one friend's model, its name taken from its advertisement.
-struct PeerLlm {
-    node: NodeHandle,
-    opener: Arc<dyn OffloadOpener>,
-    peer: PeerId,
-}
-
-impl PeerLlm {
-    async fn friend(&self) -> FriendLlm {
-        let model = match offers(&self.node).await {
-            Ok((offers, _)) => offers
-                .into_iter()
-                .find(|o| o.peer == self.peer)
-                .map(|o| o.model),
-            Err(_) => None,
-        };
-        FriendLlm::new(
-            self.opener.clone(),
-            model.unwrap_or_else(|| LEARNED_MODEL_NAME.to_owned()),
-            vec![self.peer],
-            FriendLlmConfig::default(),
-        )
-    }
-}
-
-impl Llm for PeerLlm {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
-        Box::pin(async move { self.friend().await.complete(request).await })
-    }
-
-    fn stream<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<DeltaStream, LlmError>> {
-        Box::pin(async move { self.friend().await.stream(request).await })
-    }
-
-    fn model_name(&self) -> String {
-        format!("{LEARNED_MODEL_NAME}@{}", self.peer)
-    }
 }
 
 /// No model flags: the friends' advertised models, ranked per call (friends'

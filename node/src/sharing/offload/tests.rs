@@ -88,3 +88,24 @@ fn an_offer_is_published_once_replaced_on_change_and_retracted_when_off() {
     assert!(offload_candidates(&b).unwrap().is_empty());
     assert!(advertise_offload(&a, &key, None, 5_000).unwrap().is_empty());
 }
+
+#[test]
+fn a_club_servers_hundreds_of_advertising_friends_are_all_candidates() {
+    // A club server: 300 friends, each offering its model.
+    let (_d, b) = store();
+    for i in 0..300u32 {
+        let mut seed = [0u8; 32];
+        seed[..4].copy_from_slice(&i.to_be_bytes());
+        let key = NodeKey::from_seed(seed);
+        let (_f, friend) = store();
+        let items =
+            advertise_offload(&friend, &key, Some(&offer(&format!("m{i}"))), 1_000).unwrap();
+        for item in &items {
+            merge_item(&b, item).unwrap();
+        }
+    }
+    let seen = offload_candidates(&b).unwrap();
+    assert_eq!(seen.len(), 300);
+    let models: std::collections::BTreeSet<_> = seen.iter().map(|c| c.model.clone()).collect();
+    assert_eq!(models.len(), 300, "each friend's model once");
+}

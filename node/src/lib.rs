@@ -32,6 +32,8 @@ pub mod cli;
 #[doc(hidden)]
 pub mod clock;
 #[doc(hidden)]
+pub mod cognition;
+#[doc(hidden)]
 pub mod commands;
 #[doc(hidden)]
 pub mod data_dir;

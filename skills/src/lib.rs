@@ -12,6 +12,7 @@
 //! through the same [`ToolsetRegistry`]. See `docs/skills.md`.
 
 pub mod clock;
+pub mod cognition;
 pub mod limits;
 pub mod llm;
 pub mod session;

@@ -1,0 +1,15 @@
+//! The HMP cognitive core's pure parts (seed 003): everything the thinking
+//! cycle decides without touching a socket, a file or the clock. The node
+//! (`node/src/cognition/`) loads rows, calls models and runs commands; this
+//! module says what to ask, what the answers mean and what to do next.
+//!
+//! - [`settings`]: the cycle settings the model steers (`cycle_*` commands).
+//! - [`texts`]: every text the core shows a model, English and Russian.
+
+pub mod settings;
+pub mod texts;
+
+pub use settings::{
+    CYCLE_CONFIG_KEY, Concentration, CycleSettings, EmotionAtLeast, IdleSettings, MatchKind,
+    NoteFilter, NotesMode,
+};

@@ -57,6 +57,12 @@ record! {
         pub summary: String,
         /// The main LLM of the tick.
         pub llm_id: Option<String>,
+        /// Why the tick failed (the model call's error), if it did.
+        pub error: Option<String>,
+        /// The prompt's estimated size in tokens.
+        pub prompt_tokens: u32,
+        /// Model calls made: main, evaluations and validators.
+        pub model_calls: u32,
     }
 }
 

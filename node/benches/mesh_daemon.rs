@@ -80,6 +80,7 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
                 commands,
                 listening: listening_tx,
                 clock: Arc::new(SystemClock::utc()),
+                events: porfiry_node::cognition::CoreEvents::new(),
             };
             let stopped = run_node(
                 key,

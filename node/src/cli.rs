@@ -23,7 +23,12 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Create the node's identity and database; refuses if an identity exists.
-    Init,
+    Init {
+        /// Language of the seeded stagnation strategies, thinking methods
+        /// and emotions: en or ru (system prompts are seeded in both).
+        #[arg(long, value_name = "LANG", default_value = "en")]
+        language: porfiry_skills::Language,
+    },
     /// Show the node id, schema version and row counts per table.
     Status {
         /// Print JSON (`peer_id`, `schema_version`, `tables`, ...).
@@ -45,4 +50,7 @@ pub enum Command {
     /// Chat with the model in the terminal: one message per line on stdin,
     /// answers on stdout; ends at the end of input. Needs no identity.
     Chat(crate::commands::chat::ChatArgs),
+    /// Run the cognitive core (seed 003's thinking cycle) in the
+    /// foreground: one line per tick; `--trace` shows each context and command.
+    Think(crate::commands::think::ThinkArgs),
 }

@@ -54,8 +54,8 @@ fn say(text: impl std::fmt::Display) -> io::Result<()> {
 fn run(cli: Cli) -> anyhow::Result<()> {
     let dir = DataDir::new(cli.data_dir.unwrap_or_else(default_data_dir));
     match cli.command {
-        Command::Init => {
-            let made = commands::init::init(&dir)?;
+        Command::Init { language } => {
+            let made = commands::init::init(&dir, language)?;
             say(format_args!("initialized {}: {made}", dir.root().display()))?;
         }
         Command::Status { json } => {
@@ -77,6 +77,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Notes(cmd) => {
             let now = porfiry_node::clock::now_ms();
             say(commands::notes::notes(&dir, &cmd, now)?)?;
+        }
+        Command::Think(args) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            rt.block_on(commands::think::think(&dir, &args))?;
         }
         Command::Run(args) => {
             let rt = tokio::runtime::Builder::new_multi_thread()

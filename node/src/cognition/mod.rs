@@ -1,10 +1,38 @@
 //! The HMP cognitive core's IO glue (seed 003): it loads what a tick needs
 //! from SQLite, calls the models, runs the validated commands through the
 //! node's toolset registry and records the tick. The decisions themselves
-//! live in `porfiry_skills::cognition`.
+//! live in `porfiry_skills::cognition` (the tick machine, prompt budget,
+//! parsers, detectors, votes, strategy choice).
 //!
-//! - [`events`]: what wakes an idle core (a finished process, a new note).
+//! - [`core`]: [`CognitiveCore`] — one tick, the run loop.
+//! - [`load`], [`record`]: the tick's reads and its one write transaction.
+//! - [`reflect`], [`models`]: model calls and the clients behind them.
+//! - [`run_commands`]: commands through the registry, and `help`.
+//! - [`wait`], [`events`]: the pause and idle mode's awaited wake-ups.
+//! - [`stagnation`], [`mechanisms`]: detectors, strategy choice, acting, rating.
+//! - [`seed`]: what a fresh node holds (prompts, strategies, methods, emotions).
+//! - [`orphans`], [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
 
+pub mod asker;
+pub mod core;
+pub mod error;
 pub mod events;
+pub mod limits;
+pub mod load;
+pub mod mechanisms;
+pub mod models;
+pub mod orphans;
+pub mod record;
+pub mod reflect;
+pub mod requested;
+pub mod run_commands;
+pub mod seed;
+pub mod stagnation;
+pub mod texts;
+pub mod trace;
+pub mod wait;
 
+pub use core::{CognitiveCore, CoreConfig, CoreParts, FriendsAsker, TickDone};
+pub use error::CoreError;
 pub use events::{CoreEvent, CoreEvents};
+pub use trace::Trace;

@@ -1,11 +1,17 @@
-//! `porfiry init`: create the identity key and the database.
+//! `porfiry init`: create the identity key and the database, seeded with
+//! what the cognitive core starts from (system prompts, stagnation
+//! strategies, thinking methods, emotions, thresholds:
+//! [`crate::cognition::seed`]). Older nodes get the same seeds at their next
+//! `run` or `think` ([`open_or_init`]); seeding never overwrites.
 
 use std::fmt;
 
 use porfiry_protocol::NodeKey;
 use porfiry_storage::Store;
 
+use crate::cognition::seed::seed_core;
 use crate::data_dir::DataDir;
+use porfiry_skills::Language;
 
 /// Why `init` did not create a node.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +59,7 @@ impl fmt::Display for Initialized {
 
 /// Creates identity and database; refuses, touching nothing, if the
 /// identity file exists.
-pub fn init(dir: &DataDir) -> Result<Initialized, InitError> {
+pub fn init(dir: &DataDir, language: Language) -> Result<Initialized, InitError> {
     let key_path = dir.identity_path();
     if key_path.exists() {
         return Err(InitError::IdentityExists(key_path.display().to_string()));
@@ -65,6 +71,7 @@ pub fn init(dir: &DataDir) -> Result<Initialized, InitError> {
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed).map_err(InitError::Randomness)?;
     let store = Store::create(dir.db_path())?;
+    seed_core(&store, language, crate::clock::now_ms())?;
     let key = NodeKey::from_seed(seed);
     key.save(&key_path)?;
     Ok(Initialized {
@@ -77,9 +84,10 @@ pub fn init(dir: &DataDir) -> Result<Initialized, InitError> {
 /// (used by `run`).
 pub fn open_or_init(dir: &DataDir) -> Result<(NodeKey, Store), InitError> {
     if !dir.identity_path().exists() {
-        init(dir)?;
+        init(dir, Language::default())?;
     }
     let key = NodeKey::load(&dir.identity_path())?;
     let store = Store::create(dir.db_path())?;
+    seed_core(&store, Language::default(), crate::clock::now_ms())?;
     Ok((key, store))
 }

@@ -4,7 +4,9 @@
 //! each with whether the friend is reachable now. Reachability comes from
 //! the running daemon (`GET /api/status` at the address it wrote to
 //! `<data-dir>/api-address`, with the token in `<data-dir>/api-token`);
-//! without a daemon it is "unknown (node not running)".
+//! without a daemon it is "unknown (node not running)". It also lists the
+//! node's registry, which `porfiry llm add|remove` edit
+//! ([`crate::commands::llm_registry`]).
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -16,6 +18,7 @@ use crate::api::start::api_address_path;
 use crate::api::token::token_path;
 use crate::commands::friends::{FriendsError, open};
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
+use crate::commands::llm_registry::{self, AddArgs, RegistryModel};
 use crate::data_dir::DataDir;
 use crate::sharing::SharingError;
 use crate::sharing::offload::{Candidate, offload_candidates};
@@ -40,6 +43,15 @@ pub enum LlmCommand {
         #[command(flatten)]
         llm: OptionalLlmArgs,
     },
+    /// Add a model to this node's registry (the cognitive core's main
+    /// model, a validator, or one it may switch to).
+    Add(AddArgs),
+    /// Remove a model from the registry by name.
+    Remove {
+        /// Its name.
+        #[arg(value_name = "NAME")]
+        name: String,
+    },
 }
 
 /// Why an `llm` command failed.
@@ -57,6 +69,9 @@ pub enum LlmListError {
     /// JSON output failed.
     #[error("cannot print JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// The registry refused the change (a duplicate or unknown name).
+    #[error(transparent)]
+    Registry(#[from] porfiry_storage::StorageError),
 }
 
 /// The local model as listed.
@@ -87,11 +102,23 @@ pub struct LlmList {
     pub friends: Vec<FriendModel>,
     /// Whether a running daemon answered.
     pub node_running: bool,
+    /// The models in this node's registry (`llm add`).
+    pub registry: Vec<RegistryModel>,
 }
 
 /// Runs one `llm` command; returns what to print.
 pub fn llm(dir: &DataDir, command: &LlmCommand) -> Result<String, LlmListError> {
-    let LlmCommand::List { json, llm } = command;
+    let (json, llm) = match command {
+        LlmCommand::List { json, llm } => (json, llm),
+        LlmCommand::Add(args) => {
+            let (_, store) = open(dir)?;
+            return Ok(llm_registry::add(&store, args, crate::clock::now_ms())?);
+        }
+        LlmCommand::Remove { name } => {
+            let (_, store) = open(dir)?;
+            return Ok(llm_registry::remove(&store, name)?);
+        }
+    };
     let list = list(dir, llm)?;
     if *json {
         return Ok(serde_json::to_string_pretty(&list)?);
@@ -107,6 +134,7 @@ pub fn list(dir: &DataDir, llm: &OptionalLlmArgs) -> Result<LlmList, LlmListErro
     });
     let (_, store) = open(dir)?;
     let candidates = offload_candidates(&store)?;
+    let registry = llm_registry::registry(&store)?;
     drop(store);
     let connected = connected_friends(dir);
     let friends = candidates
@@ -120,6 +148,7 @@ pub fn list(dir: &DataDir, llm: &OptionalLlmArgs) -> Result<LlmList, LlmListErro
         local,
         friends,
         node_running: connected.is_some(),
+        registry,
     })
 }
 
@@ -144,6 +173,7 @@ fn to_text(list: &LlmList) -> String {
             c.peer, c.model, c.concurrency
         ));
     }
+    lines.extend(llm_registry::registry_lines(&list.registry));
     lines.join("\n")
 }
 

@@ -2,7 +2,9 @@
 //! mesh with the friends from the database, prints `peer id: <id>` and one
 //! `listening on <addr>/p2p/<id>` line per listen address, and runs until
 //! SIGINT or SIGTERM; then prints `stopped: <n> items held` once everything
-//! accepted is committed.
+//! accepted is committed. With a model configured it also runs the
+//! cognitive core ([`crate::commands::run_core`]) and prints
+//! `cognitive core on: <model>`.
 
 use std::io::Write;
 
@@ -13,6 +15,7 @@ use crate::commands::init::InitError;
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::{self, OffloadStartError};
 use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
+use crate::commands::run_core::{ThinkFlags, start_core};
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
 use crate::node::{Node, NodeConfig, NodeError};
@@ -41,6 +44,9 @@ pub struct RunArgs {
     /// Offering the model to friends, or using a friend's.
     #[command(flatten)]
     pub offload: OffloadArgs,
+    /// The cognitive core.
+    #[command(flatten)]
+    pub think: ThinkFlags,
 }
 
 /// Why `run` stopped with an error.
@@ -64,6 +70,9 @@ pub enum RunError {
     /// The offload service could not start.
     #[error(transparent)]
     OffloadService(#[from] OffloadStartError),
+    /// The cognitive core could not start.
+    #[error("cognitive core: {0:#}")]
+    Core(anyhow::Error),
     /// Another `porfiry run` already holds this data dir.
     #[error("another porfiry run is already using {dir} (it holds {lock})")]
     AlreadyRunning {
@@ -174,6 +183,21 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             return Err(e.into());
         }
     };
+    let core = match start_core(&args.think, &args.llm, &offload, &node).await {
+        Ok(core) => core,
+        Err(e) => {
+            if let Some(api) = api {
+                api.stop().await;
+            }
+            node.shutdown();
+            join.await?;
+            return Err(RunError::Core(e));
+        }
+    };
+    let mut core = core.map(|(task, model)| {
+        let _ = print_line(&mut stdout, &format!("cognitive core on: {model}"));
+        task
+    });
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
     let mut listening = node.listening();
     let mut printed = 0;
@@ -182,6 +206,10 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     let stopped = loop {
         tokio::select! {
             () = &mut shutdown => {
+                // The core first: it writes through the node's database.
+                if let Some(core) = core.take() {
+                    core.stop().await;
+                }
                 node.shutdown();
                 break (&mut join).await?;
             }
@@ -199,6 +227,9 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             }
         }
     };
+    if let Some(core) = core {
+        core.stop().await;
+    }
     if let Some(api) = api {
         api.stop().await;
     }
@@ -279,6 +310,7 @@ mod tests {
                 api_public: false,
             },
             offload: OffloadArgs::default(),
+            think: ThinkFlags::default(),
         }
     }
 

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use porfiry_skills::{Clock, SystemClock};
 
+use crate::cognition::CoreEvents;
 use crate::data_dir::DataDir;
 use crate::mesh::{Multiaddr, Profile};
 
@@ -19,6 +20,9 @@ pub struct NodeConfig {
     /// The node's clock: item times, friend status stamps and catch-up
     /// times come from it. [`NodeConfig::new`] uses the system clock.
     pub clock: Arc<dyn Clock>,
+    /// Where notes merged from friends and posted through the handle are
+    /// announced (the cognitive core waits on them).
+    pub events: CoreEvents,
 }
 
 impl NodeConfig {
@@ -29,6 +33,7 @@ impl NodeConfig {
             profile,
             listen,
             clock: Arc::new(SystemClock::utc()),
+            events: CoreEvents::new(),
         }
     }
 }

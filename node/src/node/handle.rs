@@ -46,6 +46,7 @@ struct Inner {
     listening: watch::Receiver<Vec<String>>,
     clock: Arc<dyn Clock>,
     streams: StreamControl,
+    events: CoreEvents,
 }
 
 impl std::fmt::Debug for NodeHandle {
@@ -68,6 +69,7 @@ impl NodeHandle {
         listening: watch::Receiver<Vec<String>>,
         clock: Arc<dyn Clock>,
         streams: StreamControl,
+        events: CoreEvents,
     ) -> NodeHandle {
         NodeHandle {
             inner: Arc::new(Inner {
@@ -81,8 +83,15 @@ impl NodeHandle {
                 listening,
                 clock,
                 streams,
+                events,
             }),
         }
+    }
+
+    /// The cognitive core's wake-up events: notes posted through this
+    /// handle and notes merged from friends are announced here.
+    pub fn events(&self) -> CoreEvents {
+        self.inner.events.clone()
     }
 
     /// Opens offload streams to friends and accepts theirs (one acceptor).
@@ -124,6 +133,16 @@ impl NodeHandle {
     /// Writes a note (checked first, as `notes post` does) and, unless it
     /// is private, has the loop send it to its audience now.
     pub async fn post_note(&self, post: NotePost) -> Result<Posted, NodeError> {
+        self.post_note_from(post, NoteSource::User).await
+    }
+
+    /// [`NodeHandle::post_note`] with another source (`llm` for the
+    /// cognitive core's own notes, which do not wake it).
+    pub async fn post_note_from(
+        &self,
+        post: NotePost,
+        source: NoteSource,
+    ) -> Result<Posted, NodeError> {
         check_text(&post.text)?;
         let key = self.inner.key.clone();
         let now = self.now();
@@ -132,13 +151,18 @@ impl NodeHandle {
         let posted = self
             .inner
             .db
-            .write(move |s| post_note(s, &key, &text, audience, NoteSource::User, now))
+            .write(move |s| post_note(s, &key, &text, audience, source, now))
             .await
             .map_err(db_err)?
             .map_err(NotesError::from)?;
         let item_id = posted.item.as_ref().map(|i| i.id().to_string());
         if let Some(item) = posted.item {
             self.tell(LoopCommand::Publish(item)).await;
+        }
+        if source != NoteSource::Llm {
+            self.inner
+                .events
+                .send(crate::cognition::CoreEvent::NoteArrived { id: posted.id });
         }
         Ok(Posted {
             id: posted.id,

@@ -58,6 +58,7 @@ impl Node {
             listening_rx,
             config.clock.clone(),
             streams.clone(),
+            config.events.clone(),
         );
         let options = DaemonOptions {
             profile: config.profile,
@@ -68,6 +69,7 @@ impl Node {
             commands,
             listening,
             clock: config.clock,
+            events: config.events,
         };
         std::thread::Builder::new()
             .name("porfiry-node".into())

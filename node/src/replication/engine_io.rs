@@ -37,6 +37,9 @@ pub struct Counters {
     pub frames_sent: u64,
     /// Their bytes (wire messages, before transport framing and encryption).
     pub bytes_sent: u64,
+    /// Row ids of notes merged since the loop last took them: the loop
+    /// turns them into the cognitive core's wake-up events.
+    pub merged_notes: Vec<i64>,
 }
 
 /// Carries out `outputs` against `store` and `sink` for node `local`.
@@ -70,7 +73,9 @@ pub fn carry_out(
             _ => {}
         }
         // A frame goes out only after what it depends on is committed.
-        write_all(store, local, std::mem::take(&mut writes))?;
+        counters
+            .merged_notes
+            .extend(write_all(store, local, std::mem::take(&mut writes))?);
         match output {
             Output::Send { peer, message } => send(&peer, &message, sink, counters),
             Output::SendItems {
@@ -103,7 +108,7 @@ pub fn carry_out(
             | Output::Event(_) => {}
         }
     }
-    write_all(store, local, writes)?;
+    counters.merged_notes.extend(write_all(store, local, writes)?);
     Ok(wake)
 }
 
@@ -121,14 +126,16 @@ fn send(peer: &str, message: &WireMessage, sink: &mut dyn FrameSink, counters: &
     }
 }
 
-/// Writes a run of storage outputs in one transaction.
-fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), StorageError> {
+/// Writes a run of storage outputs in one transaction; the row ids of the
+/// notes it merged.
+fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>, StorageError> {
     if writes.is_empty() {
-        return Ok(());
+        return Ok(Vec::new());
     }
     store.transaction(|s| {
         let mut batch: Vec<StoredItem> = Vec::new();
         let mut merges = Vec::new();
+        let mut notes = Vec::new();
         for w in writes {
             match w {
                 Output::Store {
@@ -150,12 +157,12 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), Stor
                     // Only an item still waiting in the batch needs the
                     // batch written first.
                     if batch.iter().any(|r| r.record.id == id) {
-                        flush(s, &mut batch, &mut merges)?;
+                        notes.extend(flush(s, &mut batch, &mut merges)?);
                     }
                     s.update_item_route(&id, &received_from, hops_left)?;
                 }
                 Output::Delete { id, reason } => {
-                    flush(s, &mut batch, &mut merges)?;
+                    notes.extend(flush(s, &mut batch, &mut merges)?);
                     s.delete_item(&id)?;
                     match reason {
                         DeleteReason::Retracted { .. } | DeleteReason::Replaced { .. } => {
@@ -169,30 +176,37 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<(), Stor
                 _ => {}
             }
         }
-        flush(s, &mut batch, &mut merges)
+        notes.extend(flush(s, &mut batch, &mut merges)?);
+        Ok(notes)
     })
 }
 
-/// Stores the pending items, then merges their rows.
+/// Stores the pending items, then merges their rows; the row ids of the
+/// notes merged.
 fn flush(
     s: &Store,
     batch: &mut Vec<StoredItem>,
     merges: &mut Vec<porfiry_protocol::VerifiedItem>,
-) -> Result<(), StorageError> {
+) -> Result<Vec<i64>, StorageError> {
     for chunk in batch.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {
         s.insert_items(chunk)?;
     }
     batch.clear();
     let merged = merge_items(s, merges)?;
+    let mut notes = Vec::new();
     for (item, m) in merges.iter().zip(merged) {
-        // A row the local table refuses (say, a whitespace-only note) must
-        // not cost the item: it is stored and relayed all the same.
-        if let Err(e) = m {
-            tracing::warn!(item = %item.id(), author = item.author_peer_id(), error = %e, "received item kept but not merged");
+        match m {
+            Ok(Some(row)) if item.kind() == porfiry_protocol::ItemKind::Note => notes.push(row),
+            Ok(_) => {}
+            // A row the local table refuses (say, a whitespace-only note) must
+            // not cost the item: it is stored and relayed all the same.
+            Err(e) => {
+                tracing::warn!(item = %item.id(), author = item.author_peer_id(), error = %e, "received item kept but not merged");
+            }
         }
     }
     merges.clear();
-    Ok(())
+    Ok(notes)
 }
 
 fn log_event(event: &Event, c: &mut Counters) {

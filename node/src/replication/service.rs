@@ -96,6 +96,8 @@ pub struct LoopIo {
     pub listening: watch::Sender<Vec<String>>,
     /// The node's clock (Unix ms for the engine and the catch-up times).
     pub clock: Arc<dyn Clock>,
+    /// Where merged notes are announced to the cognitive core.
+    pub events: crate::cognition::CoreEvents,
 }
 
 impl std::fmt::Debug for LoopIo {
@@ -147,6 +149,7 @@ pub async fn run_node(
         mut commands,
         listening,
         clock,
+        events: core_events,
     } = io;
     let now = clock.now().unix_ms();
     let mut node = Node {
@@ -164,6 +167,7 @@ pub async fn run_node(
         listening,
         clock,
         last_catchup: BTreeMap::new(),
+        core_events,
     };
     let result = node
         .run(&mut events, &mut commands, &mut changes, shutdown)
@@ -206,6 +210,8 @@ struct Node {
     clock: Arc<dyn Clock>,
     /// When a catch-up session with each friend last ended.
     last_catchup: BTreeMap<String, u64>,
+    /// The cognitive core's wake-up events.
+    core_events: crate::cognition::CoreEvents,
 }
 
 impl Node {
@@ -313,6 +319,10 @@ impl Node {
             })
             .await?;
         self.counters = counters;
+        for id in self.counters.merged_notes.drain(..) {
+            self.core_events
+                .send(crate::cognition::CoreEvent::NoteArrived { id });
+        }
         if let Some(at) = result? {
             self.wake = Some(at);
         }

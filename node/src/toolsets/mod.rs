@@ -35,7 +35,21 @@ pub struct ToolsetOptions {
     pub media_catalog: CatalogSource,
 }
 
-/// The registry of every toolset the node offers.
+/// The registry the cognitive core and the node's API sessions share: the
+/// media set and every command family of seed 003 over the node's storage.
+pub fn core_toolsets(
+    options: &ToolsetOptions,
+    tools: &StoreTools,
+    models: std::sync::Arc<crate::llm::registry_models::RegistryModels>,
+) -> Result<ToolsetRegistry, ToolsetError> {
+    let mut registry = node_toolsets(options)?;
+    store::register_store_sets(&mut registry, tools)?;
+    acting::register_acting_sets(&mut registry, tools, models)?;
+    messages::register_messages(&mut registry, tools)?;
+    Ok(registry)
+}
+
+/// The registry of the toolsets that need no database (`porfiry chat`).
 pub fn node_toolsets(options: &ToolsetOptions) -> Result<ToolsetRegistry, ToolsetError> {
     let films = options.media_catalog.load()?;
     tracing::debug!(films = films.len(), "media catalogue loaded");

@@ -1,0 +1,379 @@
+//! Loading what one tick needs from SQLite, in one read: the rows behind
+//! contexts 0–6 (seed 003 §2), the previous reply, the emotion list, the
+//! validators and the thresholds. Every list is bounded here, before the
+//! token budget trims whole records; the budget then decides what fits.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use porfiry_skills::ZonedTime;
+use porfiry_skills::cognition::context::{
+    ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine,
+};
+use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
+use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
+use porfiry_skills::Language;
+use porfiry_storage::{
+    AgentScript, AgentTable, Concentration, Concept, DiaryEntry, Goal, Link, ListQuery, LlmEntry,
+    MatchMode, MemoryEntry, Note, NoteSource, RecentResponse, Result, Store, Stored, Task,
+};
+
+use crate::cognition::limits::{
+    EMOTIONS_CONFIG_KEY, MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY, MAX_CONTEXT_NOTES,
+    MAX_CONTEXT_PINNED, MAX_CONTEXT_PROCESSES, MAX_CONTEXT_UTILITIES, MAX_RESULT_CHARS,
+    REQUESTED_CONFIG_KEY, SYSTEM_PROMPT_NAME,
+};
+use crate::cognition::requested::Requested;
+
+/// What the tick's driver passes in besides the database.
+#[derive(Debug, Clone)]
+pub struct LoadRequest {
+    /// The tick's number.
+    pub tick: u64,
+    /// Now, from the injected clock.
+    pub now: ZonedTime,
+    /// The language of the prompt.
+    pub language: Language,
+    /// One catalogue line per command set (built once from the registry).
+    pub catalogue: Vec<String>,
+    /// Extra settings shown in context 5 (model, budget, …).
+    pub settings: Vec<(String, String)>,
+    /// Anti-stagnation prompts for this tick.
+    pub hints: Vec<String>,
+}
+
+/// Everything loaded for one tick.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The contexts, ready for the budget.
+    pub data: ContextData,
+    /// The last stored reply (not a reflex record), for novelty.
+    pub previous_reply: Option<String>,
+    /// The known emotions.
+    pub emotions: Vec<String>,
+    /// The validators in the registry.
+    pub validators: Vec<LlmEntry>,
+    /// Least ratings per effect.
+    pub thresholds: Thresholds,
+    /// The cycle settings.
+    pub cycle: CycleSettings,
+}
+
+/// Reads the tick's rows. Missing settings fall back to their defaults;
+/// a row that no longer exists is left out, never an error.
+pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
+    let cycle: CycleSettings = store.config_get(CYCLE_CONFIG_KEY)?.unwrap_or_default();
+    let thresholds: Thresholds = store.config_get(THRESHOLDS_CONFIG_KEY)?.unwrap_or_default();
+    let emotions: Vec<String> = store.config_get(EMOTIONS_CONFIG_KEY)?.unwrap_or_default();
+    let requested: Requested = store.config_get(REQUESTED_CONFIG_KEY)?.unwrap_or_default();
+    let system_prompt = store
+        .system_prompt(SYSTEM_PROMPT_NAME, &req.language.to_string())?
+        .map(|p| p.row.content)
+        .unwrap_or_default();
+    let recent = recent_replies(store, &cycle)?;
+    let previous_reply = store
+        .responses_recent(8)?
+        .into_iter()
+        .find(|r| !r.row.stagnation_reflex)
+        .map(|r| r.row.content);
+    let goals = store
+        .list::<Goal>(&ListQuery::recent(MAX_CONTEXT_GOALS))?
+        .into_iter()
+        .filter(|g| !matches!(g.row.status.to_string().as_str(), "done" | "cancelled"))
+        .map(|g| Line {
+            id: g.id,
+            text: format!("[{}] {}", g.row.status, g.row.title),
+        })
+        .collect();
+    let tasks_total = store.count::<Task>()?;
+    let pinned_tasks = store
+        .list::<Task>(&ListQuery {
+            pinned: Some(true),
+            limit: Some(MAX_CONTEXT_PINNED),
+            ..Default::default()
+        })?
+        .into_iter()
+        .map(|t| Line {
+            id: t.id,
+            text: format!("[{}] {}", t.row.status, t.row.title),
+        })
+        .collect();
+    let processes = store
+        .processes_open()?
+        .into_iter()
+        .rev()
+        .take(MAX_CONTEXT_PROCESSES as usize)
+        .map(|p| ProcessLine {
+            id: p.id,
+            name: p.row.name,
+            status: p.row.status.to_string(),
+            result: p.row.result.map(|r| clip(&r, MAX_RESULT_CHARS)),
+        })
+        .collect();
+    let data = ContextData {
+        tick: req.tick,
+        now: req.now.clone(),
+        language: req.language,
+        system_prompt,
+        catalogue: req.catalogue.clone(),
+        utilities: utilities(store)?,
+        recent,
+        cycle: cycle.clone(),
+        goals,
+        tasks_total,
+        pinned_tasks,
+        processes,
+        requested: requested_lines(store, &requested)?,
+        notes: notes_view(store, &cycle, req.now.unix_ms())?,
+        settings: req.settings.clone(),
+        memory: store
+            .list::<MemoryEntry>(&ListQuery::recent(MAX_CONTEXT_MEMORY))?
+            .into_iter()
+            .rev()
+            .map(|m| Line {
+                id: m.id,
+                text: match m.row.title {
+                    Some(title) => format!("{title}: {}", m.row.content),
+                    None => m.row.content,
+                },
+            })
+            .collect(),
+        hints: req.hints.clone(),
+    };
+    Ok(Loaded {
+        data,
+        previous_reply,
+        emotions,
+        validators: store
+            .llm_validators()?
+            .into_iter()
+            .map(|v| v.row)
+            .collect(),
+        thresholds,
+        cycle,
+    })
+}
+
+/// Context 1: the last K replies, or the concentration selection; oldest first.
+fn recent_replies(store: &Store, cycle: &CycleSettings) -> Result<Vec<RecentLine>> {
+    let rows: Vec<Stored<RecentResponse>> = match &cycle.concentration {
+        None => store.responses_recent(cycle.responses)?,
+        Some(c) => store.responses_concentrated(&Concentration {
+            tags: c.tags.clone(),
+            emotions: c
+                .emotions
+                .iter()
+                .map(|e| (e.emotion.clone(), e.min))
+                .collect(),
+            mode: match c.mode {
+                porfiry_skills::cognition::MatchKind::And => MatchMode::All,
+                porfiry_skills::cognition::MatchKind::Or => MatchMode::Any,
+            },
+            limit: Some(cycle.responses),
+        })?,
+    };
+    Ok(rows
+        .into_iter()
+        .rev()
+        .map(|r| RecentLine {
+            id: r.id,
+            content: r.row.content,
+            reflection: r.row.reflection,
+            tags: r.row.tags,
+            emotions: r.row.emotions,
+        })
+        .collect())
+}
+
+/// Context 0's list of the agent's own utilities and tables.
+fn utilities(store: &Store) -> Result<Vec<String>> {
+    let scripts = store.list::<AgentScript>(&ListQuery::recent(MAX_CONTEXT_UTILITIES))?;
+    let tables = store.list::<AgentTable>(&ListQuery::recent(MAX_CONTEXT_UTILITIES))?;
+    Ok(scripts
+        .into_iter()
+        .map(|s| format!("script {} {} — {}", s.row.name, s.row.version, s.row.description))
+        .chain(
+            tables
+                .into_iter()
+                .map(|t| format!("table {} — {}", t.row.table_name, t.row.description)),
+        )
+        .collect())
+}
+
+/// Context 3: pinned diary entries and concepts (attention), then the
+/// records the model read, oldest request first.
+fn requested_lines(store: &Store, requested: &Requested) -> Result<Vec<Line>> {
+    let pinned = ListQuery {
+        pinned: Some(true),
+        limit: Some(MAX_CONTEXT_PINNED),
+        ..Default::default()
+    };
+    let mut seen = BTreeSet::new();
+    let mut lines = Vec::new();
+    for d in store.list::<DiaryEntry>(&pinned)? {
+        seen.insert(("diary", d.id));
+        lines.push(diary_line(&d));
+    }
+    for c in store.list::<Concept>(&pinned)? {
+        seen.insert(("concept", c.id));
+        lines.push(concept_line(&c));
+    }
+    for r in &requested.records {
+        if !seen.insert((r.kind.as_str(), r.id)) {
+            continue;
+        }
+        let line = match r.kind {
+            crate::cognition::requested::RecordKind::Diary => store
+                .get::<DiaryEntry>(r.id)
+                .ok()
+                .map(|d| diary_line(&d)),
+            crate::cognition::requested::RecordKind::Concept => store
+                .get::<Concept>(r.id)
+                .ok()
+                .map(|c| concept_line(&c)),
+            crate::cognition::requested::RecordKind::Link => {
+                store.get::<Link>(r.id).ok().map(|l| Line {
+                    id: l.id,
+                    text: format!(
+                        "link #{}: concept #{} —{}→ concept #{}",
+                        l.id, l.row.from_concept, l.row.relation, l.row.to_concept
+                    ),
+                })
+            }
+        };
+        lines.extend(line);
+    }
+    Ok(lines)
+}
+
+fn diary_line(d: &Stored<DiaryEntry>) -> Line {
+    Line {
+        id: d.id,
+        text: format!("diary #{}: {}{}", d.id, d.row.text, tag_suffix(&d.row.tags)),
+    }
+}
+
+fn concept_line(c: &Stored<Concept>) -> Line {
+    Line {
+        id: c.id,
+        text: format!(
+            "concept #{} {}: {}{}",
+            c.id,
+            c.row.name,
+            c.row.description,
+            tag_suffix(&c.row.tags)
+        ),
+    }
+}
+
+fn tag_suffix(tags: &[String]) -> String {
+    if tags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", tags.join(", "))
+    }
+}
+
+/// Context 4 in the cycle's notes mode.
+fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<NotesView> {
+    match &cycle.notes {
+        NotesMode::Manual => {
+            let unread = store.notes_filter(&porfiry_storage::NoteFilter {
+                read: Some(false),
+                limit: Some(MAX_CONTEXT_NOTES),
+                ..Default::default()
+            })?;
+            Ok(NotesView::Manual {
+                per_priority: store.notes_count_by_priority(true)?,
+                unread: unread.iter().map(|n| (n.id, n.row.priority)).collect(),
+            })
+        }
+        NotesMode::Auto { filter } => Ok(NotesView::Auto {
+            notes: filtered_notes(store, filter, now_ms)?
+                .into_iter()
+                .map(|n| NoteLine {
+                    id: n.id,
+                    priority: n.row.priority,
+                    from: n
+                        .row
+                        .origin_author
+                        .clone()
+                        .unwrap_or_else(|| n.row.source.to_string()),
+                    tags: n.row.hashtags.iter().chain(&n.row.tags).cloned().collect(),
+                    text: n.row.text,
+                })
+                .collect(),
+        }),
+    }
+}
+
+/// The newest notes matching `filter` (any of its tags, any of its
+/// sources), at most [`MAX_CONTEXT_NOTES`], newest first. One indexed query
+/// per (tag, source) pair, so the cost stays flat with 100k notes.
+pub fn filtered_notes(store: &Store, filter: &NoteFilter, now_ms: u64) -> Result<Vec<Stored<Note>>> {
+    let base = porfiry_storage::NoteFilter {
+        min_priority: filter.min_priority,
+        since_ms: filter
+            .max_age_secs
+            .map(|secs| now_ms.saturating_sub(secs.saturating_mul(1000))),
+        limit: Some(MAX_CONTEXT_NOTES),
+        ..Default::default()
+    };
+    let mut by_tag: Vec<porfiry_storage::NoteFilter> = if filter.tags.is_empty() {
+        vec![base]
+    } else {
+        filter
+            .tags
+            .iter()
+            .flat_map(|t| {
+                let tag = t.trim_start_matches('#').to_owned();
+                [
+                    porfiry_storage::NoteFilter {
+                        hashtag: Some(tag.clone()),
+                        ..base.clone()
+                    },
+                    porfiry_storage::NoteFilter {
+                        tag: Some(tag),
+                        ..base.clone()
+                    },
+                ]
+            })
+            .collect()
+    };
+    if !filter.sources.is_empty() {
+        by_tag = by_tag
+            .into_iter()
+            .flat_map(|f| {
+                filter.sources.iter().map(move |s| match s.parse::<NoteSource>() {
+                    Ok(source) => porfiry_storage::NoteFilter {
+                        source: Some(source),
+                        ..f.clone()
+                    },
+                    Err(_) => porfiry_storage::NoteFilter {
+                        author: Some(s.clone()),
+                        ..f.clone()
+                    },
+                })
+            })
+            .collect();
+    }
+    let mut found: BTreeMap<i64, Stored<Note>> = BTreeMap::new();
+    for f in &by_tag {
+        for n in store.notes_filter(f)? {
+            found.insert(n.id, n);
+        }
+    }
+    let mut notes: Vec<Stored<Note>> = found.into_values().collect();
+    notes.sort_by(|a, b| b.created_ms.cmp(&a.created_ms).then(b.id.cmp(&a.id)));
+    notes.truncate(MAX_CONTEXT_NOTES as usize);
+    Ok(notes)
+}
+
+/// The first `max` characters of `text`, with "…" when cut.
+pub fn clip(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(max).collect();
+    out.push('…');
+    out
+}

@@ -1,0 +1,146 @@
+//! `porfiry think`: the cognitive core in the foreground, without the mesh.
+//! Each tick prints one line (`tick N: …`) to stdout; `--trace` writes each
+//! prompt, reply and command to stderr as `[trace] ` lines. It stops after
+//! `--ticks N`, or on Ctrl-C. The model comes from `--llm-url`/`--llm-model`
+//! (or their env vars), else from the registry's main model
+//! (`porfiry llm add NAME --url URL --model M --main`).
+
+use std::sync::Arc;
+
+use anyhow::Context as _;
+use clap::Args;
+use porfiry_skills::cognition::context::DEFAULT_CONTEXT_TOKENS;
+use porfiry_skills::Language;
+use porfiry_storage::LlmEntry;
+
+use crate::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
+use crate::commands::init::open_or_init;
+use crate::commands::llm_flags::OptionalLlmArgs;
+use crate::data_dir::DataDir;
+use crate::db::Db;
+use crate::llm::registry_models::RegistryModels;
+use crate::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
+
+/// The least prompt budget accepted: below it the core's own instructions
+/// would not fit.
+pub const MIN_CONTEXT_TOKENS: usize = 512;
+
+/// Flags of `porfiry think`.
+#[derive(Debug, Clone, Args)]
+pub struct ThinkArgs {
+    /// Stop after this many ticks (default: run until Ctrl-C).
+    #[arg(long, value_name = "N")]
+    pub ticks: Option<u64>,
+    /// Print each tick's contexts, reply and commands to stderr.
+    #[arg(long)]
+    pub trace: bool,
+    /// The main model (default: the registry's main model).
+    #[command(flatten)]
+    pub llm: OptionalLlmArgs,
+    /// The prompt budget in tokens: the whole prompt fits it (phone models
+    /// run 1–4K contexts).
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_CONTEXT_TOKENS,
+          value_parser = parse_context_tokens)]
+    pub context_tokens: usize,
+    /// Seconds between ticks for this run, instead of the cycle setting the
+    /// model controls (`cycle_pause`).
+    #[arg(long, value_name = "SECS")]
+    pub pause_secs: Option<u64>,
+    /// Language of prompts and command replies: en or ru.
+    #[arg(long, value_name = "LANG", default_value = "en")]
+    pub language: Language,
+}
+
+fn parse_context_tokens(s: &str) -> Result<usize, String> {
+    let n: usize = s.parse().map_err(|e| format!("{e}"))?;
+    if n < MIN_CONTEXT_TOKENS {
+        return Err(format!("at least {MIN_CONTEXT_TOKENS} tokens"));
+    }
+    Ok(n)
+}
+
+/// The flags' model as a registry-shaped row (named after the model).
+pub fn flags_model(llm: &OptionalLlmArgs) -> anyhow::Result<Option<LlmEntry>> {
+    Ok(llm.target()?.map(|target| LlmEntry {
+        name: target.model.clone(),
+        endpoint: target.base_url.clone(),
+        model: target.model.clone(),
+        config: target.config.clone(),
+        ..Default::default()
+    }))
+}
+
+/// Runs `porfiry think`.
+pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
+    let main = flags_model(&args.llm)?;
+    let (key, store) = open_or_init(dir)?;
+    drop(store);
+    let db = Db::open(&dir.db_path()).context("opening the database")?;
+    let events = CoreEvents::new();
+    let tools = StoreTools {
+        db: db.clone(),
+        language: args.language,
+        events: events.clone(),
+        node: None,
+    };
+    let models = Arc::new(RegistryModels::new(None));
+    let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
+    let trace = if args.trace {
+        Trace::to(|line| eprintln!("{line}"))
+    } else {
+        Trace::off()
+    };
+    let parts = CoreParts {
+        db: db.clone(),
+        registry: Arc::new(registry),
+        maker: models,
+        clock: Arc::new(crate::chat::local_clock()),
+        events,
+        asker: Some(Arc::new(crate::cognition::asker::KeyAsker::new(db.clone(), key))),
+        trace,
+    };
+    let config = CoreConfig {
+        context_tokens: args.context_tokens,
+        language: args.language,
+        main,
+        pause_secs: args.pause_secs,
+    };
+    let mut core = CognitiveCore::start(parts, config).await?;
+    let shutdown = crate::commands::run::shutdown_signal();
+    tokio::pin!(shutdown);
+    let mut done = 0u64;
+    loop {
+        let tick = tokio::select! {
+            () = &mut shutdown => break,
+            tick = core.tick() => tick?,
+        };
+        println!("{}", tick_line(&tick));
+        done += 1;
+        if args.ticks.is_some_and(|n| done >= n) {
+            break;
+        }
+        tokio::select! {
+            () = &mut shutdown => break,
+            waited = core.wait() => { waited?; }
+        }
+    }
+    db.close().await;
+    Ok(())
+}
+
+/// `tick 3: 2 commands, 1 ran, …` or `tick 3: error: …`.
+pub fn tick_line(done: &TickDone) -> String {
+    let r = &done.report;
+    match &r.error {
+        Some(e) => format!("tick {}: error: {e}", r.tick),
+        None if r.repeat => format!("tick {}: anti-stagnation reflex (repeated reply)", r.tick),
+        None => format!(
+            "tick {}: {} commands, {} ran, ~{} prompt tokens, {} model calls",
+            r.tick,
+            r.commands.len(),
+            r.executed(),
+            r.prompt_tokens,
+            r.model_calls
+        ),
+    }
+}

@@ -489,3 +489,7 @@ pub fn raw_args(command: &Command) -> String {
         CommandArgs::Json(map) => serde_json::Value::Object(map.clone()).to_string(),
     }
 }
+
+#[cfg(test)]
+#[path = "tick_tests.rs"]
+mod tests;

@@ -1,0 +1,91 @@
+//! What a fresh node knows about stagnation (seed 003, stagnation part):
+//! one strategy per mechanism across all four classes with the seed's
+//! costs (quick and cheap first: a mesh request, a flashback; costly last:
+//! a change of setting, sleep), the thinking methods, and the default
+//! emotion list. `porfiry init` stores them; the texts live in
+//! [`texts::seeds`](crate::cognition::texts).
+
+use crate::Language;
+use crate::cognition::strategy::{Mechanism, StrategyClass};
+use crate::cognition::texts::seeds as t;
+
+/// A strategy a fresh node starts with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedStrategy {
+    /// Short name.
+    pub name: &'static str,
+    /// Its class.
+    pub class: StrategyClass,
+    /// What it makes the core do (stored as the tag `mechanism:<name>`).
+    pub mechanism: Mechanism,
+    /// Relative cost; cheap strategies are tried first.
+    pub cost: i64,
+    /// What it does.
+    pub description: &'static str,
+    /// The micro-script.
+    pub steps: &'static [&'static str],
+}
+
+/// A thinking method a fresh node starts with.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeedMethod {
+    /// Short name ("Start with an analogy").
+    pub name: &'static str,
+    /// What it does.
+    pub description: &'static str,
+    /// The steps.
+    pub steps: &'static [&'static str],
+}
+
+/// The relative cost of each mechanism: a prompt or a note costs a tick
+/// (1); reading the store and tuning cost a little more (2); a new
+/// dialogue or a frozen task costs the user's attention or the task's
+/// momentum (3–4); another model costs a model swap (5); sleep costs hours (8).
+pub fn seed_cost(m: Mechanism) -> i64 {
+    match m {
+        Mechanism::AskFriends | Mechanism::Flashback | Mechanism::MetaAnalysis => 1,
+        Mechanism::Rationale | Mechanism::InterestMemory | Mechanism::TuneSampling => 2,
+        Mechanism::GoalReformulation | Mechanism::RandomAction | Mechanism::AskUser => 3,
+        Mechanism::TaskSwitch => 4,
+        Mechanism::SwitchModel => 5,
+        Mechanism::LongPause => 8,
+    }
+}
+
+/// One strategy per mechanism, cheapest first.
+pub fn seed_strategies(lang: Language) -> Vec<SeedStrategy> {
+    let mut out: Vec<SeedStrategy> = Mechanism::ALL
+        .into_iter()
+        .map(|m| {
+            let (name, description, steps) = t::strategy(lang, m);
+            SeedStrategy {
+                name,
+                class: m.class(),
+                mechanism: m,
+                cost: seed_cost(m),
+                description,
+                steps,
+            }
+        })
+        .collect();
+    out.sort_by_key(|s| s.cost);
+    out
+}
+
+/// The seed's micro-scenarios ("Начни с аналогии", "Проверь обратное
+/// утверждение", "Сформулируй вопрос для оппонента") and a few more.
+pub fn seed_methods(lang: Language) -> Vec<SeedMethod> {
+    t::methods(lang)
+        .iter()
+        .map(|(name, description, steps)| SeedMethod {
+            name,
+            description,
+            steps,
+        })
+        .collect()
+}
+
+/// The default emotion list kept in config.
+pub fn seed_emotions(lang: Language) -> Vec<&'static str> {
+    t::emotions(lang).to_vec()
+}

@@ -271,3 +271,252 @@ impl Detectors {
         alternates.then(|| (a.clone(), b.clone()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A productive tick: a fresh reply, different commands, graph growth,
+    /// a stimulus.
+    fn productive(tick: u64) -> Observation {
+        let topics = [
+            "mesh", "gossip", "storage", "phones", "models", "clubs", "notes",
+        ];
+        let topic = topics[tick as usize % topics.len()];
+        Observation {
+            tick,
+            reply: format!(
+                "tick {tick}: a new thought about {topic} number {}",
+                tick * 7
+            ),
+            commands: vec![format!("tool{tick}")],
+            graph_growth: 1,
+            stimuli: 1,
+            novelty: 0.6,
+        }
+    }
+
+    fn run(d: &mut Detectors, obs: impl IntoIterator<Item = Observation>) -> Vec<Assessment> {
+        obs.into_iter().map(|o| d.observe(o)).collect()
+    }
+
+    fn has(a: &Assessment, f: impl Fn(&Signal) -> bool) -> bool {
+        a.signals.iter().any(f)
+    }
+
+    #[test]
+    fn a_productive_run_fires_nothing() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        for a in run(&mut d, (0..30).map(productive)) {
+            assert_eq!(a, Assessment::default(), "{a:?}");
+        }
+    }
+
+    #[test]
+    fn an_identical_reply_fires() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        let mut second = productive(2);
+        second.reply = productive(1).reply.to_uppercase();
+        let a = run(&mut d, [productive(1), second]);
+        assert!(!has(&a[0], |s| *s == Signal::IdenticalReply));
+        assert_eq!(a[1].signals, [Signal::IdenticalReply]);
+        // Novelty 0 from the evaluation counts as identical too.
+        let mut zero = productive(3);
+        zero.novelty = 0.0;
+        assert_eq!(d.observe(zero).signals, [Signal::IdenticalReply]);
+    }
+
+    #[test]
+    fn similar_replies_within_the_window_fire() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        let base = "we should sync the notes with friends over the mesh each hour and log it";
+        let mut a = productive(1);
+        a.reply = base.to_owned();
+        let mut b = productive(3);
+        b.reply = format!("{base} today");
+        let got = run(&mut d, [a, productive(2), b]);
+        assert!(matches!(
+            got[2].signals.as_slice(),
+            [Signal::SimilarReplies { similarity }] if *similarity >= DEFAULT_SIMILARITY_THRESHOLD
+        ));
+        // Out of the window (3 replies back) it no longer counts.
+        let mut d = Detectors::new(DetectorConfig::default());
+        let mut a = productive(1);
+        a.reply = base.to_owned();
+        let mut far = productive(5);
+        far.reply = format!("{base} today");
+        let got = run(
+            &mut d,
+            [a, productive(2), productive(3), productive(4), far],
+        );
+        assert!(got[4].signals.is_empty(), "{:?}", got[4]);
+    }
+
+    #[test]
+    fn the_same_command_three_ticks_running_fires() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        let with = |t: u64, cmds: &[&str]| Observation {
+            commands: cmds.iter().map(|c| (*c).to_owned()).collect(),
+            ..productive(t)
+        };
+        let got = run(
+            &mut d,
+            [
+                with(1, &["diary_list"]),
+                with(2, &["goals_list", "diary_list"]),
+                with(3, &["diary_list"]),
+            ],
+        );
+        assert!(got[1].signals.is_empty());
+        assert_eq!(
+            got[2].signals,
+            [Signal::CommandStreak {
+                tool: "diary_list".into()
+            }]
+        );
+        // Broken by one tick without it.
+        let got = run(&mut d, [with(4, &["notes_list"]), with(5, &["diary_list"])]);
+        assert!(got.iter().all(|a| a.signals.is_empty()), "{got:?}");
+    }
+
+    #[test]
+    fn an_ab_alternation_over_six_ticks_fires() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        let with = |t: u64, cmd: &str| Observation {
+            commands: vec![cmd.to_owned()],
+            ..productive(t)
+        };
+        let got = run(
+            &mut d,
+            (0..6).map(|t| {
+                with(
+                    t,
+                    if t % 2 == 0 {
+                        "diary_list"
+                    } else {
+                        "notes_list"
+                    },
+                )
+            }),
+        );
+        assert!(got[..5].iter().all(|a| a.signals.is_empty()), "{got:?}");
+        assert_eq!(
+            got[5].signals,
+            [Signal::Alternation {
+                a: "diary_list".into(),
+                b: "notes_list".into()
+            }]
+        );
+        // A, B, A, B, A, C is no alternation.
+        let mut d = Detectors::new(DetectorConfig::default());
+        let cmds = ["a_x", "b_x", "a_x", "b_x", "a_x", "c_x"];
+        let got = run(
+            &mut d,
+            cmds.iter().enumerate().map(|(t, c)| with(t as u64, c)),
+        );
+        assert!(got.iter().all(|a| a.signals.is_empty()), "{got:?}");
+    }
+
+    #[test]
+    fn no_graph_growth_for_n_ticks_fires_and_growth_resets_it() {
+        let cfg = DetectorConfig {
+            no_growth_ticks: 3,
+            ..DetectorConfig::default()
+        };
+        let mut d = Detectors::new(cfg);
+        let flat = |t: u64| Observation {
+            graph_growth: 0,
+            ..productive(t)
+        };
+        let got = run(&mut d, [flat(1), flat(2), flat(3), flat(4)]);
+        assert!(got[1].signals.is_empty());
+        assert_eq!(got[2].signals, [Signal::NoGraphGrowth { ticks: 3 }]);
+        assert_eq!(got[3].signals, [Signal::NoGraphGrowth { ticks: 4 }]);
+        assert!(d.observe(productive(5)).signals.is_empty());
+        assert!(d.observe(flat(6)).signals.is_empty());
+    }
+
+    #[test]
+    fn no_stimuli_for_n_ticks_fires_and_a_note_resets_it() {
+        let cfg = DetectorConfig {
+            no_stimuli_ticks: 2,
+            ..DetectorConfig::default()
+        };
+        let mut d = Detectors::new(cfg);
+        let quiet = |t: u64| Observation {
+            stimuli: 0,
+            ..productive(t)
+        };
+        let got = run(&mut d, [quiet(1), quiet(2)]);
+        assert!(got[0].signals.is_empty());
+        assert_eq!(got[1].signals, [Signal::NoStimuli { ticks: 2 }]);
+        assert!(d.observe(productive(3)).signals.is_empty());
+    }
+
+    #[test]
+    fn the_stall_counter_has_hysteresis_and_escalates_at_three() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        let stuck = |t: u64| Observation {
+            reply: "the same".into(),
+            ..productive(t)
+        };
+        let stalls: Vec<(u32, bool)> = run(
+            &mut d,
+            [
+                productive(0),
+                stuck(1),
+                stuck(2),
+                stuck(3),
+                productive(4),
+                stuck(5),
+                productive(6),
+                productive(7),
+                productive(8),
+                productive(9),
+            ],
+        )
+        .iter()
+        .map(|a| (a.stall, a.escalate))
+        .collect();
+        assert_eq!(
+            stalls,
+            [
+                (0, false),
+                (0, false), // the first "the same" is new
+                (1, false),
+                (2, false),
+                (1, false),
+                (2, false), // "the same" again, within the window
+                (1, false),
+                (0, false),
+                (0, false),
+                (0, false),
+            ]
+        );
+        let mut d = Detectors::new(DetectorConfig::default());
+        let got = run(&mut d, (0..4).map(stuck));
+        assert_eq!(got[3].stall, 3);
+        assert!(got[3].escalate);
+        // One good tick lowers the counter by one, not to zero.
+        let a = d.observe(productive(10));
+        assert_eq!((a.stall, a.escalate), (2, false));
+    }
+
+    #[test]
+    fn the_stall_counter_and_the_history_are_bounded() {
+        let mut d = Detectors::new(DetectorConfig::default());
+        let stuck = |t: u64| Observation {
+            reply: "x".repeat(MAX_KEPT_REPLY_CHARS * 2),
+            ..productive(t)
+        };
+        let last = run(&mut d, (0..50).map(stuck)).pop().unwrap();
+        assert_eq!(last.stall, MAX_STALL);
+        assert!(d.past.len() <= DEFAULT_ALTERNATION);
+        assert!(
+            d.past
+                .iter()
+                .all(|p| p.reply.chars().count() == MAX_KEPT_REPLY_CHARS)
+        );
+        const { assert!(MAX_STALL > crate::cognition::strategy::FATIGUE_STALL) };
+    }
+}

@@ -89,3 +89,90 @@ pub fn seed_methods(lang: Language) -> Vec<SeedMethod> {
 pub fn seed_emotions(lang: Language) -> Vec<&'static str> {
     t::emotions(lang).to_vec()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LANGS: [Language; 2] = [Language::En, Language::Ru];
+
+    #[test]
+    fn strategies_cover_every_class_and_mechanism_cheapest_first() {
+        for lang in LANGS {
+            let s = seed_strategies(lang);
+            for m in Mechanism::ALL {
+                assert_eq!(
+                    s.iter().filter(|x| x.mechanism == m).count(),
+                    1,
+                    "{lang} {m}"
+                );
+            }
+            for c in StrategyClass::ALL {
+                assert!(s.iter().any(|x| x.class == c), "{lang} {c}");
+            }
+            assert!(s.iter().all(|x| x.class == x.mechanism.class()));
+            assert!(s.windows(2).all(|w| w[0].cost <= w[1].cost));
+            assert!(
+                s.iter().all(|x| !x.name.is_empty()
+                    && !x.description.is_empty()
+                    && !x.steps.is_empty())
+            );
+        }
+    }
+
+    #[test]
+    fn the_seeds_cheap_and_costly_examples_keep_their_order() {
+        // Seed: a mesh request and a flashback first; a change of setting and sleep last.
+        let s = seed_strategies(Language::Ru);
+        assert_eq!(s[0].name, "Mesh-запрос");
+        assert_eq!(s.last().unwrap().name, "Временной сон");
+        assert!(seed_cost(Mechanism::Flashback) < seed_cost(Mechanism::TaskSwitch));
+        assert!(seed_cost(Mechanism::TaskSwitch) < seed_cost(Mechanism::LongPause));
+        let en = seed_strategies(Language::En);
+        let meta = en
+            .iter()
+            .find(|x| x.mechanism == Mechanism::MetaAnalysis)
+            .unwrap();
+        assert_eq!(
+            meta.description,
+            "Cognitive reformulation: \"If I am looping, what is the meta-problem? Which strategy should I change to?\""
+        );
+    }
+
+    #[test]
+    fn methods_start_with_the_seeds_micro_scenarios() {
+        let ru: Vec<&str> = seed_methods(Language::Ru).iter().map(|m| m.name).collect();
+        assert_eq!(
+            ru[..3],
+            [
+                "Начни с аналогии",
+                "Проверь обратное утверждение",
+                "Сформулируй вопрос для оппонента"
+            ]
+        );
+        let en = seed_methods(Language::En);
+        assert_eq!(en[0].name, "Start with an analogy");
+        assert_eq!(en.len(), ru.len());
+        assert!(
+            en.iter()
+                .all(|m| !m.description.is_empty() && !m.steps.is_empty())
+        );
+    }
+
+    #[test]
+    fn the_emotion_list_starts_with_the_seeds_example() {
+        assert_eq!(
+            seed_emotions(Language::Ru)[..3],
+            ["радость", "грусть", "тревога"]
+        );
+        assert_eq!(
+            seed_emotions(Language::En)[..3],
+            ["joy", "sadness", "anxiety"]
+        );
+        for lang in LANGS {
+            let e = seed_emotions(lang);
+            assert!(e.len() <= crate::cognition::reflex::MAX_KNOWN_EMOTIONS);
+            assert!(e.iter().all(|n| !n.contains(':') && n.trim() == *n));
+        }
+    }
+}

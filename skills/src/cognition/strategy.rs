@@ -295,3 +295,232 @@ pub fn rate(novelty_before: &[f64], novelty_after: &[f64]) -> i64 {
         .round()
         .clamp(-3.0, 3.0) as i64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn assessed(signals: Vec<Signal>, stall: u32) -> Assessment {
+        Assessment {
+            signals,
+            stall,
+            escalate: stall >= 3,
+        }
+    }
+
+    fn cand(id: i64, m: Mechanism, cost: i64) -> Candidate {
+        Candidate {
+            id,
+            class: m.class(),
+            mechanism: m,
+            cost,
+            rating: None,
+        }
+    }
+
+    /// One candidate per mechanism, with the seed's costs.
+    fn all() -> Vec<Candidate> {
+        Mechanism::ALL
+            .into_iter()
+            .enumerate()
+            .map(|(i, m)| cand(i as i64 + 1, m, crate::cognition::seeds::seed_cost(m)))
+            .collect()
+    }
+
+    fn id_of(m: Mechanism) -> i64 {
+        all().into_iter().find(|c| c.mechanism == m).unwrap().id
+    }
+
+    #[test]
+    fn names_round_trip_and_tags_name_the_mechanism() {
+        for c in StrategyClass::ALL {
+            assert_eq!(StrategyClass::parse(c.as_str()), Some(c));
+        }
+        assert_eq!(
+            StrategyClass::parse("internal_rebuild"),
+            Some(StrategyClass::InternalRestructuring)
+        );
+        assert_eq!(StrategyClass::parse("nap"), None);
+        assert_eq!(StrategyClass::RadicalPause.to_string(), "radical_pause");
+        for m in Mechanism::ALL {
+            assert_eq!(Mechanism::parse(m.as_str()), Some(m));
+            assert_eq!(Mechanism::from_tags(&["x".into(), m.tag()]), Some(m));
+        }
+        assert_eq!(Mechanism::Flashback.tag(), "mechanism:flashback");
+        assert_eq!(
+            Mechanism::parse(" Meta_Analysis "),
+            Some(Mechanism::MetaAnalysis)
+        );
+        assert_eq!(Mechanism::from_tags(&["mechanism:nope".into()]), None);
+        assert_eq!(Mechanism::TuneSampling.to_string(), "tune_sampling");
+    }
+
+    #[test]
+    fn diagnosis_follows_the_seed() {
+        assert!(diagnose(&Assessment::default()).is_empty());
+        assert_eq!(
+            diagnose(&assessed(vec![Signal::NoStimuli { ticks: 10 }], 1)),
+            [StrategyClass::ExternalStimulation]
+        );
+        assert_eq!(
+            diagnose(&assessed(
+                vec![Signal::CommandStreak {
+                    tool: "diary_list".into()
+                }],
+                1
+            )),
+            [StrategyClass::ContextSwitch]
+        );
+        assert_eq!(
+            diagnose(&assessed(vec![Signal::IdenticalReply], 1)),
+            [StrategyClass::InternalRestructuring]
+        );
+        // Repeated thoughts without new data: the data is what is missing.
+        assert_eq!(
+            diagnose(&assessed(
+                vec![Signal::IdenticalReply, Signal::NoStimuli { ticks: 12 }],
+                2
+            )),
+            [StrategyClass::ExternalStimulation]
+        );
+        assert_eq!(
+            diagnose(&assessed(
+                vec![
+                    Signal::SimilarReplies { similarity: 0.9 },
+                    Signal::Alternation {
+                        a: "a".into(),
+                        b: "b".into()
+                    }
+                ],
+                FATIGUE_STALL
+            )),
+            [
+                StrategyClass::ContextSwitch,
+                StrategyClass::InternalRestructuring,
+                StrategyClass::RadicalPause
+            ]
+        );
+    }
+
+    #[test]
+    fn the_cheapest_of_the_diagnosed_class_goes_first() {
+        let a = assessed(vec![Signal::IdenticalReply], 1);
+        // Flashback and meta-analysis both cost 1; the older row wins.
+        assert_eq!(choose(&all(), &a, &[]), [id_of(Mechanism::Flashback)]);
+        // Applied recently: the next cheapest.
+        assert_eq!(
+            choose(&all(), &a, &[id_of(Mechanism::Flashback)]),
+            [id_of(Mechanism::MetaAnalysis)]
+        );
+        // A better rating wins at equal cost.
+        let mut rated = all();
+        for c in &mut rated {
+            if c.mechanism == Mechanism::MetaAnalysis {
+                c.rating = Some(2.0);
+            }
+        }
+        assert_eq!(choose(&rated, &a, &[]), [id_of(Mechanism::MetaAnalysis)]);
+        let quiet = assessed(vec![Signal::NoStimuli { ticks: 10 }], 1);
+        assert_eq!(choose(&all(), &quiet, &[]), [id_of(Mechanism::AskFriends)]);
+    }
+
+    #[test]
+    fn nothing_is_chosen_without_a_stall_or_without_fresh_candidates() {
+        assert!(choose(&all(), &Assessment::default(), &[]).is_empty());
+        let a = assessed(vec![Signal::NoStimuli { ticks: 10 }], 1);
+        let external: Vec<i64> = all()
+            .iter()
+            .filter(|c| c.class == StrategyClass::ExternalStimulation)
+            .map(|c| c.id)
+            .collect();
+        assert!(choose(&all(), &a, &external).is_empty());
+        assert!(choose(&[], &a, &[]).is_empty());
+    }
+
+    #[test]
+    fn a_class_without_candidates_hands_over_to_the_next_diagnosed() {
+        let a = assessed(
+            vec![
+                Signal::NoStimuli { ticks: 10 },
+                Signal::CommandStreak { tool: "x".into() },
+            ],
+            1,
+        );
+        let no_external: Vec<Candidate> = all()
+            .into_iter()
+            .filter(|c| c.class != StrategyClass::ExternalStimulation)
+            .collect();
+        assert_eq!(
+            choose(&no_external, &a, &[]),
+            [id_of(Mechanism::RandomAction)]
+        );
+    }
+
+    #[test]
+    fn an_escalated_stall_combines_classes() {
+        let a = assessed(
+            vec![
+                Signal::NoStimuli { ticks: 10 },
+                Signal::CommandStreak { tool: "x".into() },
+            ],
+            3,
+        );
+        assert_eq!(
+            choose(&all(), &a, &[]),
+            [id_of(Mechanism::AskFriends), id_of(Mechanism::RandomAction)]
+        );
+        // Only one class diagnosed: the cheapest of another class joins,
+        // never a radical pause that was not diagnosed.
+        let one = assessed(vec![Signal::IdenticalReply], 3);
+        assert_eq!(
+            choose(&all(), &one, &[]),
+            [id_of(Mechanism::AskFriends), id_of(Mechanism::Flashback)]
+        );
+        let only_pause_left: Vec<Candidate> = all()
+            .into_iter()
+            .filter(|c| {
+                matches!(
+                    c.class,
+                    StrategyClass::InternalRestructuring | StrategyClass::RadicalPause
+                )
+            })
+            .collect();
+        assert_eq!(
+            choose(&only_pause_left, &one, &[]),
+            [id_of(Mechanism::Flashback)]
+        );
+        // Fatigue: a pause is among the picks, at most MAX_COMBINED.
+        let tired = assessed(
+            vec![
+                Signal::NoStimuli { ticks: 30 },
+                Signal::Alternation {
+                    a: "a".into(),
+                    b: "b".into(),
+                },
+                Signal::IdenticalReply,
+            ],
+            FATIGUE_STALL,
+        );
+        let picked = choose(&all(), &tired, &[]);
+        assert_eq!(
+            picked,
+            [
+                id_of(Mechanism::AskFriends),
+                id_of(Mechanism::RandomAction),
+                id_of(Mechanism::LongPause)
+            ]
+        );
+        assert!(picked.len() <= MAX_COMBINED);
+    }
+
+    #[test]
+    fn an_application_is_rated_by_novelty_before_and_after() {
+        assert_eq!(rate(&[0.1, 0.1], &[0.4, 0.4]), 3);
+        assert_eq!(rate(&[0.0], &[0.9]), 3);
+        assert_eq!(rate(&[0.5], &[0.3]), -2);
+        assert_eq!(rate(&[0.2, 0.4], &[0.3]), 0);
+        assert_eq!(rate(&[0.3], &[0.0]), -3);
+        assert_eq!(rate(&[], &[0.9]), 0);
+        assert_eq!(rate(&[0.1], &[f64::NAN]), 0);
+    }
+}

@@ -70,13 +70,14 @@ pub fn parse_vote(answer: &str) -> Option<i8> {
         .iter()
         .enumerate()
         .filter(|(i, n)| {
-            !n.after_slash
-                && !(found
-                    .get(i + 1)
-                    .is_some_and(|next| is_range(answer, n, next))
-                    || i.checked_sub(1)
-                        .and_then(|p| found.get(p))
-                        .is_some_and(|prev| is_range(answer, prev, n)))
+            let ends_range = i
+                .checked_sub(1)
+                .and_then(|p| found.get(p))
+                .is_some_and(|prev| is_range(answer, prev, n));
+            let starts_range = found
+                .get(i + 1)
+                .is_some_and(|next| is_range(answer, n, next));
+            !n.after_slash && !starts_range && !ends_range
         })
         .map(|(_, n)| n)
         .collect();

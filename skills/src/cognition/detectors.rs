@@ -32,7 +32,9 @@ pub struct Observation {
     pub graph_growth: u32,
     /// New notes and user messages that arrived this tick.
     pub stimuli: u32,
-    /// The cognitive evaluation's novelty, 0 ..= 1.
+    /// The cognitive evaluation's novelty, 0 ..= 1. 0 counts as an
+    /// identical reply (seed §5: "идентичен (новизна = 0)"); pass 1.0 when
+    /// the reply was not evaluated.
     pub novelty: f64,
 }
 

@@ -96,7 +96,7 @@ pub fn emotional_request(lang: Language, emotions: &[String], new: &str) -> Mode
     }
 }
 
-/// `text` cut to [`MAX_EVAL_INPUT_CHARS`] with a mark saying so.
+/// `text` cut to `max_chars` characters with a mark saying so.
 pub(crate) fn cut_to(lang: Language, text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((at, _)) => format!("{}{}", &text[..at], t::cut_mark(lang)),

@@ -117,13 +117,13 @@ CREATE TABLE llm_recent_responses (
     refined_ideas     TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(refined_ideas)),
     discarded_ideas   TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(discarded_ideas)),
     tags              TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(tags)),
-    emotions          TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(emotions)),      -- JSON {"joy": 1..5}
+    emotions          TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(emotions)),      -- JSON ["joy:3", …] (seed: "emotion:strength", 1..5)
     stagnation_reflex INTEGER NOT NULL DEFAULT 0 CHECK (stagnation_reflex IN (0, 1)),  -- row records a reflex firing
     auto_pass         INTEGER NOT NULL DEFAULT 0 CHECK (auto_pass IN (0, 1)),
     self_validation   INTEGER NOT NULL DEFAULT 0 CHECK (self_validation IN (0, 1)),
     rating            REAL    NOT NULL DEFAULT 0,                                        -- mean of validator votes
-    distribution      TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(distribution)),  -- JSON {"-1": 1, "2": 3}
-    validators        TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(validators)),    -- JSON [{"llm": "x", "rating": -1}]
+    distribution      TEXT    NOT NULL DEFAULT '{}' CHECK (json_valid(distribution)),  -- JSON {"-1": 1, "0": 2, "+2": 3}
+    validators        TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(validators)),    -- JSON [{"LLM": "x", "rating": -1}]
     llm_id            TEXT,
     created           INTEGER NOT NULL,
     updated           INTEGER NOT NULL

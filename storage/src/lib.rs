@@ -67,7 +67,7 @@ pub use query::ListQuery;
 pub use record::{Pinnable, Record, Stored, Tagged, check_tags};
 pub use responses::{
     Concentration, MAX_EMOTION_STRENGTH, MAX_VALIDATOR_RATING, MatchMode, RecentResponse,
-    ValidatorVote,
+    ValidatorVote, parse_emotion, vote_key,
 };
 pub use settings::{Identity, MAX_CONFIG_KEY_BYTES, SystemPrompt};
 pub use store::{DB_FILE_NAME, Store};

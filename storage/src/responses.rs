@@ -18,10 +18,12 @@ pub const MAX_EMOTION_STRENGTH: u8 = 5;
 /// Validator votes run from -this to +this (seed 003: "-3 .. +3").
 pub const MAX_VALIDATOR_RATING: i8 = 3;
 
-/// One validator's vote on a reply.
+/// One validator's vote on a reply, stored as the seed writes it:
+/// `{"LLM": "gpt-4", "rating": -1}` (an older lower-case `"llm"` still reads).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValidatorVote {
     /// The validating LLM (its `llm_registry` name).
+    #[serde(rename = "LLM", alias = "llm")]
     pub llm: String,
     /// Its vote, -3 ..= +3.
     pub rating: i8,
@@ -44,8 +46,9 @@ record! {
         pub discarded_ideas: Vec<String> as json,
         /// Semantic tags of the reply.
         pub tags: Vec<String> as tags,
-        /// Emotions and their strength, 1 ..= 5.
-        pub emotions: BTreeMap<String, u8> as json,
+        /// Emotions as the seed lists them, `["joy:3", "anxiety:1"]`:
+        /// `name:strength`, strength 1 ..= 5 (see [`parse_emotion`]).
+        pub emotions: Vec<String> as json,
         /// This row records an anti-stagnation reflex firing instead of a repeated reply.
         pub stagnation_reflex: bool,
         /// No validators existed, so the reply passed unvalidated.
@@ -54,24 +57,40 @@ record! {
         pub self_validation: bool,
         /// Mean validator vote (0 with auto_pass).
         pub rating: f64,
-        /// Votes per value, e.g. {-1: 1, 2: 3}.
-        pub distribution: BTreeMap<i8, u32> as json,
-        /// The raw votes.
+        /// Votes per value with the seed's keys, `{"-1": 1, "0": 2, "+2": 3}`
+        /// (see [`vote_key`]).
+        pub distribution: BTreeMap<String, u32> as json,
+        /// The raw votes, `[{"LLM": "gpt-4", "rating": -1}]`.
         pub validators: Vec<ValidatorVote> as json,
         /// The LLM that replied.
         pub llm_id: Option<String>,
     }
 }
 
+/// Splits one stored emotion `"joy:3"` into its name and strength; `None`
+/// when it is not `name:strength` with a non-empty name without `:` and a
+/// strength 1 ..= [`MAX_EMOTION_STRENGTH`].
+pub fn parse_emotion(entry: &str) -> Option<(&str, u8)> {
+    let (name, strength) = entry.split_once(':')?;
+    let strength: u8 = strength.parse().ok()?;
+    let ok = !name.trim().is_empty() && (1..=MAX_EMOTION_STRENGTH).contains(&strength);
+    ok.then_some((name, strength))
+}
+
+/// The seed's key for a vote in `distribution`: `"+2"`, `"0"`, `"-1"`.
+pub fn vote_key(vote: i8) -> String {
+    if vote > 0 {
+        format!("+{vote}")
+    } else {
+        vote.to_string()
+    }
+}
+
 fn check_response(r: &RecentResponse) -> Result<()> {
     let bad = |reason: String| Err(StorageError::invalid("recent response", reason));
-    if let Some((name, s)) = r
-        .emotions
-        .iter()
-        .find(|(_, s)| !(1..=MAX_EMOTION_STRENGTH).contains(*s))
-    {
+    if let Some(e) = r.emotions.iter().find(|e| parse_emotion(e).is_none()) {
         return bad(format!(
-            "emotion {name:?} has strength {s}, expected 1 to {MAX_EMOTION_STRENGTH}"
+            "emotion {e:?} is not \"name:strength\" with strength 1 to {MAX_EMOTION_STRENGTH}"
         ));
     }
     let in_range = |v: i8| (-MAX_VALIDATOR_RATING..=MAX_VALIDATOR_RATING).contains(&v);
@@ -81,8 +100,14 @@ fn check_response(r: &RecentResponse) -> Result<()> {
             v.rating, v.llm
         ));
     }
-    if let Some(k) = r.distribution.keys().find(|k| !in_range(**k)) {
-        return bad(format!("distribution key {k} is outside -3..=3"));
+    let keys: Vec<String> = (-MAX_VALIDATOR_RATING..=MAX_VALIDATOR_RATING)
+        .map(vote_key)
+        .collect();
+    if let Some(k) = r.distribution.keys().find(|k| !keys.contains(k)) {
+        return bad(format!(
+            "distribution key {k:?} is not one of {}",
+            keys.join(", ")
+        ));
     }
     if !r.rating.is_finite() || r.novelty_score.is_some_and(|n| !n.is_finite()) {
         return bad("rating and novelty must be finite numbers".into());
@@ -136,7 +161,13 @@ impl Store {
             params.push(Value::Text(t.clone()));
         }
         for (e, min) in &c.emotions {
-            clauses.push("EXISTS (SELECT 1 FROM json_each(emotions) WHERE json_each.key = ? AND json_each.value >= ?)");
+            // Entries are "name:strength" (checked on every write), so the
+            // first ':' splits them.
+            clauses.push(
+                "EXISTS (SELECT 1 FROM json_each(emotions) WHERE json_each.type = 'text' \
+                 AND substr(json_each.value, 1, instr(json_each.value, ':') - 1) = ? \
+                 AND CAST(substr(json_each.value, instr(json_each.value, ':') + 1) AS INTEGER) >= ?)",
+            );
             params.push(Value::Text(e.clone()));
             params.push(Value::Integer((*min).into()));
         }
@@ -164,5 +195,25 @@ impl Store {
             .execute([keep])
             .map_err(|e| StorageError::from_write("llm_recent_responses", e))?;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vote_keys_are_the_seeds() {
+        let keys: Vec<String> = (-3..=3).map(vote_key).collect();
+        assert_eq!(keys, ["-3", "-2", "-1", "0", "+1", "+2", "+3"]);
+    }
+
+    #[test]
+    fn emotions_parse_only_as_name_and_strength() {
+        assert_eq!(parse_emotion("joy:3"), Some(("joy", 3)));
+        assert_eq!(parse_emotion("тревога:5"), Some(("тревога", 5)));
+        for bad in ["joy", "joy:0", "joy:6", ":2", " :2", "joy:x", "a:b:3", ""] {
+            assert_eq!(parse_emotion(bad), None, "{bad}");
+        }
     }
 }

@@ -169,7 +169,7 @@ fn recent_responses_concentration_and_cleanup() {
     let mk = |content: &str, tg: &[&str], emo: &[(&str, u8)]| RecentResponse {
         content: s(content),
         tags: tags(tg),
-        emotions: emo.iter().map(|(e, n)| (s(e), *n)).collect(),
+        emotions: emo.iter().map(|(e, n)| format!("{e}:{n}")).collect(),
         ..Default::default()
     };
     store.add(&mk("r1", &["ai"], &[("joy", 2)]), 1).unwrap();
@@ -247,12 +247,67 @@ fn recent_responses_concentration_and_cleanup() {
         ..mk("x", &[], &[])
     });
     bad(RecentResponse {
-        distribution: BTreeMap::from([(-4, 1)]),
+        distribution: BTreeMap::from([(s("-4"), 1)]),
         ..mk("x", &[], &[])
     });
     bad(RecentResponse {
         rating: f64::NAN,
         ..mk("x", &[], &[])
+    });
+}
+
+#[test]
+fn recent_responses_are_stored_in_the_seeds_formats() {
+    let (dir, store) = temp_store();
+    let id = store.add(&crate::sample_response(), 1).unwrap();
+    let raw = rusqlite::Connection::open(dir.path().join(porfiry_storage::DB_FILE_NAME)).unwrap();
+    let (emotions, distribution, validators): (String, String, String) = raw
+        .query_row(
+            "SELECT emotions, distribution, validators FROM llm_recent_responses WHERE id = ?",
+            [id],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(emotions, r#"["joy:4","anxiety:1"]"#);
+    assert_eq!(distribution, r#"{"+2":1,"+3":2,"-1":1}"#);
+    assert_eq!(
+        validators,
+        r#"[{"LLM":"gpt","rating":2},{"LLM":"qwen","rating":-1}]"#
+    );
+    // A vote written with a lower-case key (before the seed's format) still reads.
+    raw.execute(
+        r#"UPDATE llm_recent_responses SET validators = '[{"llm":"old","rating":1}]' WHERE id = ?"#,
+        [id],
+    )
+    .unwrap();
+    assert_eq!(
+        store.get::<RecentResponse>(id).unwrap().row.validators,
+        vec![ValidatorVote {
+            llm: s("old"),
+            rating: 1
+        }]
+    );
+    let bad = |r: RecentResponse| {
+        assert!(
+            matches!(store.add(&r, 9), Err(StorageError::Invalid { .. })),
+            "{r:?}"
+        )
+    };
+    bad(RecentResponse {
+        emotions: tags(&["joy"]),
+        ..Default::default()
+    });
+    bad(RecentResponse {
+        emotions: tags(&[":3"]),
+        ..Default::default()
+    });
+    bad(RecentResponse {
+        distribution: BTreeMap::from([(s("2"), 1)]),
+        ..Default::default()
+    });
+    bad(RecentResponse {
+        distribution: BTreeMap::from([(s("+0"), 1)]),
+        ..Default::default()
     });
 }
 

@@ -49,12 +49,12 @@ pub fn sample_response() -> RecentResponse {
         refined_ideas: tags(&["catch-up"]),
         discarded_ideas: tags(&["polling"]),
         tags: tags(&["architecture"]),
-        emotions: BTreeMap::from([(s("joy"), 4), (s("anxiety"), 1)]),
+        emotions: tags(&["joy:4", "anxiety:1"]),
         stagnation_reflex: false,
         auto_pass: false,
         self_validation: false,
         rating: 1.5,
-        distribution: BTreeMap::from([(-1, 1), (2, 1), (3, 2)]),
+        distribution: BTreeMap::from([(s("-1"), 1), (s("+2"), 1), (s("+3"), 2)]),
         validators: vec![
             ValidatorVote {
                 llm: s("gpt"),

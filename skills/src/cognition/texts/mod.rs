@@ -12,3 +12,6 @@ pub(crate) fn pick(lang: crate::Language, en: &'static str, ru: &'static str) ->
         crate::Language::Ru => ru,
     }
 }
+
+pub mod reflex;
+pub mod seeds;

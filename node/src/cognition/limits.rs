@@ -5,10 +5,6 @@ use std::time::Duration;
 /// `system_prompts.name` of the core's context 0 (one row per language).
 pub const SYSTEM_PROMPT_NAME: &str = "cognitive_core";
 
-/// `config` key of the known emotions (seed §5: "хранится как запись в
-/// таблице config").
-pub const EMOTIONS_CONFIG_KEY: &str = "emotions";
-
 /// `config` key of the records the model asked to see (context 3, kept
 /// between ticks).
 pub const REQUESTED_CONFIG_KEY: &str = "context.requested";

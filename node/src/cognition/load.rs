@@ -9,6 +9,7 @@ use porfiry_skills::ZonedTime;
 use porfiry_skills::cognition::context::{
     ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine,
 };
+use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
 use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
 use porfiry_skills::Language;
@@ -18,7 +19,7 @@ use porfiry_storage::{
 };
 
 use crate::cognition::limits::{
-    EMOTIONS_CONFIG_KEY, MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY, MAX_CONTEXT_NOTES,
+    MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY, MAX_CONTEXT_NOTES,
     MAX_CONTEXT_PINNED, MAX_CONTEXT_PROCESSES, MAX_CONTEXT_UTILITIES, MAX_RESULT_CHARS,
     REQUESTED_CONFIG_KEY, SYSTEM_PROMPT_NAME,
 };

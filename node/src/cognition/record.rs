@@ -11,13 +11,14 @@
 //! to the model once (context 2) and closed after that tick: "processed by
 //! the LLM" (seed §1) is having been shown to it.
 
+use porfiry_skills::cognition::reflex::{EMOTIONS_CONFIG_KEY, emotion_entries, reflex_record};
 use porfiry_skills::cognition::tick::{CommandOutcome, CommandRecord, TickReport, raw_args};
 use porfiry_storage::{
     ProcessEntry, ProcessStatus, RecentResponse, Result, Store, TickRecord, ValidatorVote,
 };
 
 use crate::cognition::limits::{
-    EMOTIONS_CONFIG_KEY, KEEP_RECENT_RESPONSES, MAX_STORED_RESULT_CHARS, REQUESTED_CONFIG_KEY,
+    KEEP_RECENT_RESPONSES, MAX_STORED_RESULT_CHARS, REQUESTED_CONFIG_KEY,
 };
 use crate::cognition::load::clip;
 use crate::cognition::requested::{RecordKind, RecordRef, Requested};
@@ -123,7 +124,7 @@ pub fn record_tick(store: &Store, report: &TickReport, facts: &TickFacts<'_>) ->
 fn response_row(report: &TickReport, reply: &str, facts: &TickFacts<'_>) -> RecentResponse {
     if report.repeat {
         return RecentResponse {
-            content: texts::reflex_record(facts.language, report.tick),
+            content: reflex_record(facts.language).to_owned(),
             reflection: texts::reflex_reflection(facts.language),
             novelty_score: Some(0.0),
             stagnation_reflex: true,
@@ -143,11 +144,7 @@ fn response_row(report: &TickReport, reply: &str, facts: &TickFacts<'_>) -> Rece
         row.refined_ideas = reflex.evaluation.refined_ideas.clone();
         row.discarded_ideas = reflex.evaluation.discarded_ideas.clone();
         row.tags = reflex.evaluation.tags.clone();
-        row.emotions = reflex
-            .emotions
-            .iter()
-            .map(|(name, strength)| format!("{name}:{strength}"))
-            .collect();
+        row.emotions = emotion_entries(&reflex.emotions);
     }
     if let Some(v) = &report.validation {
         row.auto_pass = v.auto_pass;

@@ -7,13 +7,14 @@
 //! to empty tables.
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
 use porfiry_skills::cognition::seeds::{seed_emotions, seed_methods, seed_strategies};
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
 use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings};
 use porfiry_storage::{Result, StagnationStrategy, Store, SystemPrompt, ThinkingMethod};
 
-use crate::cognition::limits::{EMOTIONS_CONFIG_KEY, SYSTEM_PROMPT_NAME};
+use crate::cognition::limits::{SYSTEM_PROMPT_NAME};
 
 /// What seeding added.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -55,7 +56,7 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
                         description: st.description.into(),
                         steps: st.steps.iter().map(|x| (*x).to_owned()).collect(),
                         cost: st.cost,
-                        tags: vec![format!("mechanism:{}", st.mechanism.as_str())],
+                        tags: vec![st.mechanism.tag()],
                         shareable: true,
                         ..Default::default()
                     },
@@ -80,7 +81,7 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
             }
         }
         if s.config_value(EMOTIONS_CONFIG_KEY)?.is_none() {
-            s.config_set(EMOTIONS_CONFIG_KEY, &seed_emotions(language), now_ms)?;
+            s.config_set(&seed_emotions(language), now_ms)?;
             seeded.settings += 1;
         }
         if s.config_value(THRESHOLDS_CONFIG_KEY)?.is_none() {

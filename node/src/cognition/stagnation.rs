@@ -265,13 +265,7 @@ fn strategies_with_ratings(
     })?;
     let mut out = Vec::new();
     for r in rows {
-        let Some(mechanism) = r
-            .row
-            .tags
-            .iter()
-            .find_map(|t| t.strip_prefix("mechanism:"))
-            .and_then(Mechanism::parse)
-        else {
+        let Some(mechanism) = Mechanism::from_tags(&r.row.tags) else {
             continue;
         };
         let Some(class) = StrategyClass::parse(&r.row.class) else {

@@ -4,18 +4,6 @@
 
 use porfiry_skills::Language;
 
-/// The `llm_recent_responses.content` recorded instead of a repeated reply.
-pub fn reflex_record(lang: Language, tick: u64) -> String {
-    match lang {
-        Language::En => format!(
-            "[tick {tick}] anti-stagnation reflex: the reply repeated the previous one and was not stored again"
-        ),
-        Language::Ru => format!(
-            "[тик {tick}] рефлекс антистагнации: ответ повторил предыдущий и не записан повторно"
-        ),
-    }
-}
-
 /// The reflection line of a reflex record.
 pub fn reflex_reflection(lang: Language) -> String {
     match lang {

@@ -132,31 +132,7 @@ impl ProcessToolset {
         let lines = rows.iter().map(|r| line(lang, r)).collect();
         ToolOutput::ok(bounded(lang, lines, MAX_PROCESS_LIST_LINES, total))
     }
-}
 
-/// `#12 echo hi — ok: exit 0…` (a running job shows as running).
-fn line(lang: Language, r: &Stored<ProcessEntry>) -> String {
-    let label = match &r.row.command {
-        serde_json::Value::Object(m) => m
-            .get("command")
-            .and_then(|c| c.as_str())
-            .unwrap_or(&r.row.name)
-            .to_owned(),
-        _ => r.row.name.clone(),
-    };
-    match (&r.row.result, r.row.status) {
-        (None, RUNNING_STATUS) => {
-            format!("#{} {label} — {}", r.id, texts::process_running(lang))
-        }
-        (None, status) => format!("#{} {label} — {status}", r.id),
-        (Some(result), status) => {
-            let result = cut_chars(&result.replace('\n', " "), PROCESS_LINE_RESULT_CHARS);
-            format!("#{} {label} — {status}: {result}", r.id)
-        }
-    }
-}
-
-impl ProcessToolset {
     async fn start(&self, command: &str, ctx: &CallContext) -> ToolOutput {
         let lang = ctx.language;
         let argv = match shlex::split(command) {
@@ -288,6 +264,33 @@ impl ProcessToolset {
                     &tools.join("\n"),
                 ))
             }
+        }
+    }
+}
+
+/// `#12 echo hi — ok: exit 0…` (a running job shows as running).
+fn line(lang: Language, r: &Stored<ProcessEntry>) -> String {
+    let label = match &r.row.command {
+        serde_json::Value::Object(m) => m
+            .get("command")
+            .and_then(|c| c.as_str())
+            .unwrap_or(&r.row.name)
+            .to_owned(),
+        _ => r.row.name.clone(),
+    };
+    // A model task names its model: `llm_task helper`.
+    let label = match &r.row.llm_id {
+        Some(model) => format!("{label} {model}"),
+        None => label,
+    };
+    match (&r.row.result, r.row.status) {
+        (None, RUNNING_STATUS) => {
+            format!("#{} {label} — {}", r.id, texts::process_running(lang))
+        }
+        (None, status) => format!("#{} {label} — {status}", r.id),
+        (Some(result), status) => {
+            let result = cut_chars(&result.replace('\n', " "), PROCESS_LINE_RESULT_CHARS);
+            format!("#{} {label} — {status}: {result}", r.id)
         }
     }
 }

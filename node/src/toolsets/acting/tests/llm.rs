@@ -188,6 +188,12 @@ async fn a_task_runs_in_the_background_and_its_answer_lands_in_process_log() {
     assert_eq!(row.row.llm_id.as_deref(), Some("helper"));
     assert_eq!(row.row.command["target_llm"], "helper");
     assert_eq!(row.created_ms, NOW as u64);
+    let p = ProcessToolset::new(tools.clone(), Jobs::new(), ProcessLimits::default());
+    let list = call(&p, "process_list", "", &en()).await.text;
+    assert_eq!(
+        list,
+        format!("#{id} llm_task helper — ok: helper says: plan the mesh")
+    );
 }
 
 #[tokio::test]

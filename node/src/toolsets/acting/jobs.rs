@@ -13,10 +13,12 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use porfiry_storage::{ProcessEntry, ProcessStatus};
+use porfiry_skills::Language;
+use porfiry_storage::{ProcessEntry, ProcessStatus, Store};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
 
+use super::texts;
 use crate::cognition::CoreEvent;
 use crate::toolsets::StoreTools;
 
@@ -134,4 +136,29 @@ pub async fn finish(
     }
     jobs.forget(id);
     tools.events.send(CoreEvent::ProcessFinished { id });
+}
+
+/// Rows an earlier run of the node left running (it stopped while they
+/// ran): nothing will finish them now, so each becomes `error` with a result
+/// saying so. Call once when the node starts, before any job does; returns
+/// the ids.
+pub fn close_orphans(
+    store: &Store,
+    now_ms: u64,
+    lang: Language,
+) -> porfiry_storage::Result<Vec<i64>> {
+    let orphans: Vec<i64> = store
+        .processes_open()?
+        .into_iter()
+        .filter(|p| p.row.status == RUNNING_STATUS && p.row.result.is_none())
+        .map(|p| p.id)
+        .collect();
+    let why = texts::process_orphaned(lang);
+    store.transaction(|s| {
+        for id in &orphans {
+            s.process_finish(*id, ProcessStatus::Error, why, now_ms)?;
+        }
+        Ok(())
+    })?;
+    Ok(orphans)
 }

@@ -31,7 +31,7 @@ use std::sync::Arc;
 use porfiry_skills::{RegistryError, ToolsetRegistry};
 
 pub use cycle::CycleToolset;
-pub use jobs::{Jobs, RUNNING_STATUS};
+pub use jobs::{Jobs, RUNNING_STATUS, close_orphans};
 pub use llm_tools::{LlmJobLimits, LlmToolset};
 pub use process::{PROCESS_ALLOW_KEY, ProcessToolset};
 pub use process_run::ProcessLimits;

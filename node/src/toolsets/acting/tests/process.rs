@@ -314,3 +314,32 @@ async fn the_list_is_bounded_and_hides_closed_rows_unless_asked() {
     assert!(all.contains(&format!("#{closed} job — close")), "{all}");
     assert!(all.ends_with("…and 6 more"), "{all}");
 }
+
+#[tokio::test]
+async fn rows_left_running_by_an_earlier_run_are_closed_as_errors_at_start() {
+    let (_dir, tools) = store_tools(Language::En);
+    let running = tools
+        .db
+        .write(|s| {
+            s.add(
+                &crate::toolsets::acting::jobs::running_row("sleep", serde_json::json!({}), None),
+                1,
+            )
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let done = add_row(&tools, ProcessStatus::Ok, 1).await;
+    let closed = tools
+        .db
+        .write(|s| crate::toolsets::acting::close_orphans(s, 50, Language::En))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(closed, [running]);
+    let orphan = row(&tools, running).await;
+    assert_eq!(orphan.row.status, ProcessStatus::Error);
+    assert!(orphan.row.result.unwrap().contains("node stopped"));
+    assert_eq!(orphan.updated_ms, 50);
+    assert_eq!(row(&tools, done).await.row.status, ProcessStatus::Ok);
+}

@@ -252,6 +252,15 @@ pub fn process_output_cut(lang: Language, stream: &str, cap: usize, total: usize
     }
 }
 
+/// A row left running when the node stopped.
+pub fn process_orphaned(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "the node stopped while this ran; its outcome is unknown",
+        "узел остановился, пока это выполнялось; результат неизвестен",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use porfiry_skills::texts::check_translations;
@@ -309,6 +318,7 @@ mod tests {
                 "process_output_cut",
                 process_output_cut(lang, "stdout", 10, 99),
             ),
+            ("process_orphaned", process_orphaned(lang).to_owned()),
         ]
     }
 

@@ -56,7 +56,7 @@ pub use extensions::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 pub use goals::{Goal, Task};
 pub use graph::{Concept, Link};
 pub use items::StoredItem;
-pub use llm::{LlmConfig, LlmEntry, SECRET_CONFIG_KEYS};
+pub use llm::{LlmConfig, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, SECRET_CONFIG_KEYS};
 pub use memory::{DiaryEntry, MemoryEntry};
 pub use migrations::{APPLICATION_ID, SCHEMA_VERSION, TABLES};
 pub use notes::{Note, NoteFilter};

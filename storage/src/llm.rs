@@ -26,6 +26,14 @@ pub const SECRET_CONFIG_KEYS: &[&str] = &[
     "authorization",
 ];
 
+/// Highest sampling temperature accepted: the OpenAI API's own upper bound
+/// (llama.cpp, vLLM and Ollama accept the same range); above it answers are
+/// noise.
+pub const MAX_TEMPERATURE: f64 = 2.0;
+
+/// Largest `presence_penalty` either way: the OpenAI API's range is −2 ..= 2.
+pub const MAX_PRESENCE_PENALTY: f64 = 2.0;
+
 /// How to call one LLM: the node's one description of call settings, stored
 /// in `llm_registry.config` and handed to the HTTP client (`porfiry-node`
 /// fills each unset field with its named default). Holds the *name* of the
@@ -35,8 +43,12 @@ pub const SECRET_CONFIG_KEYS: &[&str] = &[
 pub struct LlmConfig {
     /// Env var holding the API key, if the endpoint needs one.
     pub api_key_env: Option<String>,
-    /// Sampling temperature.
+    /// Sampling temperature, 0 ..= [`MAX_TEMPERATURE`].
     pub temperature: Option<f64>,
+    /// OpenAI's `presence_penalty`: above 0 pushes the model toward new
+    /// topics (the anti-stagnation reflex raises it), within
+    /// ±[`MAX_PRESENCE_PENALTY`]; unset sends none (the server's default).
+    pub presence_penalty: Option<f64>,
     /// Reply length cap.
     pub max_tokens: Option<u32>,
     /// Whole-request timeout, from connecting until the reply is read.
@@ -102,6 +114,18 @@ fn check_llm(l: &LlmEntry) -> Result<()> {
     }
     if !l.trust.is_finite() {
         return bad("trust must be a finite number".into());
+    }
+    if let Some(t) = l.config.temperature
+        && !(t.is_finite() && (0.0..=MAX_TEMPERATURE).contains(&t))
+    {
+        return bad(format!("temperature {t} must be 0 to {MAX_TEMPERATURE}"));
+    }
+    if let Some(p) = l.config.presence_penalty
+        && !(p.is_finite() && (-MAX_PRESENCE_PENALTY..=MAX_PRESENCE_PENALTY).contains(&p))
+    {
+        return bad(format!(
+            "presence_penalty {p} must be -{MAX_PRESENCE_PENALTY} to {MAX_PRESENCE_PENALTY}"
+        ));
     }
     if let Some(k) = l
         .config
@@ -175,6 +199,50 @@ mod tests {
         let again: LlmConfig =
             serde_json::from_str(&serde_json::to_string(&config).unwrap()).unwrap();
         assert_eq!(again, config);
+    }
+
+    #[test]
+    fn presence_penalty_round_trips_and_out_of_range_sampling_is_refused() {
+        let config: LlmConfig =
+            serde_json::from_str(r#"{"temperature":0.7,"presence_penalty":-0.5}"#).unwrap();
+        assert_eq!(config.presence_penalty, Some(-0.5));
+        assert!(config.other.is_empty(), "a known field, not an extra");
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::create(dir.path().join("db.sqlite")).unwrap();
+        let entry = |config: LlmConfig| LlmEntry {
+            name: "m".into(),
+            endpoint: "http://h/v1".into(),
+            config,
+            ..LlmEntry::default()
+        };
+        let id = store.add(&entry(config.clone()), 1).unwrap();
+        assert_eq!(store.get::<LlmEntry>(id).unwrap().row.config, config);
+        for bad in [
+            LlmConfig {
+                presence_penalty: Some(2.5),
+                ..LlmConfig::default()
+            },
+            LlmConfig {
+                presence_penalty: Some(f64::NAN),
+                ..LlmConfig::default()
+            },
+            LlmConfig {
+                temperature: Some(-0.1),
+                ..LlmConfig::default()
+            },
+            LlmConfig {
+                temperature: Some(2.1),
+                ..LlmConfig::default()
+            },
+        ] {
+            let e = store.update(id, &entry(bad), 2).unwrap_err().to_string();
+            assert!(e.contains("must be"), "{e}");
+        }
+        assert_eq!(
+            store.get::<LlmEntry>(id).unwrap().row.config,
+            config,
+            "a refused update keeps the row"
+        );
     }
 
     #[test]

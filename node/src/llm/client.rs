@@ -105,7 +105,8 @@ impl OpenAiClient {
             self.target.temperature(),
             system,
             messages,
-        );
+        )
+        .with_presence_penalty(self.target.config.presence_penalty);
         let body = encode(&request)?;
         debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
         self.with_retries(|| self.attempt(body.clone()))

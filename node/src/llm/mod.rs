@@ -32,6 +32,7 @@ pub mod config;
 pub mod deltas;
 pub mod endpoint;
 pub mod reasoning;
+pub mod registry_models;
 pub mod retry;
 pub mod sse;
 pub mod stream;
@@ -42,4 +43,5 @@ pub use config::{API_KEY_ENV, LlmConfig, LlmTarget};
 pub use porfiry_skills::llm::{
     ChatMessage, Delta, DeltaStream, Llm, LlmError, ModelRequest, Role, Usage,
 };
+pub use registry_models::RegistryModels;
 pub use stream::{PieceStream, StreamPiece};

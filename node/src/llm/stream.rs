@@ -144,6 +144,7 @@ impl OpenAiClient {
             system,
             messages,
         )
+        .with_presence_penalty(self.target().config.presence_penalty)
         .streaming();
         let body = encode(&request)?;
         let started = Instant::now();

@@ -14,6 +14,10 @@ pub struct ChatRequest<'a> {
     pub model: &'a str,
     /// Sampling temperature (0 or more).
     pub temperature: f64,
+    /// `presence_penalty`, sent only when configured (servers differ in their
+    /// defaults, and an absent field keeps each server's own).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub presence_penalty: Option<f64>,
     /// The system prompt, then the history.
     pub messages: Vec<WireMessage<'a>>,
     /// `false`: one whole reply; `true`: server-sent events ([`super::stream`]).
@@ -59,10 +63,17 @@ impl<'a> ChatRequest<'a> {
         Self {
             model,
             temperature,
+            presence_penalty: None,
             messages,
             stream: false,
             stream_options: None,
         }
+    }
+
+    /// The same request with `presence_penalty` (none when `None`).
+    pub fn with_presence_penalty(mut self, presence_penalty: Option<f64>) -> Self {
+        self.presence_penalty = presence_penalty;
+        self
     }
 
     /// The same request, asking for server-sent events and the usage chunk.
@@ -250,6 +261,18 @@ mod tests {
                 ]
             })
         );
+    }
+
+    #[test]
+    fn presence_penalty_is_sent_only_when_set() {
+        let history = [ChatMessage::user("q")];
+        let req = ChatRequest::new("m", 0.9, "sys", &history).with_presence_penalty(Some(1.5));
+        let body = serde_json::to_value(&req).unwrap();
+        assert_eq!(body["presence_penalty"], json!(1.5));
+        assert_eq!(body["temperature"], json!(0.9));
+        let req = ChatRequest::new("m", 0.9, "sys", &history).with_presence_penalty(None);
+        let body = serde_json::to_value(&req).unwrap();
+        assert!(body.get("presence_penalty").is_none(), "{body}");
     }
 
     #[test]

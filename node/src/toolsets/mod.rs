@@ -4,6 +4,7 @@
 //! storage (the HMP command catalogue) join the same registry later, so chat
 //! and the cognitive core (planned) will dispatch through one.
 
+pub mod acting;
 pub mod deps;
 pub mod media;
 pub mod media_catalog;
@@ -11,6 +12,7 @@ pub mod texts;
 
 use porfiry_skills::{Language, RegistryError, ToolsetRegistry};
 
+pub use acting::register_acting_sets;
 pub use deps::StoreTools;
 pub use media::{MediaEntry, MediaToolset};
 pub use media_catalog::{CatalogError, CatalogSource, load_catalog, parse_catalog};

@@ -5,7 +5,8 @@
 //! tool name (`diary_add`) and `args` bind by name.
 //!
 //! Forgiving of what small models write: a missing closing line (the block
-//! runs to the end of the reply), code fences inside or around the block,
+//! runs to the end of the reply, or to the closing fence of a code fence
+//! opened in it), code fences inside or around the block,
 //! one object per line, objects spanning lines, a JSON array of objects,
 //! extra keys such as the seed's `target_llm` (kept into the arguments), and
 //! an explicit fenced JSON block of command objects without the heading.
@@ -84,7 +85,7 @@ pub fn extract_commands(reply: &str) -> Extracted {
     for line in text.lines() {
         if let Some(rest) = block_start(line) {
             flush(&mut state, &mut chunk, &mut out);
-            state = State::Block;
+            state = State::Block { fenced: false };
             chunk.push_str(rest);
             chunk.push('\n');
             continue;
@@ -105,10 +106,15 @@ pub fn extract_commands(reply: &str) -> Extracted {
                     chunk.push('\n');
                 }
             }
-            State::Block => {
-                if is_block_end(line) {
+            State::Block { fenced } => {
+                // The closing fence of a fenced block ends it as the closing
+                // line would (seed: "or the explicit end of the JSON block").
+                if is_block_end(line) || (fenced && is_fence(line)) {
                     flush(&mut state, &mut chunk, &mut out);
                 } else {
+                    if is_fence(line) {
+                        state = State::Block { fenced: true };
+                    }
                     chunk.push_str(line);
                     chunk.push('\n');
                 }
@@ -128,8 +134,12 @@ enum State {
     /// Inside a code fence outside a commands block: command objects (with
     /// a `type`) and `TOOL_CALL` lines count, other JSON is not ours.
     Fence,
-    /// Inside a commands block: every piece must be a command.
-    Block,
+    /// Inside a commands block: every piece must be a command. `fenced`:
+    /// a code fence opened inside it, so its closing fence ends the block.
+    Block {
+        /// A fence is open.
+        fenced: bool,
+    },
 }
 
 /// Scans what a fence or block gathered and returns to [`State::Outside`].
@@ -137,7 +147,7 @@ fn flush(state: &mut State, chunk: &mut String, out: &mut Collector) {
     match *state {
         State::Outside => {}
         State::Fence => scan(chunk, false, out),
-        State::Block => scan(chunk, true, out),
+        State::Block { .. } => scan(chunk, true, out),
     }
     chunk.clear();
     *state = State::Outside;

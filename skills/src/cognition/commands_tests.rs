@@ -91,6 +91,25 @@ fn one_object_per_line_an_array_and_a_missing_end_line_are_tolerated() {
 }
 
 #[test]
+fn a_closing_fence_ends_a_block_without_its_closing_line() {
+    let e = extract_commands(
+        "# Commands:\n```json\n{\"type\": \"goals_list\"}\n```\nThat is all for this tick.\nTOOL_CALL: tasks_list",
+    );
+    assert_eq!(tools(&e), ["goals_list", "tasks_list"]);
+    assert_eq!(
+        e.problems,
+        vec![],
+        "the prose after the fence is not a command"
+    );
+    // Without a fence, prose before the end of the reply stays in the block.
+    let e = extract_commands("# Commands:\n{\"type\": \"goals_list\"}\nThat is all.");
+    assert_eq!(
+        e.problems[0].what,
+        "text in the commands block is neither a JSON command object nor a TOOL_CALL line"
+    );
+}
+
+#[test]
 fn the_json_can_start_on_the_heading_line() {
     let e = extract_commands("**Commands:** {\"type\": \"notes_list\"}");
     assert_eq!(tools(&e), ["notes_list"]);

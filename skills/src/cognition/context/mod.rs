@@ -39,7 +39,7 @@ pub use records::MAX_RECORD_CHARS;
 use super::budget::{self, Block, MESSAGE_OVERHEAD_TOKENS, estimate_tokens, record_cost};
 use super::texts::prompt::{self as texts, Section};
 use crate::{ChatMessage, Language, ModelRequest};
-use records::{block_of, clip};
+use records::block_of;
 
 /// A block of whole records the budget may cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,7 +274,7 @@ fn user_parts(data: &ContextData) -> Vec<Part> {
     if !data.hints.is_empty() {
         parts.push(section(Section::Hints, false));
         for hint in &data.hints {
-            parts.push(Part::Fixed(format!("- {}", clip(hint))));
+            parts.push(Part::Fixed(format!("- {}", hint.trim())));
         }
     }
     parts.push(Part::Fixed(texts::closing(lang).to_owned()));

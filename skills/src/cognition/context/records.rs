@@ -107,7 +107,7 @@ fn id_line(line: &Line) -> String {
 
 /// Whitespace collapsed, at most [`MAX_RECORD_CHARS`] characters (the last
 /// one `…` when cut).
-pub(super) fn clip(text: &str) -> String {
+fn clip(text: &str) -> String {
     let mut out = String::with_capacity(text.len().min(MAX_RECORD_CHARS * 2));
     let mut count = 0;
     for word in text.split_whitespace() {

@@ -4,6 +4,8 @@
 //! Russian, chosen by [`Language`](crate::Language). Kept together here so a
 //! translator reads one folder.
 
+pub mod prompt;
+
 /// Picks the English or the Russian variant.
 #[allow(dead_code)]
 pub(crate) fn pick(lang: crate::Language, en: &'static str, ru: &'static str) -> &'static str {

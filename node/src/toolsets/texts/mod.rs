@@ -1,12 +1,15 @@
 //! Every text the model sees from the node's toolsets — catalogue lines,
 //! tool descriptions and replies — in English and Russian, chosen by
-//! [`Language`], one file per set ([`media`]). Keep them short: a
+//! [`Language`]: [`media`] for the `media` set, [`store`] and
+//! [`store_replies`] for the record sets over SQLite. Keep them short: a
 //! small model reads the descriptions on every request while a set is active.
 //!
 //! Tool names and argument names stay English in both languages: they are
 //! identifiers, not prose.
 
 pub mod media;
+pub mod store;
+pub mod store_replies;
 
 use porfiry_skills::Language;
 

@@ -192,3 +192,18 @@ async fn a_search_past_the_count_bound_says_at_least() {
             .ends_with("…and 195 more (offset 10)")
     );
 }
+
+#[tokio::test]
+async fn a_long_entry_is_read_cut_and_a_closed_database_is_named() {
+    let kit = Kit::new(Language::En);
+    let long = "word ".repeat(1_000);
+    kit.ok("diary_add", &long).await;
+    let read = kit.ok("diary_read", "1").await;
+    assert!(read.ends_with("more characters)"), "{read}");
+    assert!(read.chars().count() < crate::toolsets::store::MAX_READ_CHARS + 40);
+    kit.db.close().await;
+    assert_eq!(
+        kit.fails("diary_list", "").await,
+        "the database is closed: the node is stopping"
+    );
+}

@@ -124,3 +124,19 @@ fn the_record_sets_live_beside_media_in_one_registry() {
     // Registering twice is refused by name, not silently doubled.
     assert!(register_store_sets(&mut registry, &kit.deps).is_err());
 }
+
+#[tokio::test]
+async fn a_verb_the_set_lacks_is_answered_with_its_tools() {
+    let kit = Kit::new(Language::En);
+    let diary = kit.registry.get("diary").unwrap();
+    let ctx = kit.ctx_of(porfiry_skills::Caller::User);
+    let out = diary
+        .call("diary_fly", &porfiry_skills::Args::default(), &ctx)
+        .await;
+    assert!(!out.ok);
+    assert!(
+        out.text.contains("diary_list|[tag]|[offset(number)]"),
+        "{}",
+        out.text
+    );
+}

@@ -8,6 +8,7 @@ pub mod acting;
 pub mod deps;
 pub mod media;
 pub mod media_catalog;
+pub mod store;
 pub mod texts;
 
 use porfiry_skills::{Language, RegistryError, ToolsetRegistry};
@@ -16,6 +17,7 @@ pub use acting::register_acting_sets;
 pub use deps::StoreTools;
 pub use media::{MediaEntry, MediaToolset};
 pub use media_catalog::{CatalogError, CatalogSource, load_catalog, parse_catalog};
+pub use store::register_store_sets;
 
 /// Why the node's toolsets could not be built.
 #[derive(Debug, thiserror::Error)]

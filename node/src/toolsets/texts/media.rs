@@ -1,20 +1,9 @@
-//! Every text the model sees from the node's toolsets — today the `media`
-//! set's catalogue line, tool descriptions and replies — in English and
-//! Russian, chosen by [`Language`]. Keep them short: a small model reads the
-//! descriptions on every request while the set is active.
-//!
-//! Tool names and argument names stay English in both languages: they are
-//! identifiers, not prose.
+//! The `media` set's texts: its catalogue line, tool descriptions and
+//! replies, in English and Russian.
 
 use porfiry_skills::Language;
 
-/// Picks the English or the Russian variant.
-fn pick(lang: Language, en: &'static str, ru: &'static str) -> &'static str {
-    match lang {
-        Language::En => en,
-        Language::Ru => ru,
-    }
-}
+use super::pick;
 
 /// Catalogue line of the media toolset.
 pub fn media_summary(lang: Language) -> &'static str {
@@ -104,7 +93,7 @@ mod tests {
             check_translations(
                 &every_text(Language::En),
                 &every_text(Language::Ru),
-                include_str!("texts.rs"),
+                include_str!("media.rs"),
             ),
             Ok(())
         );

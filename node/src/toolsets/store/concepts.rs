@@ -1,0 +1,148 @@
+//! The `concepts` set over `concepts`, the nodes of the semantic graph:
+//! list, read (by id or name, with the concept's links), add, update,
+//! delete (its links go with it), pin, unpin.
+
+use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect};
+use porfiry_storage::{Concept, StorageError, Store};
+
+use super::links::link_line;
+use super::parse::{self, id_arg, offset_arg, tag_arg, update_args};
+use super::records::{self, MAX_LIST_LINES, MAX_READ_CHARS, Shown, Total, clip, page, tag_suffix};
+use super::set::{Fail, Reply, StoreSet};
+use crate::toolsets::StoreTools;
+use crate::toolsets::texts::store_replies as texts;
+
+/// Fields `concepts_update` may change.
+const FIELDS: &[&str] = &["name", "description", "tags"];
+
+impl Shown for Concept {
+    fn line(&self, lang: Language) -> String {
+        let pin = if self.pinned {
+            format!(" ({})", texts::pinned_mark(lang))
+        } else {
+            String::new()
+        };
+        let desc = if self.description.is_empty() {
+            String::new()
+        } else {
+            format!(" — {}", self.description)
+        };
+        format!("{}{desc}{}{pin}", self.name, tag_suffix(&self.tags))
+    }
+
+    fn set_author(&mut self, llm: Option<String>) {
+        self.llm_id = llm;
+    }
+
+    fn set_field(&mut self, lang: Language, field: &str, value: &str) -> Result<(), Fail> {
+        match field {
+            "name" => self.name = parse::non_empty(lang, field, value)?,
+            "description" => self.description = value.trim().to_owned(),
+            "tags" => self.tags = parse::tags(value)?,
+            other => {
+                return Err(Fail::Bad(texts::bad_choice(
+                    lang,
+                    "field",
+                    other,
+                    &FIELDS.join(", "),
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The id of the concept named by `key`: a number is an id (which must
+/// exist), anything else an exact name.
+pub(crate) fn concept_id(store: &Store, key: &str) -> Result<i64, StorageError> {
+    let key = key.trim().trim_start_matches('#');
+    if let Ok(id) = key.parse::<i64>() {
+        return Ok(store.get::<Concept>(id)?.id);
+    }
+    store
+        .concept_by_name(key)?
+        .map(|c| c.id)
+        .ok_or_else(|| StorageError::NotFound {
+            table: "concepts",
+            key: format!("name {key}"),
+        })
+}
+
+/// The `concepts` set.
+pub(crate) fn set(deps: &StoreTools) -> StoreSet {
+    use ToolEffect::{Read, Write};
+    StoreSet::new(
+        "concepts",
+        deps,
+        vec![
+            ("list", vec![tag_arg(), offset_arg()], Read),
+            ("read", vec![ArgSpec::word("concept")], Read),
+            (
+                "add",
+                vec![
+                    ArgSpec::word("name"),
+                    ArgSpec::text("description").optional(),
+                ],
+                Write,
+            ),
+            ("update", update_args(FIELDS), Write),
+            ("delete", vec![id_arg()], Write),
+            ("pin", vec![id_arg()], Write),
+            ("unpin", vec![id_arg()], Write),
+        ],
+        run,
+    )
+}
+
+fn run<'a>(
+    d: &'a StoreTools,
+    verb: &'a str,
+    args: &'a Args,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, Option<Reply>> {
+    Box::pin(async move {
+        Some(match verb {
+            "list" => records::list_args::<Concept>(d, ctx, args).await,
+            "read" => read(d, ctx.language, args.text("concept").to_owned()).await,
+            "add" => add(d, ctx, args).await,
+            "update" => records::update::<Concept>(d, ctx, args).await,
+            "delete" => records::delete::<Concept>(d, ctx, args).await,
+            "pin" => records::pin::<Concept>(d, ctx, args, true).await,
+            "unpin" => records::pin::<Concept>(d, ctx, args, false).await,
+            _ => return None,
+        })
+    })
+}
+
+async fn add(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
+    let concept = Concept {
+        name: parse::non_empty(ctx.language, "name", args.text("name"))?,
+        description: args.text("description").trim().to_owned(),
+        ..Default::default()
+    };
+    records::add(d, ctx, concept).await
+}
+
+/// The concept and a page of its links, named.
+async fn read(d: &StoreTools, lang: Language, key: String) -> Reply {
+    let (head, links, total) =
+        d.db.read(move |s| -> Result<_, StorageError> {
+            let id = concept_id(s, &key)?;
+            let concept = s.get::<Concept>(id)?;
+            let all = s.links_of(id)?;
+            let total = all.len() as u64;
+            let lines = all
+                .iter()
+                .take(MAX_LIST_LINES)
+                .map(|l| link_line(s, l))
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok((concept, lines, total))
+        })
+        .await??;
+    let mut out = format!("#{} {}", head.id, head.row.line(lang));
+    if !links.is_empty() {
+        out.push_str(&format!("\n{}:\n", texts::links_word(lang)));
+        out.push_str(&page(lang, links, 0, Total::Known(total)));
+    }
+    Ok(clip(lang, &out, MAX_READ_CHARS))
+}

@@ -1,0 +1,161 @@
+//! Shareable know-how, each set listing, adding and deleting:
+//! `strategies` (`stagnation_strategies`: ways out of stagnation by class
+//! and cost), `methods` (`thinking_methods`) and `ratings` (of a strategy,
+//! method, model or item). Rows added here stay local (not shareable).
+
+use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language};
+use porfiry_storage::{Rating, StagnationStrategy, ThinkingMethod};
+
+use super::parse;
+use super::records::{Shown, list_add_delete, list_add_delete_tools, tag_suffix};
+use super::set::{Fail, Reply, StoreSet};
+use crate::toolsets::StoreTools;
+
+/// The strategy classes of seed 003's anti-stagnation reflex, as the core
+/// names them.
+pub const STRATEGY_CLASSES: &[&str] = &[
+    "external_stimulation",
+    "context_switch",
+    "internal_restructuring",
+    "radical_pause",
+];
+
+/// Steps as `1) a 2) b`.
+fn numbered(steps: &[String]) -> String {
+    steps
+        .iter()
+        .enumerate()
+        .map(|(i, s)| format!("{}) {s}", i + 1))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Shown for StagnationStrategy {
+    fn line(&self, _lang: Language) -> String {
+        format!(
+            "{} ({}, cost {}) — {} {}{}",
+            self.name,
+            self.class,
+            self.cost,
+            self.description,
+            numbered(&self.steps),
+            tag_suffix(&self.tags)
+        )
+    }
+}
+
+impl Shown for ThinkingMethod {
+    fn line(&self, _lang: Language) -> String {
+        format!(
+            "{} — {} {}{}",
+            self.name,
+            self.description,
+            numbered(&self.steps),
+            tag_suffix(&self.tags)
+        )
+    }
+}
+
+impl Shown for Rating {
+    fn line(&self, _lang: Language) -> String {
+        let from = self
+            .origin_author
+            .as_ref()
+            .map(|a| format!(" ({a})"))
+            .unwrap_or_default();
+        format!("{}: {}{from} — {}", self.target, self.score, self.comment)
+    }
+}
+
+/// The `strategies` set.
+pub(crate) fn strategies(deps: &StoreTools) -> StoreSet {
+    let add = vec![
+        ArgSpec::text("name"),
+        ArgSpec::choice("class", STRATEGY_CLASSES),
+        ArgSpec::int("cost"),
+        ArgSpec::text("description"),
+        ArgSpec::text("steps").optional(),
+    ];
+    StoreSet::new(
+        "strategies",
+        deps,
+        list_add_delete_tools(add),
+        run_strategies,
+    )
+}
+
+fn run_strategies<'a>(
+    d: &'a StoreTools,
+    verb: &'a str,
+    args: &'a Args,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, Option<Reply>> {
+    Box::pin(list_add_delete(d, verb, args, ctx, strategy))
+}
+
+fn strategy(lang: Language, args: &Args) -> Result<StagnationStrategy, Fail> {
+    Ok(StagnationStrategy {
+        name: parse::non_empty(lang, "name", args.text("name"))?,
+        class: args.text("class").to_owned(),
+        cost: parse::id(lang, args, "cost")?,
+        description: args.text("description").trim().to_owned(),
+        steps: parse::steps(args.text("steps")),
+        ..Default::default()
+    })
+}
+
+/// The `methods` set.
+pub(crate) fn methods(deps: &StoreTools) -> StoreSet {
+    let add = vec![
+        ArgSpec::text("name"),
+        ArgSpec::text("description"),
+        ArgSpec::text("steps").optional(),
+    ];
+    StoreSet::new("methods", deps, list_add_delete_tools(add), run_methods)
+}
+
+fn run_methods<'a>(
+    d: &'a StoreTools,
+    verb: &'a str,
+    args: &'a Args,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, Option<Reply>> {
+    Box::pin(list_add_delete(d, verb, args, ctx, method))
+}
+
+fn method(lang: Language, args: &Args) -> Result<ThinkingMethod, Fail> {
+    Ok(ThinkingMethod {
+        name: parse::non_empty(lang, "name", args.text("name"))?,
+        description: args.text("description").trim().to_owned(),
+        steps: parse::steps(args.text("steps")),
+        ..Default::default()
+    })
+}
+
+/// The `ratings` set.
+pub(crate) fn ratings(deps: &StoreTools) -> StoreSet {
+    let add = vec![
+        ArgSpec::word("target"),
+        ArgSpec::int("score"),
+        ArgSpec::text("comment").optional(),
+    ];
+    StoreSet::new("ratings", deps, list_add_delete_tools(add), run_ratings)
+}
+
+fn run_ratings<'a>(
+    d: &'a StoreTools,
+    verb: &'a str,
+    args: &'a Args,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, Option<Reply>> {
+    Box::pin(list_add_delete(d, verb, args, ctx, rating))
+}
+
+fn rating(lang: Language, args: &Args) -> Result<Rating, Fail> {
+    Ok(Rating {
+        target: parse::non_empty(lang, "target", args.text("target"))?,
+        score: parse::id(lang, args, "score")?,
+        comment: args.text("comment").trim().to_owned(),
+        ..Default::default()
+    })
+}

@@ -1,0 +1,150 @@
+//! A real node database in a temporary directory with every record set
+//! registered, and calls made the way the core makes them (route, bind,
+//! run) — for the record sets' tests.
+
+use std::sync::Arc;
+
+use porfiry_protocol::NodeKey;
+use porfiry_skills::{
+    CallContext, Caller, Language, SystemClock, ToolOutput, ToolsetRegistry, ZonedTime,
+};
+use porfiry_storage::{DB_FILE_NAME, LlmEntry, Store};
+use time::OffsetDateTime;
+use tokio::sync::{mpsc, watch};
+
+use crate::cognition::CoreEvents;
+use crate::db::Db;
+use crate::mesh::{Profile, StreamControl};
+use crate::node::NodeHandle;
+use crate::replication::LoopCommand;
+use crate::toolsets::StoreTools;
+
+/// The time every test call is made at (Unix ms).
+pub(crate) const NOW_MS: u64 = 1_800_000_000_000;
+
+/// A database file, its actor and the registry of record sets over it.
+pub(crate) struct Kit {
+    /// Keeps the directory alive.
+    pub(crate) dir: tempfile::TempDir,
+    /// The actor the sets use.
+    pub(crate) db: Db,
+    /// What the sets were built from.
+    pub(crate) deps: StoreTools,
+    /// Every record set.
+    pub(crate) registry: ToolsetRegistry,
+}
+
+impl Kit {
+    /// A fresh database, sets speaking `lang`, no node.
+    pub(crate) fn new(lang: Language) -> Kit {
+        Kit::build(lang, |_| None)
+    }
+
+    /// Like [`Kit::new`] with a node made on the same database by `node`.
+    pub(crate) fn build(lang: Language, node: impl FnOnce(&Db) -> Option<NodeHandle>) -> Kit {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::create(dir.path().join(DB_FILE_NAME)).unwrap();
+        let db = Db::start(store).unwrap();
+        let deps = StoreTools {
+            db: db.clone(),
+            language: lang,
+            events: CoreEvents::new(),
+            node: node(&db),
+        };
+        let mut registry = ToolsetRegistry::new();
+        super::register_store_sets(&mut registry, &deps).unwrap();
+        Kit {
+            dir,
+            db,
+            deps,
+            registry,
+        }
+    }
+
+    /// Like [`Kit::new`] with a node on the same database; its commands to
+    /// the replication loop arrive on the receiver (nobody else reads them).
+    pub(crate) fn with_node(lang: Language) -> (Kit, mpsc::Receiver<LoopCommand>, NodeKey) {
+        let key = NodeKey::from_seed([7; 32]);
+        let (tx, rx) = mpsc::channel(16);
+        let node_key = key.clone();
+        let kit = Kit::build(lang, move |db| {
+            let (stop, _) = watch::channel(false);
+            let (_, listening) = watch::channel(Vec::new());
+            Some(NodeHandle::new(
+                &node_key,
+                Profile::Phone,
+                db.clone(),
+                tx,
+                stop,
+                listening,
+                Arc::new(SystemClock::utc()),
+                StreamControl::new(),
+            ))
+        });
+        (kit, rx, key)
+    }
+
+    /// Registers a main model named `name`: rows the core writes name it.
+    pub(crate) async fn main_model(&self, name: &str) {
+        let entry = LlmEntry {
+            name: name.into(),
+            endpoint: "http://127.0.0.1:9/v1".into(),
+            model: "m".into(),
+            ..Default::default()
+        };
+        self.db
+            .write(move |s| {
+                let id = s.add(&entry, NOW_MS).unwrap();
+                s.llm_select_main(id, NOW_MS).unwrap();
+            })
+            .await
+            .unwrap();
+    }
+
+    /// The context of a call by `caller`.
+    pub(crate) fn ctx_of(&self, caller: Caller) -> CallContext {
+        let at = OffsetDateTime::from_unix_timestamp((NOW_MS / 1000) as i64).unwrap();
+        CallContext::new(
+            "test",
+            caller,
+            ZonedTime::new(at, "UTC"),
+            self.deps.language,
+        )
+    }
+
+    /// `TOOL_CALL: tool|raw` by the core; a call whose arguments do not bind
+    /// fails with the registry's reason.
+    pub(crate) async fn call(&self, tool: &str, raw: &str) -> ToolOutput {
+        self.call_as(Caller::Core { tick: 1 }, tool, raw).await
+    }
+
+    /// The same call by `caller`.
+    pub(crate) async fn call_as(&self, caller: Caller, tool: &str, raw: &str) -> ToolOutput {
+        match self.registry.prepare(tool, raw) {
+            Ok(p) => p.run(&self.ctx_of(caller)).await,
+            Err(e) => ToolOutput::failed(e.to_string()),
+        }
+    }
+
+    /// A call that must succeed; its reply.
+    pub(crate) async fn ok(&self, tool: &str, raw: &str) -> String {
+        let out = self.call(tool, raw).await;
+        assert!(out.ok, "{tool}|{raw} failed: {}", out.text);
+        out.text
+    }
+
+    /// A call that must fail; its reply.
+    pub(crate) async fn fails(&self, tool: &str, raw: &str) -> String {
+        let out = self.call(tool, raw).await;
+        assert!(!out.ok, "{tool}|{raw} should fail but said: {}", out.text);
+        out.text
+    }
+
+    /// Runs `f` on a read connection.
+    pub(crate) async fn read<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&Store) -> T + Send + 'static,
+    ) -> T {
+        self.db.read(f).await.unwrap()
+    }
+}

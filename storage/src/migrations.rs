@@ -21,13 +21,19 @@ struct Migration {
 }
 
 /// All steps, oldest first; versions are 1, 2, 3, … without gaps.
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    sql: include_str!("../migrations/0001_initial.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        sql: include_str!("../migrations/0001_initial.sql"),
+    },
+    Migration {
+        version: 2,
+        sql: include_str!("../migrations/0002_peer_audience.sql"),
+    },
+];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[

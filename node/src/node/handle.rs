@@ -124,6 +124,17 @@ impl NodeHandle {
     /// Writes a note (checked first, as `notes post` does) and, unless it
     /// is private, has the loop send it to its audience now.
     pub async fn post_note(&self, post: NotePost) -> Result<Posted, NodeError> {
+        self.post_note_from(post, NoteSource::User).await
+    }
+
+    /// [`NodeHandle::post_note`] naming who wrote it: the cognitive core's
+    /// messages (`messages_send`) are `llm`, the user's `user`. A direct
+    /// message (`peer:ID`) to someone who is not a friend is refused.
+    pub async fn post_note_from(
+        &self,
+        post: NotePost,
+        source: NoteSource,
+    ) -> Result<Posted, NodeError> {
         check_text(&post.text)?;
         let key = self.inner.key.clone();
         let now = self.now();
@@ -132,7 +143,7 @@ impl NodeHandle {
         let posted = self
             .inner
             .db
-            .write(move |s| post_note(s, &key, &text, audience, NoteSource::User, now))
+            .write(move |s| post_note(s, &key, &text, audience, source, now))
             .await
             .map_err(db_err)?
             .map_err(NotesError::from)?;

@@ -7,6 +7,7 @@
 pub mod deps;
 pub mod media;
 pub mod media_catalog;
+pub mod messages;
 pub mod texts;
 
 use porfiry_skills::{Language, RegistryError, ToolsetRegistry};
@@ -14,6 +15,7 @@ use porfiry_skills::{Language, RegistryError, ToolsetRegistry};
 pub use deps::StoreTools;
 pub use media::{MediaEntry, MediaToolset};
 pub use media_catalog::{CatalogError, CatalogSource, load_catalog, parse_catalog};
+pub use messages::{MessagesToolset, register_messages};
 
 /// Why the node's toolsets could not be built.
 #[derive(Debug, thiserror::Error)]

@@ -113,11 +113,13 @@ pub fn notes(dir: &DataDir, command: &NotesCommand, now_ms: u64) -> Result<Strin
 pub fn parse_audience(given: &str) -> Result<Sharing, NotesError> {
     given
         .parse::<Sharing>()
-        .map_err(|e| NotesError::BadAudience {
+        .map_err(|_| NotesError::BadAudience {
             given: given.to_owned(),
             reason: match given.parse::<porfiry_protocol::Audience>() {
                 // Say what is wrong with a group name or peer id.
-                Err(AudienceError::BadGroupName(_) | AudienceError::BadPeerId(_)) => e.to_string(),
+                Err(e @ (AudienceError::BadGroupName(_) | AudienceError::BadPeerId(_))) => {
+                    e.to_string()
+                }
                 _ => AUDIENCE_FORMS.to_owned(),
             },
         })
@@ -248,4 +250,33 @@ fn list(dir: &DataDir, json: bool) -> Result<String, NotesError> {
         })
         .collect();
     Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use porfiry_protocol::{Audience, NodeKey};
+
+    use super::*;
+
+    #[test]
+    fn audiences_parse_and_bad_ones_say_what_is_wrong() {
+        let bob = NodeKey::from_seed([2; 32]).peer_id().to_string();
+        assert_eq!(
+            parse_audience(&format!("peer:{bob}")).unwrap(),
+            Sharing::Shared(Audience::Peer(bob))
+        );
+        assert_eq!(parse_audience("private").unwrap(), Sharing::Private);
+        for (given, says) in [
+            (
+                "everyone",
+                "expected public, friends, group:NAME, peer:PEER_ID or private",
+            ),
+            ("peer:bob", "bad peer id \"bob\""),
+            ("group:Big", "bad group name \"Big\""),
+        ] {
+            let e = parse_audience(given).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("bad audience {given:?}: ")), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+    }
 }

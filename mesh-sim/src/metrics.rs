@@ -173,6 +173,7 @@ fn reason_name(reason: &RejectReason) -> String {
         RejectReason::Expired => "expired",
         RejectReason::Withdrawn => "withdrawn",
         RejectReason::NotFromAuthor => "not_from_author",
+        RejectReason::NotAddressedToUs => "not_addressed_to_us",
         RejectReason::NoHopsLeft => "no_hops_left",
         RejectReason::OwnItem => "own_item",
         RejectReason::NotOurs => "not_ours",

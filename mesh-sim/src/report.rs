@@ -269,6 +269,7 @@ impl Report {
             useful_payload += got * p.item.envelope_bytes().len() as u64;
             let kind = match &p.audience {
                 porfiry_protocol::Audience::Group(_) => "group".to_owned(),
+                porfiry_protocol::Audience::Peer(_) => "peer".to_owned(),
                 other => other.to_string(),
             };
             let a = by_audience.entry(kind).or_insert(AudienceDelivery {

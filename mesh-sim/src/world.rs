@@ -110,7 +110,8 @@ impl World {
 
     /// The nodes (author excluded) entitled to an item of `author`: public
     /// items reach up to `max_hops` links, friends items the author's
-    /// friends, group items the friends the author tagged with the group —
+    /// friends, group items the friends the author tagged with the group,
+    /// a peer item its addressee if it is a friend —
     /// always over links that can connect.
     pub fn entitled(&self, author: usize, audience: &Audience, max_hops: u8) -> BTreeSet<usize> {
         match audience {
@@ -120,6 +121,11 @@ impl World {
                 .links
                 .neighbours(author)
                 .filter(|&f| self.tags(author, f).iter().any(|t| t == g))
+                .collect(),
+            Audience::Peer(p) => self
+                .links
+                .neighbours(author)
+                .filter(|&f| self.peers[f] == *p)
                 .collect(),
         }
     }

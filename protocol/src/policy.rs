@@ -33,9 +33,10 @@ pub struct FriendView<'a> {
 /// True when `friend` may receive `item` from the node `local_peer`.
 ///
 /// Rules: never back to its author or to the friend it came from; never
-/// once expired or out of hops; `public` goes to any friend; `friends` and
-/// `group:NAME` travel one hop only, so only their author sends them, and a
-/// group item goes only to friends tagged with that group.
+/// once expired or out of hops; `public` goes to any friend; `friends`,
+/// `group:NAME` and `peer:ID` travel one hop only, so only their author
+/// sends them; a group item goes only to friends tagged with that group,
+/// a peer item only to that one friend.
 pub fn may_send(
     local_peer: &str,
     item: &ItemRoute<'_>,
@@ -52,6 +53,7 @@ pub fn may_send(
         Audience::Public => true,
         Audience::Friends => item.author == local_peer,
         Audience::Group(g) => item.author == local_peer && friend.groups.iter().any(|x| x == g),
+        Audience::Peer(p) => item.author == local_peer && friend.peer_id == p,
     }
 }
 
@@ -116,6 +118,30 @@ mod tests {
         assert!(may_send(ME, &route(ME, &g, None), &bob_fam, 0));
         assert!(!may_send(ME, &route(ME, &g, None), &bob, 0));
         assert!(!may_send(ME, &route(CAROL, &g, Some(CAROL)), &bob_fam, 0));
+    }
+
+    #[test]
+    fn a_peer_item_goes_to_its_addressee_only_and_only_from_its_author() {
+        let none: Vec<String> = vec![];
+        let fam = vec!["family".to_owned()];
+        let bob = FriendView {
+            peer_id: BOB,
+            groups: &none,
+        };
+        let carol = FriendView {
+            peer_id: CAROL,
+            groups: &fam,
+        };
+        let to_bob = Audience::Peer(BOB.into());
+        assert!(may_send(ME, &route(ME, &to_bob, None), &bob, 0));
+        assert!(!may_send(ME, &route(ME, &to_bob, None), &carol, 0));
+        // Held by a relay (it should never be, but if so): not passed on,
+        // even to its addressee.
+        let to_carol = Audience::Peer(CAROL.into());
+        assert!(!may_send(ME, &route(BOB, &to_carol, Some(BOB)), &carol, 0));
+        let mut r = route(ME, &to_bob, None);
+        r.hops_left = 0;
+        assert!(!may_send(ME, &r, &bob, 0));
     }
 
     #[test]

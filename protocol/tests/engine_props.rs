@@ -2,7 +2,8 @@
 //! limits and link latencies, driven through the in-test network: every item
 //! reaches exactly the nodes entitled to it (computed from the graph and the
 //! rules: public within max_hops friend links of the author, friends one
-//! hop, a group the friends its author tagged), no item ever reaches
+//! hop, a group the friends its author tagged, a direct message its
+//! addressee if that is a friend), no item ever reaches
 //! anyone else (not even briefly), and payload copies per node per item
 //! stay close to one. Once with every link up (live push), once with nodes
 //! offline while items are written (catch-up on reconnect).
@@ -36,7 +37,7 @@ fn plan() -> impl Strategy<Value = Plan> {
             Just(pairs),
             proptest::collection::vec((any::<bool>(), any::<bool>(), 5u64..60), np),
             proptest::collection::vec((any::<bool>(), any::<bool>()), np),
-            proptest::collection::vec((0..n, 0u8..3, 1u8..=4, 0u64..3_000), 1..10),
+            proptest::collection::vec((0..n, 0u8..5, 1u8..=4, 0u64..3_000), 1..10),
             proptest::collection::vec(prop_oneof![Just(0u64), 1_000u64..20_000], n),
         )
             .prop_map(|(n, pairs, edge_bits, tag_bits, items, offline_until)| {
@@ -75,11 +76,14 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
-fn audience(code: u8) -> Audience {
+/// Codes 3 and 4 are direct messages to the next and the one after the
+/// next node: a friend of the author or not, as the graph falls.
+fn audience(code: u8, author: usize, n: usize) -> Audience {
     match code {
         0 => Audience::Public,
         1 => Audience::Friends,
-        _ => Audience::Group("g".into()),
+        2 => Audience::Group("g".into()),
+        c => Audience::Peer(peer((author + usize::from(c) - 2) % n)),
     }
 }
 
@@ -137,8 +141,9 @@ fn run(plan: &Plan, churn: bool) -> Result<Outcome, TestCaseError> {
         if let Some(i) = item {
             let (author, code, hops, _) = plan.items[i];
             let key = net.nodes[author].key.clone();
-            let x = note(&key, T0 + at, audience(code), hops, &format!("item {i}"));
-            published.push((x.id(), author, audience(code), hops));
+            let aud = audience(code, author, plan.n);
+            let x = note(&key, T0 + at, aud.clone(), hops, &format!("item {i}"));
+            published.push((x.id(), author, aud, hops));
             net.publish(author, x);
         }
         if let Some(n) = comeback {
@@ -237,8 +242,9 @@ fn run_flaps(plan: &Plan, flaps: &[(usize, u64, u64)], bind: bool) -> Result<u64
                     hops
                 };
                 let key = net.nodes[author].key.clone();
-                let x = note(&key, T0 + at, audience(code), hops, &format!("item {i}"));
-                published.push((x.id(), author, audience(code), hops));
+                let aud = audience(code, author, plan.n);
+                let x = note(&key, T0 + at, aud.clone(), hops, &format!("item {i}"));
+                published.push((x.id(), author, aud, hops));
                 net.publish(author, x);
             }
             1 => {

@@ -221,6 +221,81 @@ fn friends_and_group_items_travel_one_hop_from_their_author_only() {
 }
 
 #[test]
+fn a_direct_message_goes_to_its_addressee_only_and_stops_there() {
+    let mut a = engine(0);
+    connect(&mut a, 1, &["family"]);
+    connect(&mut a, 2, &["family"]);
+    let dm = note(&key(0), T0, Audience::Peer(peer(1)), 1, "for one only");
+    assert_eq!(
+        stored(&a.handle(T0, Input::Publish { item: dm.clone() })),
+        vec![dm.id()]
+    );
+    let out = a.handle(T0 + PUSH_BATCH_DELAY_MS, Input::Tick);
+    assert_eq!(items_sent_to(&out, &peer(1)), vec![dm.id()]);
+    assert!(items_sent_to(&out, &peer(2)).is_empty() && haves_to(&out, 2).is_empty());
+    // 2 cannot pull it either, even knowing its id.
+    let out = a.handle(
+        T0 + 200,
+        Input::Received {
+            peer: peer(2),
+            message: Inbound::Want(vec![dm.id()]),
+        },
+    );
+    assert!(items_sent_to(&out, &peer(2)).is_empty());
+    assert!(events(&out).contains(&&Event::WantRefused {
+        peer: peer(2),
+        count: 1
+    }));
+
+    // The addressee keeps it and passes it to nobody, hops or not.
+    let mut b = engine(1);
+    connect(&mut b, 0, &[]);
+    connect(&mut b, 3, &[]);
+    let wide = note(&key(0), T0, Audience::Peer(peer(1)), 4, "wide");
+    assert_eq!(
+        stored(&items_from(&mut b, T0, 0, 4, &wide)),
+        vec![wide.id()]
+    );
+    let out = b.handle(T0 + PUSH_BATCH_DELAY_MS, Input::Tick);
+    assert!(haves_to(&out, 3).is_empty() && items_sent_to(&out, &peer(3)).is_empty());
+
+    // Anyone else refuses it, from its author or relayed, and stores nothing.
+    let mut c = engine(2);
+    connect(&mut c, 0, &[]);
+    connect(&mut c, 1, &[]);
+    for (from, reason) in [
+        (0, RejectReason::NotAddressedToUs),
+        (1, RejectReason::NotAddressedToUs),
+    ] {
+        let out = items_from(&mut c, T0, from, 1, &dm);
+        assert!(stored(&out).is_empty(), "from {from}");
+        assert!(
+            events(&out).iter().any(|e| matches!(
+                e,
+                Event::Rejected { reason: r, id: Some(id), .. } if *r == reason && *id == dm.id()
+            )),
+            "from {from}"
+        );
+    }
+    assert_eq!(c.item_count(), 0);
+    // A message for 2 relayed by 1 is refused as not from its author.
+    let to_two = note(&key(0), T0, Audience::Peer(peer(2)), 1, "for two");
+    let out = items_from(&mut c, T0, 1, 1, &to_two);
+    assert!(stored(&out).is_empty());
+    assert!(events(&out).iter().any(|e| matches!(
+        e,
+        Event::Rejected {
+            reason: RejectReason::NotFromAuthor,
+            ..
+        }
+    )));
+    assert_eq!(
+        stored(&items_from(&mut c, T0, 0, 1, &to_two)),
+        vec![to_two.id()]
+    );
+}
+
+#[test]
 fn messages_from_strangers_and_foreign_publishes_are_refused() {
     let mut a = engine(0);
     let x = note(&key(1), T0, Audience::Public, 3, "stranger");

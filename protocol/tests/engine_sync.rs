@@ -82,6 +82,38 @@ fn a_node_back_online_gets_everything_it_missed_once() {
 }
 
 #[test]
+fn catch_up_brings_a_direct_message_to_its_addressee_only() {
+    // 0 is friends with 1 and 2, who are friends with each other; both are
+    // away while 0 writes one message to each. Back online, each gets its
+    // own message once; the other's never travels, not even as an
+    // envelope, neither on connect nor on later resyncs.
+    let mut net = Net::new(3, T0, |c| c);
+    net.befriend(0, 1, 20);
+    net.befriend(0, 2, 20);
+    net.befriend(1, 2, 20);
+    net.connect_all();
+    net.go_offline(1);
+    net.go_offline(2);
+    let key0 = net.nodes[0].key.clone();
+    let to_one = note(&key0, T0 + 1, Audience::Peer(peer(1)), 1, "for one");
+    let to_two = note(&key0, T0 + 2, Audience::Peer(peer(2)), 3, "for two");
+    net.publish(0, to_one.clone());
+    net.publish(0, to_two.clone());
+    net.advance(1_000);
+    net.go_online(1);
+    net.go_online(2);
+    net.advance(5_000);
+    assert_once(&net, 1, &[to_one.id()]);
+    assert_once(&net, 2, &[to_two.id()]);
+    net.advance(3 * RESYNC_INTERVAL_MS);
+    assert_eq!(net.holders(&to_one.id()), [0, 1].into());
+    assert_eq!(net.holders(&to_two.id()), [0, 2].into());
+    assert_eq!(net.copies.get(&(2, to_one.id())), None);
+    assert_eq!(net.copies.get(&(1, to_two.id())), None);
+    assert_once(&net, 1, &[to_one.id()]);
+}
+
+#[test]
 fn several_friends_able_to_fill_a_gap_send_each_item_once() {
     // 3 writes; 0 and 2 relay; 1 was offline and comes back to both at once.
     let mut net = Net::new(4, T0, |c| c);

@@ -106,6 +106,27 @@ fn computed() -> Vec<(usize, VerifiedItem)> {
     )
     .unwrap();
     out.push((0, retraction));
+    let direct = sign(
+        &key(1),
+        &PayloadDraft {
+            created_ms: T0 + 4_000,
+            audience: Audience::Peer(key(0).peer_id().to_string()),
+            max_hops: 1,
+            expires_ms: None,
+            replaces: None,
+            body: Body::Note(Note {
+                text: "Lunch at noon?".into(),
+                topic: None,
+                mentions: vec![],
+                hashtags: vec![],
+                priority: 1,
+                source: "llm".into(),
+                reply_to: Some(note.id()),
+            }),
+        },
+    )
+    .unwrap();
+    out.push((1, direct));
     out
 }
 

@@ -7,8 +7,7 @@
 //! [`Store::items_for_friend`] is the single answer to "which items may this
 //! friend receive", decided by [`porfiry_protocol::may_send`].
 
-use porfiry_protocol::item::audience::valid_group_name;
-use porfiry_protocol::{Audience, FriendView, ItemId, ItemKind, ItemRecord, ItemRoute, may_send};
+use porfiry_protocol::{FriendView, ItemId, ItemKind, ItemRecord, ItemRoute, may_send};
 use rusqlite::types::Type;
 use rusqlite::{OptionalExtension, Row, params};
 
@@ -83,10 +82,8 @@ impl StoredItem {
         if r.retracts.is_some() != (r.kind == ItemKind::Retraction) {
             return bad("retracts is set exactly on retraction items".into());
         }
-        if let Audience::Group(g) = &r.audience
-            && !valid_group_name(g)
-        {
-            return bad(format!("bad group name {g:?}"));
+        if let Err(e) = r.audience.check() {
+            return bad(e.to_string());
         }
         if self.payload.is_empty() {
             return bad("empty payload".into());

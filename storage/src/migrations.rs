@@ -28,12 +28,16 @@ const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 2,
-        sql: include_str!("../migrations/0002_tick_facts.sql"),
+        sql: include_str!("../migrations/0002_peer_audience.sql"),
+    },
+    Migration {
+        version: 3,
+        sql: include_str!("../migrations/0003_tick_facts.sql"),
     },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[

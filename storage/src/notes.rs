@@ -2,9 +2,7 @@
 //! fields (tags, llm_id, hidden, read) never leave the node; notes merged
 //! from friends keep their author and item id.
 
-use porfiry_protocol::Audience;
 use porfiry_protocol::ItemId;
-use porfiry_protocol::item::audience::valid_group_name;
 use rusqlite::types::Value;
 
 use crate::error::{Result, StorageError};
@@ -59,13 +57,10 @@ fn check_note(n: &Note) -> Result<()> {
     if n.text.trim().is_empty() {
         return Err(StorageError::invalid("note", "text is empty"));
     }
-    if let Sharing::Shared(Audience::Group(g)) = &n.audience
-        && !valid_group_name(g)
+    if let Sharing::Shared(a) = &n.audience
+        && let Err(e) = a.check()
     {
-        return Err(StorageError::invalid(
-            "note audience",
-            format!("bad group name {g:?}"),
-        ));
+        return Err(StorageError::invalid("note audience", e.to_string()));
     }
     if n.origin_author.is_some() != n.origin_item_id.is_some() {
         return Err(StorageError::invalid(

@@ -190,11 +190,8 @@ impl NodeApi for NodeAdapter {
 
     fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            let sharing: Sharing = audience.parse().map_err(|_| {
-                NodeApiError::BadInput(format!(
-                    "bad audience {audience:?}: expected public, friends, group:NAME or private"
-                ))
-            })?;
+            let sharing: Sharing = crate::commands::notes::parse_audience(&audience)
+                .map_err(|e| NodeApiError::BadInput(e.to_string()))?;
             let post = NotePost {
                 text,
                 audience: sharing,

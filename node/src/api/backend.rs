@@ -92,7 +92,7 @@ pub type NodeResult<T = serde_json::Value> = Result<T, NodeApiError>;
 pub trait NodeApi: Send + Sync + 'static {
     /// Notes, oldest first, at most `limit`; `origin` is `own`, `friends` or `all` (default).
     fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult>;
-    /// Publishes a note to `audience` (`public`, `friends`, `group:NAME`, `private`).
+    /// Publishes a note to `audience` (`public`, `friends`, `group:NAME`, `peer:PEER_ID`, `private`).
     fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult>;
     /// The friends.
     fn friends(&self) -> BoxFuture<'_, NodeResult>;

@@ -89,13 +89,14 @@ pub struct CognitiveCore {
 
 impl CognitiveCore {
     /// A core continuing after the last recorded tick. Process rows left
-    /// running by an earlier run of the node are marked `offline`.
+    /// running by an earlier run of the node are closed as errors saying so.
     pub async fn start(parts: CoreParts, config: CoreConfig) -> Result<Self, CoreError> {
         let now = parts.clock.now().unix_ms();
+        let language = config.language;
         let last = parts
             .db
             .write(move |store: &Store| {
-                crate::cognition::orphans::mark_orphans_offline(store, now)?;
+                crate::toolsets::acting::close_orphans(store, now, language)?;
                 Ok::<_, porfiry_storage::StorageError>(store.last_tick()?.map(|t| t.row.tick))
             })
             .await??;

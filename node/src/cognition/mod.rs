@@ -11,7 +11,7 @@
 //! - [`wait`], [`events`]: the pause and idle mode's awaited wake-ups.
 //! - [`stagnation`], [`mechanisms`]: detectors, strategy choice, acting, rating.
 //! - [`seed`]: what a fresh node holds (prompts, strategies, methods, emotions).
-//! - [`orphans`], [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
+//! - [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
 
 pub mod asker;
 pub mod core;
@@ -21,7 +21,6 @@ pub mod limits;
 pub mod load;
 pub mod mechanisms;
 pub mod models;
-pub mod orphans;
 pub mod record;
 pub mod reflect;
 pub mod requested;

@@ -9,6 +9,7 @@
 //! are shared with `NodeHandle`.
 
 use clap::{Args, Subcommand};
+use porfiry_protocol::item::audience::AudienceError;
 use porfiry_protocol::{ItemId, ItemKind};
 use porfiry_storage::{Note, NoteFilter, NoteSource, Sharing, Stored};
 
@@ -19,6 +20,9 @@ use crate::sharing::{SharingError, post_note, retract_item};
 /// The audience `notes post` uses when none is given: friends only, so a
 /// note reaches the people the user chose and goes no further unless asked.
 pub const DEFAULT_AUDIENCE: &str = "friends";
+
+/// The audiences `notes post` takes, for error messages.
+pub const AUDIENCE_FORMS: &str = "expected public, friends, group:NAME, peer:PEER_ID or private";
 
 /// Notes read per page by `notes list`: the storage list cap.
 pub const LIST_PAGE: u32 = porfiry_storage::limits::MAX_LIST_LIMIT;
@@ -47,7 +51,8 @@ pub enum NotesCommand {
 #[derive(Debug, Args)]
 pub struct PostArgs {
     /// Who receives it: public (friends and onward), friends, group:NAME
-    /// (friends tagged NAME), or private (never leaves this node).
+    /// (friends tagged NAME), peer:PEER_ID (that one friend only, never
+    /// passed on), or private (never leaves this node).
     #[arg(long, value_name = "AUDIENCE", default_value = DEFAULT_AUDIENCE)]
     pub audience: String,
     /// The text (several words are joined with spaces).
@@ -59,10 +64,12 @@ pub struct PostArgs {
 #[derive(Debug, thiserror::Error)]
 pub enum NotesError {
     /// Not an audience.
-    #[error("bad audience {given:?}: expected public, friends, group:NAME or private")]
+    #[error("bad audience {given:?}: {reason}")]
     BadAudience {
         /// What was given.
         given: String,
+        /// What is wrong with it (the expected forms, or the bad part).
+        reason: String,
     },
     /// Nothing to post.
     #[error("the note text is empty")]
@@ -104,9 +111,18 @@ pub fn notes(dir: &DataDir, command: &NotesCommand, now_ms: u64) -> Result<Strin
 
 /// Parses an audience as `notes post --audience` takes it.
 pub fn parse_audience(given: &str) -> Result<Sharing, NotesError> {
-    given.parse().map_err(|_| NotesError::BadAudience {
-        given: given.to_owned(),
-    })
+    given
+        .parse::<Sharing>()
+        .map_err(|_| NotesError::BadAudience {
+            given: given.to_owned(),
+            reason: match given.parse::<porfiry_protocol::Audience>() {
+                // Say what is wrong with a group name or peer id.
+                Err(e @ (AudienceError::BadGroupName(_) | AudienceError::BadPeerId(_))) => {
+                    e.to_string()
+                }
+                _ => AUDIENCE_FORMS.to_owned(),
+            },
+        })
 }
 
 /// Refuses a note text with nothing but whitespace.
@@ -234,4 +250,33 @@ fn list(dir: &DataDir, json: bool) -> Result<String, NotesError> {
         })
         .collect();
     Ok(lines.join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use porfiry_protocol::{Audience, NodeKey};
+
+    use super::*;
+
+    #[test]
+    fn audiences_parse_and_bad_ones_say_what_is_wrong() {
+        let bob = NodeKey::from_seed([2; 32]).peer_id().to_string();
+        assert_eq!(
+            parse_audience(&format!("peer:{bob}")).unwrap(),
+            Sharing::Shared(Audience::Peer(bob))
+        );
+        assert_eq!(parse_audience("private").unwrap(), Sharing::Private);
+        for (given, says) in [
+            (
+                "everyone",
+                "expected public, friends, group:NAME, peer:PEER_ID or private",
+            ),
+            ("peer:bob", "bad peer id \"bob\""),
+            ("group:Big", "bad group name \"Big\""),
+        ] {
+            let e = parse_audience(given).unwrap_err().to_string();
+            assert!(e.starts_with(&format!("bad audience {given:?}: ")), "{e}");
+            assert!(e.contains(says), "{e}");
+        }
+    }
 }

@@ -57,7 +57,7 @@ impl NodeError {
                 | NotesError::EmptyText
                 | NotesError::BadItemId { .. }
                 | NotesError::NotYours(_) => true,
-                NotesError::Post(SharingError::Item(_)) => true,
+                NotesError::Post(SharingError::Item(_) | SharingError::NotAFriend(_)) => true,
                 NotesError::Post(SharingError::Storage(s)) | NotesError::Storage(s) => {
                     refused_row(s)
                 }

@@ -136,8 +136,10 @@ impl NodeHandle {
         self.post_note_from(post, NoteSource::User).await
     }
 
-    /// [`NodeHandle::post_note`] with another source (`llm` for the
-    /// cognitive core's own notes, which do not wake it).
+    /// [`NodeHandle::post_note`] naming who wrote it: the cognitive core's
+    /// notes and messages are `llm` (they do not wake it), the user's
+    /// `user`. A direct message (`peer:ID`) to someone who is not a friend
+    /// is refused.
     pub async fn post_note_from(
         &self,
         post: NotePost,

@@ -14,7 +14,7 @@ use crate::mesh::Profile;
 pub struct NotePost {
     /// The text (mentions and hashtags are parsed from it).
     pub text: String,
-    /// Who receives it: `public`, `friends`, `group:NAME` or `private`.
+    /// Who receives it: `public`, `friends`, `group:NAME`, `peer:PEER_ID` or `private`.
     pub audience: Sharing,
 }
 

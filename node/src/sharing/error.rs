@@ -16,4 +16,8 @@ pub enum SharingError {
     /// A row could not become an item's draft.
     #[error("cannot publish: {0}")]
     Draft(String),
+    /// A direct message (`peer:ID`) to a node that is not a friend: it
+    /// could never be delivered, so nothing is written.
+    #[error("cannot send to {0}: not a friend (add it with `porfiry friends add` first)")]
+    NotAFriend(String),
 }

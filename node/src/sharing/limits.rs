@@ -7,6 +7,11 @@
 /// the whole mesh by default.
 pub const DEFAULT_NOTE_MAX_HOPS: u8 = 4;
 
+/// Hops of a direct message (`peer:ID`): one, the only distance it may
+/// travel. Writing 1 keeps the item honest about it; routing would stop it
+/// after one hop anyway.
+pub const DIRECT_MESSAGE_MAX_HOPS: u8 = 1;
+
 /// Hops a shared strategy, thinking method or rating travels: know-how is
 /// worth spreading as far as a public note.
 pub const DEFAULT_KNOWHOW_MAX_HOPS: u8 = DEFAULT_NOTE_MAX_HOPS;

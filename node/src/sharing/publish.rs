@@ -21,7 +21,9 @@ use porfiry_storage::{
 
 use super::error::SharingError;
 use super::item_rows::stored_record;
-use super::limits::{DEFAULT_KNOWHOW_MAX_HOPS, DEFAULT_NOTE_MAX_HOPS, PUBLISH_SCAN_LIMIT};
+use super::limits::{
+    DEFAULT_KNOWHOW_MAX_HOPS, DEFAULT_NOTE_MAX_HOPS, DIRECT_MESSAGE_MAX_HOPS, PUBLISH_SCAN_LIMIT,
+};
 use super::note_text;
 
 /// Who receives shared strategies, thinking methods and ratings: know-how
@@ -47,9 +49,10 @@ pub struct Posted {
 }
 
 /// Writes a note: parses its mentions and hashtags, and unless it is
-/// private signs a Note item (`DEFAULT_NOTE_MAX_HOPS`) and stores it with
-/// `received_from = NULL`, all in one transaction. An item that would break
-/// a limit is refused before anything is written.
+/// private signs a Note item (`DEFAULT_NOTE_MAX_HOPS`; a direct message
+/// `DIRECT_MESSAGE_MAX_HOPS`) and stores it with `received_from = NULL`, all
+/// in one transaction. An item that would break a limit, or a direct message
+/// to someone who is not a friend, is refused before anything is written.
 pub fn post_note(
     store: &Store,
     key: &NodeKey,
@@ -71,6 +74,13 @@ pub fn post_note(
         Sharing::Private => None,
         Sharing::Shared(audience) => Some(sign(key, &note_draft(&row, audience, now_ms))?),
     };
+    // Checked before the write; a friend removed in between only means the
+    // message waits unsent, as any item for a friend who is gone.
+    if let Sharing::Shared(Audience::Peer(to)) = &row.audience
+        && store.find_friend(to)?.is_none()
+    {
+        return Err(SharingError::NotAFriend(to.clone()));
+    }
     let id = store.transaction(|s| {
         let id = s.add(&row, now_ms)?;
         if let Some(item) = &item {
@@ -183,7 +193,10 @@ pub fn note_draft(n: &Note, audience: &Audience, created_ms: u64) -> PayloadDraf
     PayloadDraft {
         created_ms,
         audience: audience.clone(),
-        max_hops: DEFAULT_NOTE_MAX_HOPS,
+        max_hops: match audience {
+            Audience::Peer(_) => DIRECT_MESSAGE_MAX_HOPS,
+            _ => DEFAULT_NOTE_MAX_HOPS,
+        },
         expires_ms: None,
         replaces: None,
         body: Body::Note(porfiry_protocol::Note {

@@ -1,13 +1,17 @@
-//! The node's toolsets: what a session can switch on with `enable_toolset`.
-//! For now the `media` set ([`media`]) over a catalogue file
-//! ([`media_catalog`]), its texts in [`texts`]; the toolsets that act on
-//! storage (the HMP command catalogue) join the same registry later, so chat
-//! and the cognitive core (planned) will dispatch through one.
+//! The node's toolsets: what a session can switch on with `enable_toolset`
+//! and what the cognitive core's commands run. The `media` set ([`media`])
+//! over a catalogue file ([`media_catalog`]); the HMP command catalogue of
+//! seed 003 over the node's storage: the record families ([`store`]), the
+//! acting sets — processes, cycle settings, the model registry
+//! ([`acting`]) — and direct messages ([`messages`]), all sharing
+//! [`StoreTools`]. [`core_toolsets`] builds the registry chat and the core
+//! dispatch through.
 
 pub mod acting;
 pub mod deps;
 pub mod media;
 pub mod media_catalog;
+pub mod messages;
 pub mod store;
 pub mod texts;
 
@@ -17,6 +21,7 @@ pub use acting::register_acting_sets;
 pub use deps::StoreTools;
 pub use media::{MediaEntry, MediaToolset};
 pub use media_catalog::{CatalogError, CatalogSource, load_catalog, parse_catalog};
+pub use messages::{MessagesToolset, register_messages};
 pub use store::register_store_sets;
 
 /// Why the node's toolsets could not be built.

@@ -90,9 +90,12 @@ pub enum RejectReason {
     Expired,
     /// Its author retracted or replaced it.
     Withdrawn,
-    /// A `friends` or `group` item sent by someone other than its author:
-    /// those travel one hop, from the author only.
+    /// A `friends`, `group` or `peer` item sent by someone other than its
+    /// author: those travel one hop, from the author only.
     NotFromAuthor,
+    /// A `peer:ID` item (a direct message) addressed to another node: only
+    /// its addressee may hold it.
+    NotAddressedToUs,
     /// The sender had no hops left to give it.
     NoHopsLeft,
     /// Our own item, offered back to us.

@@ -1,4 +1,5 @@
-//! Taking items in: from friends (dedup by id, the one-hop rule, hops left
+//! Taking items in: from friends (dedup by id, the one-hop rule, direct
+//! messages only for their addressee, hops left
 //! = min(sender's hops − 1, max_hops), withdrawn and expired refused) and
 //! from this node (`Publish`). Accepting a retraction or replacement removes
 //! its target and remembers it; expired items are dropped on a timer.
@@ -79,6 +80,8 @@ impl Engine {
             Some(RejectReason::Withdrawn)
         } else if *author == *self.local {
             Some(RejectReason::OwnItem)
+        } else if !item.audience().admits_receiver(&self.local) {
+            Some(RejectReason::NotAddressedToUs)
         } else if *item.audience() != Audience::Public && author != peer {
             Some(RejectReason::NotFromAuthor)
         } else if r.hops == 0 {

@@ -86,6 +86,12 @@ impl Payload {
                 hops: self.max_hops,
             });
         }
+        // Parsing checked a received audience already; this catches a
+        // `Group`/`Peer` built in code before it is signed.
+        self.audience.check().map_err(|e| ItemError::Malformed {
+            what: "audience",
+            detail: e.to_string(),
+        })?;
         if let Some(expires_ms) = self.expires_ms
             && expires_ms <= self.created_ms
         {

@@ -425,7 +425,8 @@ impl Net {
 
     /// The nodes entitled to an item of `author` with this audience: public
     /// up to `max_hops` friend links, friends one hop, a group the friends
-    /// the author tagged with it. The author holds its own item too.
+    /// the author tagged with it, a peer item its addressee when that is a
+    /// friend. The author holds its own item too.
     pub fn entitled(&self, author: usize, audience: &Audience, max_hops: u8) -> BTreeSet<usize> {
         let mut set = match audience {
             Audience::Public => self.within(author, max_hops),
@@ -438,6 +439,11 @@ impl Net {
                         .get(&(author, *f))
                         .is_some_and(|gs| gs.contains(g))
                 })
+                .collect(),
+            Audience::Peer(p) => self
+                .friends(author)
+                .into_iter()
+                .filter(|f| self.nodes[*f].peer == *p)
                 .collect(),
         };
         set.insert(author);

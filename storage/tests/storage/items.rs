@@ -7,9 +7,12 @@ use proptest::prelude::*;
 
 use crate::temp_store;
 
-const ME: &str = "12D3KooWMe";
-const BOB: &str = "12D3KooWBob";
-const CAROL: &str = "12D3KooWCarol";
+// Real node ids (keys from seeds 1, 2, 3 and 4), so that direct messages
+// (`peer:ID`, which must name a real id) can be stored too.
+const ME: &str = "12D3KooWK99VoVxNE7XzyBwXEzW7xhK7Gpv85r9F3V3fyKSUKPH5";
+const BOB: &str = "12D3KooWJWoaqZhDaoEFshF7Rh1bpY9ohihFhzcW6d69Lr2NASuq";
+const CAROL: &str = "12D3KooWRndVhVZPCiQwHBBBdg769GyrPUW13zxwqQyf9r3ANaba";
+const DAVE: &str = "12D3KooWPT98FXMfDQYavZm66EeVjTqP9Nnehn1gyaydqV8L8BQw";
 
 fn id(n: u8) -> ItemId {
     ItemId([n; 32])
@@ -42,6 +45,28 @@ fn retraction(n: u8, author: &str, target: u8) -> StoredItem {
         r.record.retracts = Some(id(target));
         r
     }
+}
+
+#[test]
+fn a_direct_message_is_for_its_addressee_only() {
+    let (_dir, store) = temp_store();
+    let dm = item(1, ME, Audience::Peer(BOB.into()));
+    store.insert_items(std::slice::from_ref(&dm)).unwrap();
+    assert_eq!(store.get_item(&dm.record.id).unwrap(), Some(dm.clone()));
+    let for_bob = store.items_for_friend(ME, BOB, &[], 0).unwrap();
+    assert_eq!(for_bob, std::slice::from_ref(&dm));
+    assert!(
+        store
+            .items_for_friend(ME, CAROL, &[], 0)
+            .unwrap()
+            .is_empty()
+    );
+    assert!(
+        store
+            .item_keys_for_friend(ME, CAROL, &["family".into()], 0)
+            .unwrap()
+            .is_empty()
+    );
 }
 
 #[test]
@@ -152,6 +177,13 @@ fn a_bad_record_refuses_the_whole_batch() {
             matches!(r, Err(StorageError::Invalid { .. })),
             "{bad:?} gave {r:?}"
         );
+    }
+    let bad_peer = item(3, ME, Audience::Peer("12D3KooWBob".into()));
+    match store.insert_items(&[bad_peer]) {
+        Err(StorageError::Invalid { reason, .. }) => {
+            assert!(reason.contains("bad peer id"), "{reason}")
+        }
+        other => panic!("{other:?}"),
     }
     let bad_group = {
         let mut r = item(3, ME, Audience::Public);
@@ -366,12 +398,14 @@ fn hand_corrupted_columns_are_clear_errors() {
 }
 
 fn arb_item() -> impl Strategy<Value = StoredItem> {
-    let peer = prop::sample::select(vec![ME, BOB, CAROL, "12D3KooWDave"]);
+    let peer = prop::sample::select(vec![ME, BOB, CAROL, DAVE]);
     let audience = prop_oneof![
         Just(Audience::Public),
         Just(Audience::Friends),
         Just(Audience::Group("family".into())),
         Just(Audience::Group("club".into())),
+        Just(Audience::Peer(BOB.into())),
+        Just(Audience::Peer(CAROL.into())),
     ];
     (
         any::<[u8; 32]>(),
@@ -411,7 +445,7 @@ proptest! {
     #[test]
     fn items_for_friend_equals_may_send_over_all_items(
         items in prop::collection::vec(arb_item(), 0..40),
-        friend in prop::sample::select(vec![BOB, CAROL, "12D3KooWDave"]),
+        friend in prop::sample::select(vec![BOB, CAROL, DAVE]),
         in_family in any::<bool>(),
         now in 0u64..100,
     ) {

@@ -7,6 +7,7 @@ mod friends;
 mod generic;
 mod item_batch;
 mod items;
+mod migrate;
 mod notes;
 mod open;
 mod round_trips;

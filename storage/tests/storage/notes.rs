@@ -115,6 +115,16 @@ fn bad_input_is_refused_and_nothing_is_written() {
         store.add(&bad_group, 1),
         Err(StorageError::Invalid { .. })
     ));
+    let bad_peer = Note {
+        audience: Sharing::Shared(Audience::Peer("bob".into())),
+        ..note("x")
+    };
+    match store.add(&bad_peer, 1) {
+        Err(e @ StorageError::Invalid { .. }) => {
+            assert!(e.to_string().contains("bad peer id"), "{e}")
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(store.count::<Note>().unwrap(), 0);
 
     let id = store.add(&note("ok"), 1).unwrap();
@@ -130,6 +140,7 @@ fn check_constraints_back_the_types() {
     for sql in [
         "INSERT INTO notes (text, source, created, updated) VALUES ('x', 'robot', 1, 1)",
         "INSERT INTO notes (text, audience, created, updated) VALUES ('x', 'everyone', 1, 1)",
+        "INSERT INTO notes (text, audience, created, updated) VALUES ('x', 'peer:', 1, 1)",
         "INSERT INTO notes (text, tags, created, updated) VALUES ('x', 'not json', 1, 1)",
         "INSERT INTO notes (text, read, created, updated) VALUES ('x', 2, 1, 1)",
     ] {

@@ -54,7 +54,7 @@ pub async fn list_notes(
 pub struct NoteBody {
     /// The note.
     pub text: String,
-    /// `public`, `friends` (default), `group:NAME` or `private`.
+    /// `public`, `friends` (default), `group:NAME`, `peer:PEER_ID` or `private`.
     #[serde(default)]
     pub audience: Option<String>,
 }

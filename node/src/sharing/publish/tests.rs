@@ -58,6 +58,38 @@ fn a_posted_note_its_item_and_their_link_are_written_together() {
 }
 
 #[test]
+fn a_direct_message_goes_to_a_friend_only_with_one_hop() {
+    let (_d, store) = store();
+    let bob = NodeKey::from_seed([6; 32]).peer_id().to_string();
+    let to_bob = Sharing::Shared(Audience::Peer(bob.clone()));
+    let err = post_note(&store, &key(), "lunch?", to_bob.clone(), NoteSource::Llm, 1).unwrap_err();
+    assert!(
+        matches!(&err, SharingError::NotAFriend(p) if *p == bob),
+        "{err}"
+    );
+    assert!(err.to_string().contains("not a friend"), "{err}");
+    assert_eq!(store.count::<Note>().unwrap(), 0);
+    assert_eq!(store.item_count().unwrap(), 0);
+
+    store
+        .add_friend(
+            &porfiry_storage::Friend {
+                peer_id: bob.clone(),
+                ..Default::default()
+            },
+            1,
+        )
+        .unwrap();
+    let p = post_note(&store, &key(), "lunch?", to_bob.clone(), NoteSource::Llm, 2).unwrap();
+    let item = p.item.expect("a direct message is signed");
+    assert_eq!(item.audience(), &Audience::Peer(bob));
+    assert_eq!(item.max_hops(), DIRECT_MESSAGE_MAX_HOPS);
+    assert_eq!(store.get::<Note>(p.id).unwrap().row.audience, to_bob);
+    let rec = store.get_item(&item.id()).unwrap().unwrap();
+    assert_eq!(rec.record.hops_left, DIRECT_MESSAGE_MAX_HOPS);
+}
+
+#[test]
 fn a_private_note_never_becomes_an_item() {
     let (_d, store) = store();
     let p = post_note(&store, &key(), "mine", Sharing::Private, NoteSource::Cli, 1).unwrap();

@@ -1,4 +1,4 @@
--- Porfiry schema version 2: what a cognitive-core tick measured, so
+-- Porfiry schema version 3: what a cognitive-core tick measured, so
 -- `agent_log` answers "why did tick N fail", "how big was its prompt" and
 -- "how many model calls did it cost" without reading the trace.
 ALTER TABLE agent_log ADD COLUMN error TEXT;                                -- the model call's failure, if any

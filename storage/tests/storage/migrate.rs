@@ -1,0 +1,148 @@
+//! Upgrading a file written by an older build: a version-1 file with rows
+//! in the rebuilt tables (`notes`, `items`) opens at the current version,
+//! keeps every row and index, and then takes the audiences version 1 could
+//! not hold (`peer:ID`, migration 0002).
+
+use porfiry_protocol::{Audience, NodeKey};
+use porfiry_storage::{APPLICATION_ID, DB_FILE_NAME, Note, SCHEMA_VERSION, Sharing, Store};
+
+/// The version-1 schema exactly as 0.1 shipped it.
+const V1: &str = include_str!("../../migrations/0001_initial.sql");
+
+fn peer(n: u8) -> String {
+    NodeKey::from_seed([n; 32]).peer_id().to_string()
+}
+
+/// A version-1 file with two notes, one published item and a diary entry.
+fn version_one_file(path: &std::path::Path) {
+    let raw = rusqlite::Connection::open(path).unwrap();
+    raw.execute_batch(V1).unwrap();
+    raw.pragma_update(None, "application_id", APPLICATION_ID)
+        .unwrap();
+    raw.pragma_update(None, "user_version", 1).unwrap();
+    raw.execute_batch(&format!(
+        "INSERT INTO notes (id, text, hashtags, priority, audience, item_id, created, updated)
+             VALUES (7, 'family news', '[\"home\"]', 2, 'group:family', x'{id}', 10, 11);
+         INSERT INTO notes (id, text, origin_author, origin_item_id, read, created, updated)
+             VALUES (9, 'from bob', '{bob}', x'{other}', 1, 20, 21);
+         INSERT INTO items (id, author, kind, audience, created, payload, signature,
+                            received_from, max_hops, hops_left)
+             VALUES (x'{id}', '{me}', 'note', 'public', 10, x'a0', x'00', NULL, 3, 3);
+         INSERT INTO diary_entries (text, created, updated) VALUES ('kept', 1, 1);",
+        id = "11".repeat(32),
+        other = "22".repeat(32),
+        me = peer(1),
+        bob = peer(2),
+    ))
+    .unwrap();
+    // Version 1 cannot hold a direct message: the reason for migration 2.
+    assert!(
+        raw.execute(
+            "INSERT INTO notes (text, audience, created, updated) VALUES ('x', ?1, 1, 1)",
+            [format!("peer:{}", peer(2))],
+        )
+        .is_err()
+    );
+}
+
+fn index_names(store: &Store) -> Vec<String> {
+    let raw = crate::raw(store);
+    let mut stmt = raw
+        .prepare(
+            "SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name IN ('notes', 'items')
+             ORDER BY name",
+        )
+        .unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+}
+
+#[test]
+fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE_NAME);
+    version_one_file(&path);
+
+    let store = Store::open(&path).unwrap();
+    assert_eq!(SCHEMA_VERSION, 2);
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
+    store.check_integrity().unwrap();
+
+    let family = store.get::<Note>(7).unwrap().row;
+    assert_eq!(family.text, "family news");
+    assert_eq!(family.hashtags, vec!["home".to_owned()]);
+    assert_eq!(family.priority, 2);
+    assert_eq!(
+        family.audience,
+        Sharing::Shared(Audience::Group("family".into()))
+    );
+    assert_eq!(store.get::<Note>(7).unwrap().created_ms, 10);
+    let merged = store.get::<Note>(9).unwrap().row;
+    assert_eq!(merged.origin_author.as_deref(), Some(peer(2).as_str()));
+    assert!(merged.read);
+    assert_eq!(store.count::<Note>().unwrap(), 2);
+    assert_eq!(store.item_count().unwrap(), 1);
+    // The routing columns came through: the item is still for a friend.
+    let keys = store
+        .item_keys_for_friend(&peer(1), &peer(2), &[], 100)
+        .unwrap();
+    assert_eq!(keys.len(), 1);
+    assert_eq!(keys[0].0, 10);
+    let diary: u32 = crate::raw(&store)
+        .query_row("SELECT count(*) FROM diary_entries", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(diary, 1);
+
+    let indexes = index_names(&store);
+    for name in ["notes_created", "notes_unread", "items_created"] {
+        assert!(
+            indexes.iter().any(|i| i == name),
+            "{name} lost: {indexes:?}"
+        );
+    }
+    // The UNIQUE columns of notes and the items primary key kept theirs.
+    assert_eq!(
+        indexes
+            .iter()
+            .filter(|i| i.starts_with("sqlite_autoindex_"))
+            .count(),
+        3,
+        "{indexes:?}"
+    );
+    let leftovers: u32 = crate::raw(&store)
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name LIKE '%_v2'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(leftovers, 0);
+
+    // And now a direct message fits, with its UNIQUE item id still enforced.
+    let dm = Note {
+        text: "lunch?".into(),
+        audience: Sharing::Shared(Audience::Peer(peer(2))),
+        ..Default::default()
+    };
+    let id = store.add(&dm, 30).unwrap();
+    assert_eq!(store.get::<Note>(id).unwrap().row, dm);
+    assert!(
+        crate::raw(&store)
+            .execute(
+                &format!(
+                    "UPDATE notes SET item_id = x'{}' WHERE id = ?1",
+                    "11".repeat(32)
+                ),
+                [id],
+            )
+            .is_err(),
+        "notes.item_id is still UNIQUE"
+    );
+    drop(store);
+    // Opening again runs nothing and changes nothing.
+    let again = Store::open(&path).unwrap();
+    assert_eq!(again.schema_version().unwrap(), SCHEMA_VERSION);
+    assert_eq!(again.count::<Note>().unwrap(), 3);
+}

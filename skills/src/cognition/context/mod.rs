@@ -9,8 +9,8 @@
 //! tick's anti-stagnation hints, and a closing line.
 //!
 //! **Budget.** The prompt fits `budget_tokens` minus the room kept for the
-//! answer ([`budget::answer_reserve`](super::budget::answer_reserve)), by the
-//! conservative [`estimate_tokens`](super::budget::estimate_tokens). Never
+//! answer ([`budget::answer_reserve`]), by the
+//! conservative [`estimate_tokens`]. Never
 //! cut: the system prompt, the instructions, the headings, the mode, task
 //! count, per-priority counts and tick lines, and the hints. Cut, whole
 //! records only, the blocks of [`ContextBlock`]: first the catalogue takes

@@ -38,16 +38,19 @@ pub struct Group {
 }
 
 /// Draws when, by whom and for whom each item is published, then signs it.
-/// `entitled(author, audience)` gives the nodes entitled to receive it.
+/// `friends(author)` lists an author's friends (direct messages go to one
+/// of them); `entitled(author, audience)` gives the nodes entitled to
+/// receive it.
 pub fn plan(
     spec: &ItemsSpec,
     keys: &[NodeKey],
     groups: &[Group],
     rng: &mut impl Rng,
+    friends: impl Fn(usize) -> Vec<usize>,
     entitled: impl Fn(usize, &Audience) -> BTreeSet<usize>,
 ) -> Result<Vec<PlannedItem>, SimError> {
     let mix = &spec.audience;
-    let total = mix.public + mix.friends + mix.group;
+    let total = mix.public + mix.friends + mix.group + mix.peer;
     let anyone: Vec<usize> = (0..keys.len()).collect();
     let authors = if spec.authors.is_empty() {
         &anyone
@@ -58,10 +61,22 @@ pub fn plan(
     for _ in 0..spec.count {
         let at_ms = rng.gen_range(spec.start_ms..=spec.end_ms);
         let pick = rng.gen_range(0.0..total);
-        let (author, audience) = if pick < mix.public || (mix.friends + mix.group) == 0.0 {
+        // Without direct messages the draws are exactly those of the
+        // scenarios written before `peer` existed (same seed, same world).
+        let (author, audience) = if pick < mix.public || (mix.friends + mix.group + mix.peer) == 0.0
+        {
             (authors[rng.gen_range(0..authors.len())], Audience::Public)
-        } else if pick < mix.public + mix.friends || groups.is_empty() {
+        } else if pick < mix.public + mix.friends || (groups.is_empty() && mix.peer == 0.0) {
             (authors[rng.gen_range(0..authors.len())], Audience::Friends)
+        } else if pick >= mix.public + mix.friends + mix.group || groups.is_empty() {
+            let author = authors[rng.gen_range(0..authors.len())];
+            let theirs = friends(author);
+            if theirs.is_empty() {
+                (author, Audience::Friends)
+            } else {
+                let to = theirs[rng.gen_range(0..theirs.len())];
+                (author, Audience::Peer(keys[to].peer_id().to_string()))
+            }
         } else {
             let g = &groups[rng.gen_range(0..groups.len())];
             let mut members: Vec<usize> = g

@@ -125,7 +125,8 @@ fn default_max_hops() -> u8 {
     3
 }
 
-/// Relative weights of public, friends and group items (need not sum to 1).
+/// Relative weights of public, friends, group and direct-message items
+/// (need not sum to 1).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AudienceMix {
@@ -138,6 +139,11 @@ pub struct AudienceMix {
     /// Weight of `group:NAME` (a random group; the author is a member).
     #[serde(default)]
     pub group: f64,
+    /// Weight of `peer:ID`: a direct message from a random author to one of
+    /// its friends, drawn at random (a friend-less author writes to
+    /// `friends` instead).
+    #[serde(default)]
+    pub peer: f64,
 }
 
 impl Default for AudienceMix {
@@ -146,6 +152,7 @@ impl Default for AudienceMix {
             public: 1.0,
             friends: 0.0,
             group: 0.0,
+            peer: 0.0,
         }
     }
 }

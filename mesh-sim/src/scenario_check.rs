@@ -144,7 +144,7 @@ impl Scenario {
             ));
         }
         let a = &it.audience;
-        let weights = [a.public, a.friends, a.group];
+        let weights = [a.public, a.friends, a.group, a.peer];
         if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || weights.iter().sum::<f64>() <= 0.0
         {
             return Err(invalid(

@@ -84,6 +84,7 @@ impl World {
             &world.keys,
             &world.groups,
             &mut fork(seed, Stream::Items),
+            |author| world.graph.neighbours(author).collect(),
             |author, audience| world.entitled(author, audience, max_hops),
         )?;
         Ok(world)

@@ -13,6 +13,7 @@
 //! has arrived everywhere, and after C's catch-up sessions have finished.
 
 use porfiry_storage::Sharing;
+use porfiry_tests::api_client::call;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// The texts of the notes `n` merged from `author`, sorted.
@@ -142,6 +143,22 @@ fn a_direct_message_reaches_its_addressee_only_also_after_catch_up() {
         mine.iter().any(|n| n.row.audience
             == Sharing::Shared(porfiry_protocol::Audience::Peer(c.peer_id.clone())))
     );
+
+    // The API takes the same audience and refuses a stranger the same way
+    // (400, nothing written); a message it accepts reaches B.
+    let addr = a.api_address();
+    let token = a.api_token();
+    let post = |audience: &str, text: &str| {
+        let body = serde_json::json!({"text": text, "audience": audience}).to_string();
+        call(addr, "POST", "/api/notes", Some(&token), &body)
+    };
+    let refused = post(&format!("peer:{}", stranger.peer_id), "hello?");
+    assert_eq!(refused.status, 400, "{}", refused.body);
+    assert!(refused.body.contains("not a friend"), "{}", refused.body);
+    assert_eq!(a.item_count(), items);
+    let sent = post(&format!("peer:{}", b.peer_id), "DM4: through the API");
+    assert_eq!(sent.status, 201, "{}", sent.body);
+    wait_for("B to get DM4", || b.has_note(&a, "DM4: through the API"));
 
     for n in [&mut a, &mut b, &mut c] {
         let exit = n.terminate();

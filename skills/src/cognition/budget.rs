@@ -1,7 +1,7 @@
 //! The token budget of the core's prompt: a conservative token estimate
 //! that needs no tokenizer ([`estimate_tokens`]), the room left for the
 //! answer, and the fitting of blocks of whole records into what is left
-//! ([`fit`]).
+//! (`fit`).
 //!
 //! Fitting works in three passes so that no block starves the others: first
 //! every block takes its newest record (in priority order, the caller's

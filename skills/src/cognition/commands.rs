@@ -186,13 +186,18 @@ fn is_block_end(line: &str) -> bool {
         .to_lowercase();
     matches!(
         t.as_str(),
-        "end of commands" | "end commands" | "конец команд" | "конец команд."
+        "end of commands" | "end commands" | "конец команд"
     )
 }
 
-/// A code-fence line (```` ``` ```` or ```` ```json ````).
+/// A code-fence line: ```` ``` ```` with at most a language word
+/// (```` ```json ````); a line with more after the backticks
+/// (```` ```TOOL_CALL: diary_list``` ````) is text, not a fence.
 fn is_fence(line: &str) -> bool {
-    line.trim_start().starts_with("```")
+    line.trim().strip_prefix("```").is_some_and(|rest| {
+        rest.chars()
+            .all(|c| c == '`' || c == '-' || c == '_' || c.is_ascii_alphanumeric())
+    })
 }
 
 /// Reads a fence's or block's text: JSON objects and arrays, `TOOL_CALL`

@@ -127,6 +127,12 @@ fn string_and_array_args_are_lines_and_type_is_normalised() {
 }
 
 #[test]
+fn a_call_wrapped_in_backticks_on_one_line_is_not_a_fence() {
+    let e = extract_commands("```TOOL_CALL: diary_list```\nTOOL_CALL: goals_list");
+    assert_eq!(tools(&e), ["diary_list", "goals_list"]);
+}
+
+#[test]
 fn a_tool_call_line_inside_the_block_counts() {
     let e = extract_commands("# Commands:\nTOOL_CALL: diary_list\n{\"type\": \"goals_list\"}");
     assert_eq!(tools(&e), ["diary_list", "goals_list"]);

@@ -10,6 +10,7 @@ use super::parse;
 use super::records::{Shown, list_add_delete, list_add_delete_tools, tag_suffix};
 use super::set::{Fail, Reply, StoreSet};
 use crate::toolsets::StoreTools;
+use crate::toolsets::texts::store_replies as texts;
 
 /// The strategy classes of seed 003's anti-stagnation reflex, as the core
 /// names them.
@@ -19,6 +20,11 @@ pub const STRATEGY_CLASSES: &[&str] = &[
     "internal_restructuring",
     "radical_pause",
 ];
+
+/// The tag that tells the core's strategy choice what a strategy makes it
+/// do (`mechanism:flashback`, see `skills::cognition::strategy`); a
+/// strategy without one is listed but never chosen.
+pub const MECHANISM_TAG_PREFIX: &str = "mechanism:";
 
 /// Steps as `1) a 2) b`.
 fn numbered(steps: &[String]) -> String {
@@ -74,6 +80,7 @@ pub(crate) fn strategies(deps: &StoreTools) -> StoreSet {
         ArgSpec::choice("class", STRATEGY_CLASSES),
         ArgSpec::int("cost"),
         ArgSpec::text("description"),
+        ArgSpec::word("mechanism").optional(),
         ArgSpec::text("steps").optional(),
     ];
     StoreSet::new(
@@ -94,7 +101,23 @@ fn run_strategies<'a>(
 }
 
 fn strategy(lang: Language, args: &Args) -> Result<StagnationStrategy, Fail> {
+    let tags = match args.get("mechanism") {
+        Some(m) => {
+            let m = m.to_ascii_lowercase();
+            if !m.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                return Err(Fail::Bad(texts::bad_choice(
+                    lang,
+                    "mechanism",
+                    &m,
+                    "a-z, _ (flashback, ask_friends, …)",
+                )));
+            }
+            vec![format!("{MECHANISM_TAG_PREFIX}{m}")]
+        }
+        None => Vec::new(),
+    };
     Ok(StagnationStrategy {
+        tags,
         name: parse::non_empty(lang, "name", args.text("name"))?,
         class: args.text("class").to_owned(),
         cost: parse::id(lang, args, "cost")?,

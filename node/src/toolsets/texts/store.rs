@@ -347,8 +347,8 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     (
         "strategies_add",
-        "add a strategy; steps separated by ;",
-        "добавить стратегию; шаги через ;",
+        "add a strategy; a mechanism (flashback, ask_friends, …) lets the core choose it; steps separated by ;",
+        "добавить стратегию; mechanism (flashback, ask_friends, …) позволит ядру её выбирать; шаги через ;",
     ),
     (
         "strategies_delete",

@@ -9,8 +9,8 @@
 //! tick's anti-stagnation hints, and a closing line.
 //!
 //! **Budget.** The prompt fits `budget_tokens` minus the room kept for the
-//! answer ([`budget::answer_reserve`](super::budget::answer_reserve)), by the
-//! conservative [`estimate_tokens`](super::budget::estimate_tokens). Never
+//! answer ([`budget::answer_reserve`]), by the
+//! conservative [`estimate_tokens`]. Never
 //! cut: the system prompt, the instructions, the headings, the mode, task
 //! count, per-priority counts and tick lines, and the hints. Cut, whole
 //! records only, the blocks of [`ContextBlock`]: first the catalogue takes
@@ -141,11 +141,22 @@ pub fn build_prompt(data: &ContextData, budget_tokens: usize) -> BuiltPrompt {
         + user_parts.iter().map(|p| p.fixed_cost()).sum::<usize>()
         + MESSAGE_OVERHEAD_TOKENS;
     // First without room for the cut line; if anything is cut, again with
-    // room for the longest cut line these totals can give.
+    // room for the longest line those blocks' totals can give; if that cut
+    // more blocks, once more with room for every block's.
     let mut fitted = fit_blocks(data, limit.saturating_sub(fixed));
     let mut cut = cut_entries(lang, &fitted);
-    if !cut.is_empty() {
-        let worst = SHOW_ORDER
+    let mut reserved_for = Vec::new();
+    while !cut.is_empty() {
+        let cut_blocks = cut_blocks(&fitted);
+        if cut_blocks.iter().all(|b| reserved_for.contains(b)) {
+            break;
+        }
+        reserved_for = if reserved_for.is_empty() {
+            cut_blocks
+        } else {
+            SHOW_ORDER.to_vec()
+        };
+        let worst = reserved_for
             .iter()
             .map(|&b| (b, fitted.total[b.index()]))
             .filter(|&(_, total)| total > 0)
@@ -311,6 +322,14 @@ fn fit_blocks(data: &ContextData, room: usize) -> Fitted {
         fitted.kept[kind.index()] = block.into_kept();
     }
     fitted
+}
+
+/// The blocks that lost records, in [`SHOW_ORDER`].
+fn cut_blocks(fitted: &Fitted) -> Vec<ContextBlock> {
+    SHOW_ORDER
+        .into_iter()
+        .filter(|b| fitted.kept[b.index()].len() < fitted.total[b.index()])
+        .collect()
 }
 
 /// `3 of 10 recent replies`, … for every block that lost records.

@@ -355,3 +355,86 @@ fn a_budget_too_small_for_the_fixed_part_cuts_every_block_and_keeps_the_hints() 
     assert!(user.contains("- Look at the problem from the opposite side."));
     assert!(!built.request.system.contains("weather.py"));
 }
+
+mod budget_property {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    fn text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-z ]{0,80}",
+            "[а-я ]{0,80}",
+            "\\PC{0,60}",
+            Just("12D3KooWRBy97kRLs7SNbSVuXRtCpNDWTwT6nVhPmmj4T5uX3".to_owned()),
+        ]
+    }
+
+    fn lines(max: usize) -> impl Strategy<Value = Vec<Line>> {
+        proptest::collection::vec((0i64..1_000_000, text()), 0..max)
+            .prop_map(|v| v.into_iter().map(|(id, t)| line(id, &t)).collect())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(64))]
+
+        /// Whatever the rows, the prompt fits the budget, unless the
+        /// never-cut part alone does not, and then every block is cut.
+        #[test]
+        fn the_prompt_fits_or_everything_cuttable_is_cut(
+            goals in lines(30),
+            requested in lines(300),
+            memory in lines(100),
+            notes in proptest::collection::vec((text(), -3i64..5), 0..300),
+            hint in text(),
+            budget in 256usize..12_000,
+            russian in any::<bool>(),
+        ) {
+            let lang = if russian { Language::Ru } else { Language::En };
+            let mut data = small(lang);
+            data.goals = goals;
+            data.requested = requested;
+            data.memory = memory;
+            data.notes = NotesView::Auto {
+                notes: notes
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, (text, priority))| NoteLine {
+                        id: i as i64,
+                        priority,
+                        from: "user".into(),
+                        text,
+                        tags: vec![],
+                    })
+                    .collect(),
+            };
+            data.hints = vec![hint];
+            let built = build_prompt(&data, budget);
+            let user = &built.request.messages[0].content;
+            prop_assert_eq!(
+                built.tokens,
+                estimate_tokens(&built.request.system) + estimate_tokens(user) + MESSAGE_OVERHEAD_TOKENS
+            );
+            if built.tokens > prompt_limit(budget) {
+                let non_empty = [
+                    data.catalogue.len(), data.utilities.len(), data.recent.len(),
+                    data.goals.len(), data.pinned_tasks.len(), data.processes.len(),
+                    data.requested.len(), data.settings.len(), data.memory.len(),
+                    match &data.notes { NotesView::Auto { notes } => notes.len(), NotesView::Manual { .. } => 0 },
+                ]
+                .iter()
+                .filter(|&&n| n > 0)
+                .count();
+                prop_assert_eq!(built.cut.len(), non_empty, "{:?}", built.cut);
+                for entry in &built.cut {
+                    let numbers: Vec<&str> = entry
+                        .split(|c: char| !c.is_ascii_digit())
+                        .filter(|s| !s.is_empty())
+                        .collect();
+                    prop_assert_eq!(numbers.len(), 2, "{}", entry);
+                    prop_assert_eq!(numbers[0], numbers[1], "over budget, yet {} kept", entry);
+                }
+            }
+        }
+    }
+}

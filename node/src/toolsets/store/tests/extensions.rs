@@ -115,7 +115,7 @@ async fn know_how_rows_are_added_listed_and_deleted() {
     assert_eq!(
         kit.ok(
             "strategies_add",
-            "Флешбэк|internal_restructuring|1|вспомнить далёкую запись|взять старую запись; сравнить"
+            "Флешбэк|internal_restructuring|1|вспомнить далёкую запись|Flashback|взять старую запись; сравнить"
         )
         .await,
         "добавлено: стратегия #1"
@@ -126,6 +126,15 @@ async fn know_how_rows_are_added_listed_and_deleted() {
         .row;
     assert_eq!((s.class.as_str(), s.cost), ("internal_restructuring", 1));
     assert_eq!(s.steps, ["взять старую запись", "сравнить"]);
+    assert_eq!(
+        s.tags,
+        ["mechanism:flashback"],
+        "the core's choice can pick it"
+    );
+    let bad = kit
+        .fails("strategies_add", "X|radical_pause|9|y|long pause")
+        .await;
+    assert!(bad.contains("mechanism"), "{bad}");
     assert!(
         kit.ok("strategies_list", "")
             .await

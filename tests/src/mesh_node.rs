@@ -197,8 +197,18 @@ impl MeshNode {
         self.start(&["--profile", "phone"]);
     }
 
-    /// Starts `porfiry run <args>` and waits for the `peer id:` line.
+    /// Starts `porfiry run <args> --no-think` (tests that count model
+    /// requests must not see the cognitive core's) and waits for the
+    /// `peer id:` line.
     pub fn start(&mut self, args: &[&str]) {
+        let mut with = args.to_vec();
+        with.push("--no-think");
+        self.start_thinking(&with);
+    }
+
+    /// Starts `porfiry run <args>` as given — with a model configured, the
+    /// cognitive core runs too — and waits for the `peer id:` line.
+    pub fn start_thinking(&mut self, args: &[&str]) {
         assert!(self.daemon.is_none(), "{} is already running", self.name);
         // Many daemons run at once in tests: each gets its own API port
         // unless the test picks the API flags itself.

@@ -261,16 +261,23 @@ fn shareable_rows_travel_and_the_rest_stay_home() {
         .unwrap();
 
     let ys = y.store();
+    // Y holds its own seeded strategies and methods too; only X's count.
+    let from_x = |author: &Option<String>| author.as_deref() == Some(x.peer_id.as_str());
     wait_for("Y to get the method and the LLM address", || {
         ys.list::<ThinkingMethod>(&ListQuery::default())
             .unwrap()
-            .len()
+            .iter()
+            .filter(|m| from_x(&m.row.origin_author))
+            .count()
             == 1
             && ys.list::<LlmEntry>(&ListQuery::default()).unwrap().len() == 1
     });
-    let strategies = ys
+    let strategies: Vec<_> = ys
         .list::<StagnationStrategy>(&ListQuery::default())
-        .unwrap();
+        .unwrap()
+        .into_iter()
+        .filter(|s| from_x(&s.row.origin_author))
+        .collect();
     assert_eq!(strategies.len(), 1, "{strategies:?}");
     let s = &strategies[0].row;
     assert_eq!(s.name, "shared walk");

@@ -76,9 +76,11 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
         .into_iter()
         .find(|r| !r.row.stagnation_reflex)
         .map(|r| r.row.content);
+    // Every list goes to the budget oldest first: it cuts from the front.
     let goals = store
         .list::<Goal>(&ListQuery::recent(MAX_CONTEXT_GOALS))?
         .into_iter()
+        .rev()
         .filter(|g| !matches!(g.row.status.to_string().as_str(), "done" | "cancelled"))
         .map(|g| Line {
             id: g.id,
@@ -93,16 +95,17 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
             ..Default::default()
         })?
         .into_iter()
+        .rev()
         .map(|t| Line {
             id: t.id,
             text: format!("[{}] {}", t.row.status, t.row.title),
         })
         .collect();
-    let processes = store
-        .processes_open()?
+    let open = store.processes_open()?;
+    let skip = open.len().saturating_sub(MAX_CONTEXT_PROCESSES as usize);
+    let processes = open
         .into_iter()
-        .rev()
-        .take(MAX_CONTEXT_PROCESSES as usize)
+        .skip(skip)
         .map(|p| ProcessLine {
             id: p.id,
             name: p.row.name,
@@ -285,12 +288,13 @@ fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<Notes
             })?;
             Ok(NotesView::Manual {
                 per_priority: store.notes_count_by_priority(true)?,
-                unread: unread.iter().map(|n| (n.id, n.row.priority)).collect(),
+                unread: unread.iter().rev().map(|n| (n.id, n.row.priority)).collect(),
             })
         }
         NotesMode::Auto { filter } => Ok(NotesView::Auto {
             notes: filtered_notes(store, filter, now_ms)?
                 .into_iter()
+                .rev()
                 .map(|n| NoteLine {
                     id: n.id,
                     priority: n.row.priority,

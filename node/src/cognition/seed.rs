@@ -4,7 +4,8 @@
 //! its thinking methods, the emotion list and the validation thresholds.
 //! Seeding never overwrites: a prompt, list or threshold the user (or the
 //! model) changed stays as it is, and strategies and methods are added only
-//! to empty tables.
+//! to empty tables. Seeded rows are not shareable (every node has them);
+//! what travels is what the model adds and the ratings of shared ones.
 
 use porfiry_skills::Language;
 use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
@@ -57,7 +58,9 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
                         steps: st.steps.iter().map(|x| (*x).to_owned()).collect(),
                         cost: st.cost,
                         tags: vec![st.mechanism.tag()],
-                        shareable: true,
+                        // Every node holds the seeds: publishing them would
+                        // only send each friend copies it has.
+                        shareable: false,
                         ..Default::default()
                     },
                     now_ms,
@@ -72,7 +75,7 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
                         name: m.name.into(),
                         description: m.description.into(),
                         steps: m.steps.iter().map(|x| (*x).to_owned()).collect(),
-                        shareable: true,
+                        shareable: false,
                         ..Default::default()
                     },
                     now_ms,
@@ -81,7 +84,7 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
             }
         }
         if s.config_value(EMOTIONS_CONFIG_KEY)?.is_none() {
-            s.config_set(&seed_emotions(language), now_ms)?;
+            s.config_set(EMOTIONS_CONFIG_KEY, &seed_emotions(language), now_ms)?;
             seeded.settings += 1;
         }
         if s.config_value(THRESHOLDS_CONFIG_KEY)?.is_none() {

@@ -4,8 +4,10 @@
 //! source → cheapest first → combine classes) and their mechanisms act
 //! ([`crate::cognition::mechanisms`]). Each application is recorded in
 //! `process_log`; [`RATE_AFTER_TICKS`] ticks later the novelty before and
-//! after becomes a row in `ratings` for the strategy (shareable when the
-//! strategy is, so good strategies travel to friends).
+//! after becomes a row in `ratings` for the strategy. A strategy that
+//! travels (published here or received from a friend) is rated by its item
+//! id and the rating is shareable, so friends learn which strategies work;
+//! a local one (the seeds) is rated by its row and the rating stays home.
 
 use std::collections::VecDeque;
 use std::time::Duration;
@@ -58,7 +60,10 @@ const NOVELTY_HISTORY: usize = 32;
 /// An application waiting for its rating.
 #[derive(Debug, Clone)]
 struct Pending {
-    strategy: i64,
+    /// What the rating names: the strategy's item id when it travels (its
+    /// own published one, or the friend's it came from), so friends can
+    /// match it; else the local row.
+    target: String,
     shareable: bool,
     tick: u64,
     before: Vec<f64>,
@@ -182,7 +187,7 @@ impl Stagnation {
             );
             let now = io.clock.now().unix_ms();
             let row = Rating {
-                target: format!("stagnation_strategies:{}", p.strategy),
+                target: p.target.clone(),
                 score,
                 comment,
                 shareable: p.shareable,
@@ -204,15 +209,15 @@ impl Stagnation {
             .db
             .read(|s: &Store| strategies_with_ratings(s))
             .await??;
-        let candidates: Vec<Candidate> = rows.iter().map(|(c, _, _)| c.clone()).collect();
+        let candidates: Vec<Candidate> = rows.iter().map(|(c, _)| c.clone()).collect();
         let recent: Vec<i64> = self.recent.iter().copied().collect();
         let chosen = choose(&candidates, assessment, &recent);
         let before: Vec<f64> = self.novelty.iter().map(|(_, n)| *n).collect();
         for id in chosen {
-            let Some((candidate, name, shareable)) = rows.iter().find(|(c, _, _)| c.id == id)
-            else {
+            let Some((candidate, about)) = rows.iter().find(|(c, _)| c.id == id) else {
                 continue;
             };
+            let name = &about.name;
             let Some(done) = apply(self, candidate.mechanism, report, io).await? else {
                 io.trace.line(format_args!(
                     "stagnation: {name} ({}) does not apply now",
@@ -238,8 +243,8 @@ impl Stagnation {
             };
             io.db.write(move |s: &Store| s.add(&entry, now)).await??;
             self.pending.push(Pending {
-                strategy: id,
-                shareable: *shareable,
+                target: about.target.clone(),
+                shareable: about.travels,
                 tick: report.tick,
                 before: before.clone(),
             });
@@ -253,12 +258,19 @@ impl Stagnation {
     }
 }
 
+/// What a rating needs to know about a strategy.
+struct About {
+    name: String,
+    /// The rating's target (see [`Pending::target`]).
+    target: String,
+    /// Whether the strategy travels, so its rating should too.
+    travels: bool,
+}
+
 /// The strategies as candidates (mechanism from the `mechanism:<name>` tag;
 /// rows without one are the model's own notes and are not applied
-/// automatically), with name and shareability.
-fn strategies_with_ratings(
-    s: &Store,
-) -> porfiry_storage::Result<Vec<(Candidate, String, bool)>> {
+/// automatically), with what their ratings name.
+fn strategies_with_ratings(s: &Store) -> porfiry_storage::Result<Vec<(Candidate, About)>> {
     let rows: Vec<Stored<StagnationStrategy>> = s.list(&ListQuery {
         limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
         ..Default::default()
@@ -271,9 +283,12 @@ fn strategies_with_ratings(
         let Some(class) = StrategyClass::parse(&r.row.class) else {
             continue;
         };
-        let rating = s
-            .rating_summary(&format!("stagnation_strategies:{}", r.id))?
-            .map(|(mean, _)| mean);
+        let item = r.row.item_id.or(r.row.origin_item_id);
+        let target = match item {
+            Some(item) => item.to_string(),
+            None => format!("stagnation_strategies:{}", r.id),
+        };
+        let rating = s.rating_summary(&target)?.map(|(mean, _)| mean);
         out.push((
             Candidate {
                 id: r.id,
@@ -282,8 +297,11 @@ fn strategies_with_ratings(
                 cost: r.row.cost,
                 rating,
             },
-            r.row.name,
-            r.row.shareable,
+            About {
+                name: r.row.name,
+                target,
+                travels: item.is_some(),
+            },
         ));
     }
     Ok(out)

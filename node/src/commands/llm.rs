@@ -69,9 +69,12 @@ pub enum LlmListError {
     /// JSON output failed.
     #[error("cannot print JSON: {0}")]
     Json(#[from] serde_json::Error),
-    /// The registry refused the change (a duplicate or unknown name).
+    /// The registry refused the change (a duplicate name, a bad row).
     #[error(transparent)]
     Registry(#[from] porfiry_storage::StorageError),
+    /// `llm remove` of a name the registry lacks.
+    #[error(transparent)]
+    Remove(#[from] llm_registry::RemoveError),
 }
 
 /// The local model as listed.

@@ -100,17 +100,25 @@ pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> porfiry_storage::Resul
     ))
 }
 
+/// Why `llm remove` changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum RemoveError {
+    /// No row has that name.
+    #[error("no model named {0:?} (see `porfiry llm list`)")]
+    Unknown(String),
+    /// The database failed.
+    #[error(transparent)]
+    Storage(#[from] porfiry_storage::StorageError),
+}
+
 /// Removes the model named `name`; what to print.
-pub fn remove(store: &Store, name: &str) -> porfiry_storage::Result<String> {
+pub fn remove(store: &Store, name: &str) -> Result<String, RemoveError> {
     match store.llm_by_name(name)? {
         Some(row) => {
             store.delete::<LlmEntry>(row.id)?;
             Ok(format!("removed model {name}"))
         }
-        None => Err(porfiry_storage::StorageError::invalid(
-            "llm",
-            format!("no model named {name:?} (see `porfiry llm list`)"),
-        )),
+        None => Err(RemoveError::Unknown(name.to_owned())),
     }
 }
 

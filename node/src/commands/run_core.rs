@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::Args;
 use porfiry_skills::Language;
-use porfiry_skills::cognition::context::DEFAULT_CONTEXT_TOKENS;
+use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_storage::{LlmEntry, Store};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Args;
-use porfiry_skills::cognition::context::DEFAULT_CONTEXT_TOKENS;
+use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_skills::Language;
 use porfiry_storage::LlmEntry;
 

@@ -16,6 +16,7 @@ use super::error::NodeError;
 use super::views::{
     FriendCatchup, NodeStatus, NotePost, NoteView, NotesQuery, Posted, profile_name,
 };
+use crate::cognition::CoreEvents;
 use crate::commands::friends::{
     FriendView, FriendsError, check_friend, delete_friend, friend_view, friend_views, may_offload,
     parse_peer_id, save_friend, set_offload,

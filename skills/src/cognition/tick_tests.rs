@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::tick::*;
+use super::*;
 use crate::cognition::context::BuiltPrompt;
 use crate::cognition::votes::Thresholds;
 use crate::llm::{ChatMessage, ModelRequest};

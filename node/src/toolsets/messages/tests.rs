@@ -75,6 +75,7 @@ fn fixture(with_node: bool, language: Language) -> Fixture {
                 "UTC",
             ))),
             StreamControl::new(),
+            crate::cognition::CoreEvents::new(),
         )
     });
     let tools = StoreTools {

@@ -6,7 +6,7 @@
 //!
 //! A bench program, not criterion: `cargo bench -p porfiry-node --bench cognition_tick`.
 
-#[allow(missing_docs, dead_code)]
+#[allow(missing_docs)]
 #[path = "../tests/core_support/mod.rs"]
 mod core_support;
 

@@ -56,7 +56,10 @@ fn all<T: porfiry_storage::Record>(s: &Store) -> Vec<porfiry_storage::Stored<T>>
 async fn a_tick_runs_a_write_command_with_auto_pass_and_records_it() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
-    let main = thinker("main", "I should note this.\nTOOL_CALL: diary_add|mesh links decay|mesh");
+    let main = thinker(
+        "main",
+        "I should note this.\nTOOL_CALL: diary_add|mesh links decay|mesh",
+    );
     let mut core = core(
         &db,
         ScriptMaker::default().with(main.clone()),
@@ -119,8 +122,7 @@ async fn the_same_reply_twice_fires_the_reflex_and_is_stored_once() {
         calls_after_first + 1,
         "a repeat needs no evaluation calls"
     );
-    let (diary, responses) =
-        read(&db, |s| (all::<DiaryEntry>(s), all::<RecentResponse>(s))).await;
+    let (diary, responses) = read(&db, |s| (all::<DiaryEntry>(s), all::<RecentResponse>(s))).await;
     assert_eq!(diary.len(), 1, "the repeated command did not run again");
     assert_eq!(responses.len(), 2);
     let stored_replies = responses
@@ -217,12 +219,26 @@ async fn a_model_failure_is_recorded_and_the_next_tick_retries() {
     )
     .await;
     let first = core.tick().await.unwrap();
-    assert!(first.report.error.as_deref().unwrap().contains("connection refused"));
+    assert!(
+        first
+            .report
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("connection refused")
+    );
     let second = core.tick().await.unwrap();
     assert_eq!(second.report.error, None);
     let ticks = read(&db, all::<TickRecord>).await;
     assert_eq!(ticks.len(), 2);
-    assert!(ticks[0].row.error.as_deref().unwrap().contains("connection refused"));
+    assert!(
+        ticks[0]
+            .row
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("connection refused")
+    );
     assert!(ticks[0].row.summary.contains("model call failed"));
     assert_eq!(ticks[1].row.error, None);
 }
@@ -253,7 +269,10 @@ async fn malformed_command_blocks_are_recorded_and_the_tick_goes_on() {
         .find(|p| p.row.name == "command_block")
         .expect("the malformed object is recorded");
     assert_eq!(block.row.status, ProcessStatus::Error);
-    let ran = processes.iter().find(|p| p.row.name == "diary_add").unwrap();
+    let ran = processes
+        .iter()
+        .find(|p| p.row.name == "diary_add")
+        .unwrap();
     assert_eq!(ran.row.cmd_id.as_deref(), Some("c1"));
 }
 
@@ -331,7 +350,8 @@ async fn idle_wakes_on_a_matching_note_event_and_not_without_one() {
     events.send(CoreEvent::NoteArrived { id: wanted });
     let (waited, _core) = waiting.await.unwrap();
     assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Note(wanted)));
-    let cycle: CycleSettings = read(&db, |s| s.config_get(CYCLE_CONFIG_KEY).unwrap().unwrap()).await;
+    let cycle: CycleSettings =
+        read(&db, |s| s.config_get(CYCLE_CONFIG_KEY).unwrap().unwrap()).await;
     assert_eq!(cycle.idle, None, "waking switches idle mode off");
 }
 
@@ -387,9 +407,15 @@ async fn help_lists_the_sets_and_one_sets_commands() {
     core.tick().await.unwrap();
     let processes = read(&db, all::<ProcessEntry>).await;
     let index = processes[0].row.result.clone().unwrap();
-    assert!(index.contains("diary — ") && index.contains("process — "), "{index}");
+    assert!(
+        index.contains("diary — ") && index.contains("process — "),
+        "{index}"
+    );
     let diary = processes[1].row.result.clone().unwrap();
-    assert!(diary.contains("diary_add|") && !diary.contains("process_"), "{diary}");
+    assert!(
+        diary.contains("diary_add|") && !diary.contains("process_"),
+        "{diary}"
+    );
 }
 
 #[tokio::test]
@@ -439,7 +465,11 @@ async fn the_prompt_fits_the_budget_on_a_busy_node() {
     .await;
     let done = core.tick().await.unwrap();
     let budget = porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS;
-    assert!(done.report.prompt_tokens <= budget, "{}", done.report.prompt_tokens);
+    assert!(
+        done.report.prompt_tokens <= budget,
+        "{}",
+        done.report.prompt_tokens
+    );
     assert!(!done.report.cut.is_empty(), "something had to be cut");
     let sent = &main.seen()[0];
     let text: String = std::iter::once(sent.system.as_str())
@@ -482,7 +512,10 @@ async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
         }
     }
     let (tick, first) = applied_at.expect("a stall of repeated replies escalates");
-    assert!(tick >= 3, "escalation needs a stall of 3, came at tick {tick}");
+    assert!(
+        tick >= 3,
+        "escalation needs a stall of 3, came at tick {tick}"
+    );
     let strategy_id = first.row.command["strategy"].as_i64().unwrap();
     let (cost, cheapest_in_class) = read(&db, move |s| {
         let all = all::<porfiry_storage::StagnationStrategy>(s);

@@ -165,8 +165,8 @@ impl CognitiveCore {
             cycle.pause_secs = secs;
         }
         let extra = self.stagnation.extra_pause();
-        let waited = wait_between_ticks(&db, &mut self.events, &cycle, extra, &*self.parts.clock)
-            .await?;
+        let waited =
+            wait_between_ticks(&db, &mut self.events, &cycle, extra, &*self.parts.clock).await?;
         self.parts.trace.line(format_args!("wait: {waited:?}"));
         Ok(waited)
     }
@@ -189,7 +189,10 @@ impl CognitiveCore {
             catalogue: self.catalogue.clone(),
             settings: vec![
                 ("model".into(), model_name.clone()),
-                ("context_tokens".into(), self.config.context_tokens.to_string()),
+                (
+                    "context_tokens".into(),
+                    self.config.context_tokens.to_string(),
+                ),
             ],
             hints: self.stagnation.take_hints(),
         };
@@ -211,12 +214,12 @@ impl CognitiveCore {
             emotions: loaded.emotions.clone(),
             validators: loaded.validators.iter().map(|v| v.name.clone()).collect(),
             main_model: model_name.clone(),
-            thresholds: loaded.thresholds.clone(),
+            thresholds: loaded.thresholds,
             effects: self.effects.clone(),
             language: self.config.language,
         });
-        let main_voice: Result<Voice, String> = main
-            .and_then(|entry| self.models.voice(&entry).map_err(|e| e.to_string()));
+        let main_voice: Result<Voice, String> =
+            main.and_then(|entry| self.models.voice(&entry).map_err(|e| e.to_string()));
         let report = loop {
             match tick.next(self.parts.clock.now().unix_ms()) {
                 TickStep::CallModel(request) => {
@@ -279,14 +282,17 @@ impl CognitiveCore {
             .await??;
         self.parts.trace.done(&report);
         self.stagnation
-            .after_tick(&report, &mut StagnationIo {
-                db: &self.parts.db,
-                runner: &self.runner,
-                asker: self.parts.asker.as_deref(),
-                clock: &*self.parts.clock,
-                trace: &self.parts.trace,
-                model: &model_name,
-            })
+            .after_tick(
+                &report,
+                &mut StagnationIo {
+                    db: &self.parts.db,
+                    runner: &self.runner,
+                    asker: self.parts.asker.as_deref(),
+                    clock: &*self.parts.clock,
+                    trace: &self.parts.trace,
+                    model: &model_name,
+                },
+            )
             .await?;
         Ok(TickDone { report, recorded })
     }

@@ -5,6 +5,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use porfiry_skills::Language;
 use porfiry_skills::ZonedTime;
 use porfiry_skills::cognition::context::{
     ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine,
@@ -12,16 +13,15 @@ use porfiry_skills::cognition::context::{
 use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
 use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
-use porfiry_skills::Language;
 use porfiry_storage::{
     AgentScript, AgentTable, Concentration, Concept, DiaryEntry, Goal, Link, ListQuery, LlmEntry,
     MatchMode, MemoryEntry, Note, NoteSource, RecentResponse, Result, Store, Stored, Task,
 };
 
 use crate::cognition::limits::{
-    MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY, MAX_CONTEXT_NOTES,
-    MAX_CONTEXT_PINNED, MAX_CONTEXT_PROCESSES, MAX_CONTEXT_UTILITIES, MAX_RESULT_CHARS,
-    REQUESTED_CONFIG_KEY, SYSTEM_PROMPT_NAME,
+    MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY, MAX_CONTEXT_NOTES, MAX_CONTEXT_PINNED,
+    MAX_CONTEXT_PROCESSES, MAX_CONTEXT_UTILITIES, MAX_RESULT_CHARS, REQUESTED_CONFIG_KEY,
+    SYSTEM_PROMPT_NAME,
 };
 use crate::cognition::requested::Requested;
 
@@ -147,11 +147,7 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
         data,
         previous_reply,
         emotions,
-        validators: store
-            .llm_validators()?
-            .into_iter()
-            .map(|v| v.row)
-            .collect(),
+        validators: store.llm_validators()?.into_iter().map(|v| v.row).collect(),
         thresholds,
         cycle,
     })
@@ -194,7 +190,12 @@ fn utilities(store: &Store) -> Result<Vec<String>> {
     let tables = store.list::<AgentTable>(&ListQuery::recent(MAX_CONTEXT_UTILITIES))?;
     Ok(scripts
         .into_iter()
-        .map(|s| format!("script {} {} — {}", s.row.name, s.row.version, s.row.description))
+        .map(|s| {
+            format!(
+                "script {} {} — {}",
+                s.row.name, s.row.version, s.row.description
+            )
+        })
         .chain(
             tables
                 .into_iter()
@@ -226,14 +227,12 @@ fn requested_lines(store: &Store, requested: &Requested) -> Result<Vec<Line>> {
             continue;
         }
         let line = match r.kind {
-            crate::cognition::requested::RecordKind::Diary => store
-                .get::<DiaryEntry>(r.id)
-                .ok()
-                .map(|d| diary_line(&d)),
-            crate::cognition::requested::RecordKind::Concept => store
-                .get::<Concept>(r.id)
-                .ok()
-                .map(|c| concept_line(&c)),
+            crate::cognition::requested::RecordKind::Diary => {
+                store.get::<DiaryEntry>(r.id).ok().map(|d| diary_line(&d))
+            }
+            crate::cognition::requested::RecordKind::Concept => {
+                store.get::<Concept>(r.id).ok().map(|c| concept_line(&c))
+            }
             crate::cognition::requested::RecordKind::Link => {
                 store.get::<Link>(r.id).ok().map(|l| Line {
                     id: l.id,
@@ -288,7 +287,11 @@ fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<Notes
             })?;
             Ok(NotesView::Manual {
                 per_priority: store.notes_count_by_priority(true)?,
-                unread: unread.iter().rev().map(|n| (n.id, n.row.priority)).collect(),
+                unread: unread
+                    .iter()
+                    .rev()
+                    .map(|n| (n.id, n.row.priority))
+                    .collect(),
             })
         }
         NotesMode::Auto { filter } => Ok(NotesView::Auto {
@@ -314,7 +317,11 @@ fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<Notes
 /// The newest notes matching `filter` (any of its tags, any of its
 /// sources), at most [`MAX_CONTEXT_NOTES`], newest first. One indexed query
 /// per (tag, source) pair, so the cost stays flat with 100k notes.
-pub fn filtered_notes(store: &Store, filter: &NoteFilter, now_ms: u64) -> Result<Vec<Stored<Note>>> {
+pub fn filtered_notes(
+    store: &Store,
+    filter: &NoteFilter,
+    now_ms: u64,
+) -> Result<Vec<Stored<Note>>> {
     let base = porfiry_storage::NoteFilter {
         min_priority: filter.min_priority,
         since_ms: filter
@@ -348,16 +355,19 @@ pub fn filtered_notes(store: &Store, filter: &NoteFilter, now_ms: u64) -> Result
         by_tag = by_tag
             .into_iter()
             .flat_map(|f| {
-                filter.sources.iter().map(move |s| match s.parse::<NoteSource>() {
-                    Ok(source) => porfiry_storage::NoteFilter {
-                        source: Some(source),
-                        ..f.clone()
-                    },
-                    Err(_) => porfiry_storage::NoteFilter {
-                        author: Some(s.clone()),
-                        ..f.clone()
-                    },
-                })
+                filter
+                    .sources
+                    .iter()
+                    .map(move |s| match s.parse::<NoteSource>() {
+                        Ok(source) => porfiry_storage::NoteFilter {
+                            source: Some(source),
+                            ..f.clone()
+                        },
+                        Err(_) => porfiry_storage::NoteFilter {
+                            author: Some(s.clone()),
+                            ..f.clone()
+                        },
+                    })
             })
             .collect();
     }

@@ -7,10 +7,10 @@
 //! returns what it did, or `None` when it cannot act now (no friends to
 //! ask, no other model…), so the next chosen strategy is tried.
 
+use porfiry_skills::cognition::commands::{Command, CommandArgs};
 use porfiry_skills::cognition::reflex::lexical_similarity;
 use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_skills::cognition::tick::{TickReport, raw_args};
-use porfiry_skills::cognition::commands::{Command, CommandArgs};
 use porfiry_storage::{
     Concept, DiaryEntry, Goal, ListQuery, LlmEntry, Progress, Store, Stored, Task,
 };
@@ -118,7 +118,9 @@ pub async fn apply(
                         .map(|goals| {
                             goals
                                 .into_iter()
-                                .filter(|g| matches!(g.row.status, Progress::Open | Progress::InProgress))
+                                .filter(|g| {
+                                    matches!(g.row.status, Progress::Open | Progress::InProgress)
+                                })
                                 .max_by_key(|g| g.row.priority)
                         })
                 })
@@ -144,7 +146,9 @@ pub async fn apply(
                 })
                 .await??;
             other.map(|o| {
-                state.hints.push(texts::switch_model_hint(lang, &o.row.name));
+                state
+                    .hints
+                    .push(texts::switch_model_hint(lang, &o.row.name));
                 let name = o.row.name.clone();
                 state.switched = Some((o.row, tick + 1 + SWITCH_TICKS));
                 format!("switched to {name} for {SWITCH_TICKS} ticks")
@@ -158,12 +162,11 @@ pub async fn apply(
         }
         Mechanism::TaskSwitch => {
             let now = io.clock.now().unix_ms();
-            let switched = io
-                .db
-                .write(move |s: &Store| switch_task(s, now))
-                .await??;
+            let switched = io.db.write(move |s: &Store| switch_task(s, now)).await??;
             switched.map(|t| {
-                state.hints.push(texts::task_switch_hint(lang, &t.row.title));
+                state
+                    .hints
+                    .push(texts::task_switch_hint(lang, &t.row.title));
                 format!("switched focus to task #{}", t.id)
             })
         }
@@ -171,7 +174,12 @@ pub async fn apply(
             let available: Vec<&str> = RANDOM_READS
                 .iter()
                 .copied()
-                .filter(|t| io.runner.registry().set_of(t).is_some_and(|set| set.tools().iter().any(|s| s.name == *t)))
+                .filter(|t| {
+                    io.runner
+                        .registry()
+                        .set_of(t)
+                        .is_some_and(|set| set.tools().iter().any(|s| s.name == *t))
+                })
                 .collect();
             if available.is_empty() {
                 return Ok(None);

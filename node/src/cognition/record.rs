@@ -63,9 +63,10 @@ pub fn record_tick(store: &Store, report: &TickReport, facts: &TickFacts<'_>) ->
             if let Some(entry) = process_row(record, facts.model) {
                 store.add(&entry, now)?;
             }
-            if let (CommandOutcome::Ran { ok: true, .. }, Some(kind)) =
-                (&record.outcome, RecordKind::of_read_tool(&record.command.tool))
-                && let Some(id) = record_id(record)
+            if let (CommandOutcome::Ran { ok: true, .. }, Some(kind)) = (
+                &record.outcome,
+                RecordKind::of_read_tool(&record.command.tool),
+            ) && let Some(id) = record_id(record)
             {
                 requested.add(RecordRef { kind, id });
             }
@@ -232,9 +233,6 @@ fn summary(report: &TickReport) -> String {
         report.executed(),
         not_validated,
         report.problems.len(),
-        report
-            .reflex
-            .as_ref()
-            .map_or(0.0, |r| r.evaluation.novelty)
+        report.reflex.as_ref().map_or(0.0, |r| r.evaluation.novelty)
     )
 }

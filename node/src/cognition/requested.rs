@@ -93,8 +93,14 @@ mod tests {
 
     #[test]
     fn only_the_three_read_tools_request_records() {
-        assert_eq!(RecordKind::of_read_tool("diary_read"), Some(RecordKind::Diary));
-        assert_eq!(RecordKind::of_read_tool("links_read"), Some(RecordKind::Link));
+        assert_eq!(
+            RecordKind::of_read_tool("diary_read"),
+            Some(RecordKind::Diary)
+        );
+        assert_eq!(
+            RecordKind::of_read_tool("links_read"),
+            Some(RecordKind::Link)
+        );
         assert_eq!(RecordKind::of_read_tool("diary_list"), None);
     }
 }

@@ -15,7 +15,7 @@ use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings};
 use porfiry_storage::{Result, StagnationStrategy, Store, SystemPrompt, ThinkingMethod};
 
-use crate::cognition::limits::{SYSTEM_PROMPT_NAME};
+use crate::cognition::limits::SYSTEM_PROMPT_NAME;
 
 /// What seeding added.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -36,7 +36,9 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
     store.transaction(|s| {
         let mut seeded = Seeded::default();
         for lang in [Language::En, Language::Ru] {
-            if s.system_prompt(SYSTEM_PROMPT_NAME, &lang.to_string())?.is_none() {
+            if s.system_prompt(SYSTEM_PROMPT_NAME, &lang.to_string())?
+                .is_none()
+            {
                 s.add(
                     &SystemPrompt {
                         name: SYSTEM_PROMPT_NAME.into(),

@@ -205,10 +205,7 @@ impl Stagnation {
         assessment: &Assessment,
         io: &mut StagnationIo<'_>,
     ) -> Result<(), CoreError> {
-        let rows = io
-            .db
-            .read(|s: &Store| strategies_with_ratings(s))
-            .await??;
+        let rows = io.db.read(|s: &Store| strategies_with_ratings(s)).await??;
         let candidates: Vec<Candidate> = rows.iter().map(|(c, _)| c.clone()).collect();
         let recent: Vec<i64> = self.recent.iter().copied().collect();
         let chosen = choose(&candidates, assessment, &recent);
@@ -326,7 +323,10 @@ async fn count_since(db: &crate::db::Db, since: Option<u64>) -> Result<(u32, u32
                 limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
                 ..Default::default()
             })?;
-            let stimuli = notes.iter().filter(|n| n.row.source != NoteSource::Llm).count();
+            let stimuli = notes
+                .iter()
+                .filter(|n| n.row.source != NoteSource::Llm)
+                .count();
             Ok((
                 u32::try_from(growth).unwrap_or(u32::MAX),
                 u32::try_from(stimuli).unwrap_or(u32::MAX),

@@ -144,29 +144,31 @@ async fn check_all(
     let idle = idle.clone();
     let now = clock.now().unix_ms();
     Ok(db
-        .read(move |s: &Store| -> porfiry_storage::Result<Option<WakeCause>> {
-            for p in s.list::<ProcessEntry>(&porfiry_storage::ListQuery {
-                since_ms: None,
-                limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
-                ..Default::default()
-            })? {
-                let named = idle.processes.is_empty() || idle.processes.contains(&p.id);
-                if named && finished_since(&p, idle.since_ms) {
-                    return Ok(Some(WakeCause::Process(p.id)));
-                }
-            }
-            if let Some(filter) = &idle.notes {
-                let recent = s.notes_filter(&porfiry_storage::NoteFilter {
-                    since_ms: Some(idle.since_ms),
+        .read(
+            move |s: &Store| -> porfiry_storage::Result<Option<WakeCause>> {
+                for p in s.list::<ProcessEntry>(&porfiry_storage::ListQuery {
+                    since_ms: None,
                     limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
                     ..Default::default()
-                })?;
-                if let Some(n) = recent.iter().find(|n| note_matches(filter, n, now)) {
-                    return Ok(Some(WakeCause::Note(n.id)));
+                })? {
+                    let named = idle.processes.is_empty() || idle.processes.contains(&p.id);
+                    if named && finished_since(&p, idle.since_ms) {
+                        return Ok(Some(WakeCause::Process(p.id)));
+                    }
                 }
-            }
-            Ok(None)
-        })
+                if let Some(filter) = &idle.notes {
+                    let recent = s.notes_filter(&porfiry_storage::NoteFilter {
+                        since_ms: Some(idle.since_ms),
+                        limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
+                        ..Default::default()
+                    })?;
+                    if let Some(n) = recent.iter().find(|n| note_matches(filter, n, now)) {
+                        return Ok(Some(WakeCause::Note(n.id)));
+                    }
+                }
+                Ok(None)
+            },
+        )
         .await??)
 }
 
@@ -201,9 +203,10 @@ pub fn note_matches(filter: &NoteFilter, note: &Stored<Note>, now_ms: u64) -> bo
         }
     }
     if !filter.sources.is_empty() {
-        let from = filter.sources.iter().any(|s| {
-            s == n.source.as_str() || n.origin_author.as_deref() == Some(s.as_str())
-        });
+        let from = filter
+            .sources
+            .iter()
+            .any(|s| s == n.source.as_str() || n.origin_author.as_deref() == Some(s.as_str()));
         if !from {
             return false;
         }

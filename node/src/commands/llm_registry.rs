@@ -192,7 +192,9 @@ mod tests {
         add(&store, &args("b", true, true), 2).unwrap();
         let rows = registry(&store).unwrap();
         assert_eq!(
-            rows.iter().map(|r| (r.name.as_str(), r.main, r.validator)).collect::<Vec<_>>(),
+            rows.iter()
+                .map(|r| (r.name.as_str(), r.main, r.validator))
+                .collect::<Vec<_>>(),
             [("a", false, false), ("b", true, true)]
         );
         assert!(registry_lines(&rows)[1].ends_with("[main, validator]"));

@@ -86,7 +86,9 @@ pub async fn start_core(
         None => match db.read(|s: &Store| s.llm_main()).await?? {
             Some(row) => row.row.name,
             None => {
-                tracing::info!("cognitive core off: no model (give --llm-url/--llm-model, or `porfiry llm add … --main`)");
+                tracing::info!(
+                    "cognitive core off: no model (give --llm-url/--llm-model, or `porfiry llm add … --main`)"
+                );
                 return Ok(None);
             }
         },

@@ -9,8 +9,8 @@ use std::sync::Arc;
 
 use anyhow::Context as _;
 use clap::Args;
-use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_skills::Language;
+use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_storage::LlmEntry;
 
 use crate::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
@@ -96,7 +96,10 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         maker: models,
         clock: Arc::new(crate::chat::local_clock()),
         events,
-        asker: Some(Arc::new(crate::cognition::asker::KeyAsker::new(db.clone(), key))),
+        asker: Some(Arc::new(crate::cognition::asker::KeyAsker::new(
+            db.clone(),
+            key,
+        ))),
         trace,
     };
     let config = CoreConfig {

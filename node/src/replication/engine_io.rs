@@ -108,7 +108,9 @@ pub fn carry_out(
             | Output::Event(_) => {}
         }
     }
-    counters.merged_notes.extend(write_all(store, local, writes)?);
+    counters
+        .merged_notes
+        .extend(write_all(store, local, writes)?);
     Ok(wake)
 }
 

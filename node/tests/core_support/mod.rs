@@ -84,7 +84,9 @@ impl Llm for ScriptLlm {
 /// Whether `request` is the tick's main call (its system prompt is the
 /// core's context 0), not a reflex or validator question.
 pub fn is_main_call(request: &ModelRequest, language: Language) -> bool {
-    request.system.starts_with(core_system_prompt(language).lines().next().unwrap_or("-"))
+    request
+        .system
+        .starts_with(core_system_prompt(language).lines().next().unwrap_or("-"))
 }
 
 /// Hands out scripted models by registry name.

@@ -357,12 +357,7 @@ impl Tick {
                 &reply,
             ),
         };
-        let emotions = parse_emotions(
-            answers
-                .emotional
-                .as_ref()
-                .and_then(|a| a.as_deref().ok()),
-        );
+        let emotions = parse_emotions(answers.emotional.as_ref().and_then(|a| a.as_deref().ok()));
         let merged = merge_emotion_list(&self.start.emotions, &emotions);
         let emotion_list = (merged != self.start.emotions).then_some(merged);
         let votes: Vec<(String, Result<i8, String>)> = answers
@@ -370,8 +365,9 @@ impl Tick {
             .into_iter()
             .map(|(name, answer)| {
                 let vote = answer.and_then(|text| {
-                    crate::cognition::votes::parse_vote(&text)
-                        .ok_or_else(|| format!("no vote in {:?}", crate::cognition::tick::snippet(&text)))
+                    crate::cognition::votes::parse_vote(&text).ok_or_else(|| {
+                        format!("no vote in {:?}", crate::cognition::tick::snippet(&text))
+                    })
                 });
                 (name, vote)
             })

@@ -47,7 +47,8 @@ fn finish(tick: &mut Tick, now: u64) -> TickReport {
     }
 }
 
-const REPLY: &str = "A thought.\nTOOL_CALL: diary_add|a thought\nTOOL_CALL: diary_list\nTOOL_CALL: nosuch_tool|x";
+const REPLY: &str =
+    "A thought.\nTOOL_CALL: diary_add|a thought\nTOOL_CALL: diary_list\nTOOL_CALL: nosuch_tool|x";
 
 #[test]
 fn a_first_reply_without_validators_runs_its_known_commands_with_auto_pass() {
@@ -60,7 +61,10 @@ fn a_first_reply_without_validators_runs_its_known_commands_with_auto_pass() {
     let TickStep::Reflect(reflection) = tick.next(1_100) else {
         panic!("then the reflexes")
     };
-    assert!(reflection.cognitive.is_none(), "nothing to compare a first reply with");
+    assert!(
+        reflection.cognitive.is_none(),
+        "nothing to compare a first reply with"
+    );
     assert!(reflection.validators.is_empty());
     tick.reflected(ReflectionAnswers {
         cognitive: None,
@@ -71,10 +75,20 @@ fn a_first_reply_without_validators_runs_its_known_commands_with_auto_pass() {
         panic!("then the validated commands")
     };
     let tools: Vec<&str> = commands.iter().map(|c| c.tool.as_str()).collect();
-    assert_eq!(tools, ["diary_add", "diary_list"], "the unknown tool never runs");
+    assert_eq!(
+        tools,
+        ["diary_add", "diary_list"],
+        "the unknown tool never runs"
+    );
     tick.ran(vec![
-        RunResult { ok: true, output: "added diary #1".into() },
-        RunResult { ok: true, output: "1 entry".into() },
+        RunResult {
+            ok: true,
+            output: "added diary #1".into(),
+        },
+        RunResult {
+            ok: true,
+            output: "1 entry".into(),
+        },
     ]);
     let report = finish(&mut tick, 1_500);
     assert_eq!(report.duration_ms, 500);
@@ -146,13 +160,22 @@ fn a_validator_voting_minus_3_keeps_every_command_from_running() {
     assert_eq!(report.model_calls, 1 + 2 + 2);
     assert_eq!(
         report.commands[0].outcome,
-        CommandOutcome::NotValidated { rating: -3.0, needed: 1.0 }
+        CommandOutcome::NotValidated {
+            rating: -3.0,
+            needed: 1.0
+        }
     );
     assert_eq!(
         report.commands[1].outcome,
-        CommandOutcome::NotValidated { rating: -3.0, needed: 0.0 }
+        CommandOutcome::NotValidated {
+            rating: -3.0,
+            needed: 0.0
+        }
     );
-    assert!(report.reflex.unwrap().evaluation.fallback, "unusable evaluation → lexical");
+    assert!(
+        report.reflex.unwrap().evaluation.fallback,
+        "unusable evaluation → lexical"
+    );
 }
 
 #[test]

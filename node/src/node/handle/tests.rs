@@ -35,8 +35,8 @@ async fn a_full_command_queue_makes_the_poster_wait_and_loses_nothing() {
         listening,
         Arc::new(SystemClock::utc()),
         crate::mesh::StreamControl::new(),
-            crate::cognition::CoreEvents::new(),
-        );
+        crate::cognition::CoreEvents::new(),
+    );
     // Nobody reads the queue: it fills.
     for i in 0..COMMAND_QUEUE_CAPACITY {
         handle.post_note(post(&format!("n{i}"))).await.unwrap();

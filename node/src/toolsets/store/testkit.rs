@@ -79,8 +79,8 @@ impl Kit {
                 listening,
                 Arc::new(SystemClock::utc()),
                 StreamControl::new(),
-            crate::cognition::CoreEvents::new(),
-        ))
+                crate::cognition::CoreEvents::new(),
+            ))
         });
         (kit, rx, key)
     }

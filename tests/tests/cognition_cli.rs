@@ -1,0 +1,234 @@
+//! End to end: the cognitive core as a user runs it — `porfiry init` seeds
+//! it, `porfiry llm add|list|remove` edit the registry, `porfiry think`
+//! ticks against the scripted OpenAI-compatible server over real HTTP and
+//! writes the node's SQLite file, a dead endpoint is recorded tick after
+//! tick, and `porfiry run` starts the core with a model unless
+//! `--no-think`.
+
+use porfiry_skills::Language;
+use porfiry_skills::cognition::texts::prompt::core_system_prompt;
+use porfiry_storage::{
+    DiaryEntry, ListQuery, ProcessEntry, Record, StagnationStrategy, Stored, SystemPrompt,
+    ThinkingMethod, TickRecord,
+};
+use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::{Reply, Rule, ScriptedLlm, When};
+
+/// The first words of the core's system prompt: they mark the tick's main
+/// call, as opposed to the reflexes' short questions.
+fn main_call() -> When {
+    let head: String = core_system_prompt(Language::En).chars().take(40).collect();
+    When::system_contains(head)
+}
+
+/// A model that writes one diary entry per tick (numbered by the request)
+/// and answers the reflexes with a usable evaluation.
+fn diarist() -> ScriptedLlm {
+    ScriptedLlm::start(vec![
+        Rule::new(
+            main_call(),
+            Reply::func(|req| {
+                Reply::text(format!(
+                    "Thinking, step {}.\nTOOL_CALL: diary_add|observation {}|e2e",
+                    req.number, req.number
+                ))
+            }),
+        ),
+        Rule::always(Reply::text(
+            r#"{"novel": "yes", "novelty": 0.9, "new_ideas": ["observation"], "tags": ["e2e"]}"#,
+        )),
+    ])
+    .unwrap()
+}
+
+fn all<T: Record>(node: &MeshNode) -> Vec<Stored<T>> {
+    node.store()
+        .list::<T>(&ListQuery {
+            limit: Some(1_000),
+            oldest_first: true,
+            ..Default::default()
+        })
+        .unwrap()
+}
+
+#[test]
+fn init_seeds_the_core_prompts_strategies_methods_and_settings() {
+    let node = MeshNode::init("seeded");
+    let prompts = all::<SystemPrompt>(&node);
+    let languages: Vec<&str> = prompts.iter().map(|p| p.row.language.as_str()).collect();
+    assert_eq!(languages, ["en", "ru"]);
+    let strategies = all::<StagnationStrategy>(&node);
+    let classes: std::collections::BTreeSet<&str> =
+        strategies.iter().map(|s| s.row.class.as_str()).collect();
+    assert_eq!(classes.len(), 4, "all four classes: {classes:?}");
+    assert!(!all::<ThinkingMethod>(&node).is_empty());
+    let store = node.store();
+    let emotions: Vec<String> = store.config_get("emotions").unwrap().unwrap();
+    assert!(!emotions.is_empty());
+    assert!(
+        store
+            .config_value("validation.thresholds")
+            .unwrap()
+            .is_some()
+    );
+}
+
+#[test]
+fn llm_add_list_and_remove_edit_the_registry() {
+    let node = MeshNode::init("registry");
+    let out = node.cli_ok(&[
+        "llm",
+        "add",
+        "main",
+        "--url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "qwen",
+        "--main",
+    ]);
+    assert_eq!(
+        out.trim(),
+        "added model main #1: qwen at http://127.0.0.1:9/v1 (main)"
+    );
+    node.cli_ok(&[
+        "llm",
+        "add",
+        "judge",
+        "--url",
+        "http://127.0.0.1:9/v1",
+        "--model",
+        "gemma",
+        "--validator",
+    ]);
+    let list = node.cli_ok(&["llm", "list"]);
+    assert!(
+        list.contains("registry judge  model: gemma  at: http://127.0.0.1:9/v1  [validator]"),
+        "{list}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&node.cli_ok(&["llm", "list", "--json"])).unwrap();
+    assert_eq!(json["registry"][1]["name"], "main");
+    assert_eq!(json["registry"][1]["main"], true);
+    let dup = node.cli(&["llm", "add", "main", "--url", "http://x/v1", "--model", "m"]);
+    assert!(!dup.status.success());
+    assert_eq!(
+        node.cli_ok(&["llm", "remove", "judge"]).trim(),
+        "removed model judge"
+    );
+    let gone = node.cli(&["llm", "remove", "judge"]);
+    assert!(!gone.status.success());
+    assert!(String::from_utf8_lossy(&gone.stderr).contains("no model named \"judge\""));
+}
+
+#[test]
+fn think_ticks_over_real_http_and_writes_the_database() {
+    let llm = diarist();
+    let node = MeshNode::init("thinker");
+    let out = node
+        .command()
+        .args([
+            "think",
+            "--ticks",
+            "2",
+            "--trace",
+            "--pause-secs",
+            "0",
+            "--llm-url",
+            &llm.url(),
+            "--llm-model",
+            "scripted",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(
+        lines[0].starts_with("tick 1: 1 commands, 1 ran"),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("tick 2: 1 commands, 1 ran"),
+        "{stdout}"
+    );
+    assert!(stderr.contains("[trace] --- system ---"), "{stderr}");
+    assert!(stderr.contains("[trace] command diary_add|"), "{stderr}");
+    let diary = all::<DiaryEntry>(&node);
+    assert_eq!(diary.len(), 2);
+    assert!(diary[0].row.text.starts_with("observation "));
+    let ticks = all::<TickRecord>(&node);
+    assert_eq!(ticks.iter().map(|t| t.row.tick).collect::<Vec<_>>(), [1, 2]);
+    assert!(ticks.iter().all(|t| t.row.error.is_none()));
+    // No validators: the main call and the emotional evaluation, plus the
+    // cognitive one once there is an earlier reply to compare with.
+    assert_eq!(llm.request_count(), 5);
+    assert_eq!(
+        ticks.iter().map(|t| t.row.model_calls).collect::<Vec<_>>(),
+        [2, 3]
+    );
+}
+
+#[test]
+fn a_dead_endpoint_is_recorded_each_tick_and_think_goes_on() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/v1");
+    let node = MeshNode::init("unlucky");
+    let out = node
+        .command()
+        .args([
+            "think",
+            "--ticks",
+            "2",
+            "--pause-secs",
+            "0",
+            "--llm-retries",
+            "0",
+            "--llm-url",
+            &url,
+            "--llm-model",
+            "gone",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{stdout}");
+    assert!(lines.iter().all(|l| l.contains(": error: ")), "{stdout}");
+    let ticks = all::<TickRecord>(&node);
+    assert_eq!(ticks.len(), 2);
+    assert!(ticks.iter().all(|t| t.row.error.is_some()));
+    assert!(all::<ProcessEntry>(&node).is_empty(), "nothing ran");
+}
+
+#[test]
+fn run_starts_the_core_with_a_model_and_no_think_keeps_it_off() {
+    let llm = diarist();
+    let mut off = MeshNode::init("quiet");
+    off.start(&["--llm-url", &llm.url(), "--llm-model", "scripted"]);
+    let mut on = MeshNode::init("busy");
+    on.start_thinking(&["--llm-url", &llm.url(), "--llm-model", "scripted"]);
+    wait_for("the core's first tick", || {
+        !all::<TickRecord>(&on).is_empty()
+    });
+    assert!(
+        on.stdout_lines()
+            .iter()
+            .any(|l| l == "cognitive core on: scripted")
+    );
+    assert_eq!(all::<DiaryEntry>(&on).len(), 1);
+    on.terminate();
+    off.terminate();
+    assert!(
+        !off.stdout_lines()
+            .iter()
+            .any(|l| l.starts_with("cognitive core on"))
+    );
+    assert!(all::<TickRecord>(&off).is_empty());
+}

@@ -16,8 +16,6 @@ use std::time::Instant;
 use core_support::*;
 use porfiry_node::cognition::{CoreEvents, Trace};
 use porfiry_skills::Language;
-use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
-use porfiry_storage::{DiaryEntry, Note};
 
 /// Ticks measured per node.
 const TICKS: usize = 200;
@@ -33,7 +31,7 @@ fn main() {
             let tmp = tempfile::tempdir().unwrap();
             let db = fresh_db(tmp.path());
             if busy {
-                fill(&db).await;
+                fill_busy(&db).await;
             }
             let n = AtomicU64::new(0);
             let main = ScriptLlm::new("main", move |req| {
@@ -77,39 +75,4 @@ fn main() {
             db.close().await;
         }
     });
-}
-
-/// 10,000 diary entries (some pinned), 100,000 notes, notes shown in auto mode.
-async fn fill(db: &porfiry_node::db::Db) {
-    db.write(|s| {
-        let diary: Vec<DiaryEntry> = (0..10_000)
-            .map(|i| DiaryEntry {
-                text: format!("diary entry {i}: thoughts about mesh replication and friends"),
-                pinned: i % 500 == 0,
-                ..Default::default()
-            })
-            .collect();
-        s.add_many(&diary, 2_000).unwrap();
-        let notes: Vec<Note> = (0..100_000)
-            .map(|i| Note {
-                text: format!("note {i} from the family chat, with some words in it"),
-                priority: i64::from(i % 3),
-                ..Default::default()
-            })
-            .collect();
-        s.add_many(&notes, 2_000).unwrap();
-        s.config_set(
-            CYCLE_CONFIG_KEY,
-            &CycleSettings {
-                notes: NotesMode::Auto {
-                    filter: NoteFilter::default(),
-                },
-                ..Default::default()
-            },
-            2_000,
-        )
-        .unwrap();
-    })
-    .await
-    .unwrap();
 }

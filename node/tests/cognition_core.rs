@@ -36,6 +36,23 @@ fn thinker(name: &str, reply: &'static str) -> std::sync::Arc<ScriptLlm> {
     })
 }
 
+/// Switches idle mode on with `settings`.
+async fn idle(db: &porfiry_node::db::Db, settings: IdleSettings) {
+    let since = settings.since_ms;
+    db.write(move |s| {
+        set_cycle(
+            s,
+            CycleSettings {
+                idle: Some(settings),
+                ..Default::default()
+            },
+            since,
+        )
+    })
+    .await
+    .unwrap();
+}
+
 async fn read<T: Send + 'static>(
     db: &porfiry_node::db::Db,
     f: impl FnOnce(&Store) -> T + Send + 'static,
@@ -293,26 +310,18 @@ async fn idle_wakes_on_a_matching_note_event_and_not_without_one() {
     )
     .await;
     let since = clock.now().unix_ms();
-    db.write(move |s| {
-        s.config_set(
-            CYCLE_CONFIG_KEY,
-            &CycleSettings {
-                idle: Some(IdleSettings {
-                    notes: Some(NoteFilter {
-                        min_priority: Some(1),
-                        ..Default::default()
-                    }),
-                    since_ms: since,
-                    ..Default::default()
-                }),
+    idle(
+        &db,
+        IdleSettings {
+            notes: Some(NoteFilter {
+                min_priority: Some(1),
                 ..Default::default()
-            },
-            since,
-        )
-    })
-    .await
-    .unwrap()
-    .unwrap();
+            }),
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
     // Nothing happens: an hour of (paused, auto-advanced) time passes
     // without the core waking, so it is not polling a timer either.
     assert!(
@@ -370,23 +379,15 @@ async fn idle_with_a_timeout_wakes_when_it_passes() {
     )
     .await;
     let since = clock.now().unix_ms();
-    db.write(move |s| {
-        s.config_set(
-            CYCLE_CONFIG_KEY,
-            &CycleSettings {
-                idle: Some(IdleSettings {
-                    timeout_secs: Some(600),
-                    since_ms: since,
-                    ..Default::default()
-                }),
-                ..Default::default()
-            },
-            since,
-        )
-    })
-    .await
-    .unwrap()
-    .unwrap();
+    idle(
+        &db,
+        IdleSettings {
+            timeout_secs: Some(600),
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
     assert_eq!(core.wait().await.unwrap(), Waited::Woke(WakeCause::Timeout));
 }
 
@@ -422,37 +423,7 @@ async fn help_lists_the_sets_and_one_sets_commands() {
 async fn the_prompt_fits_the_budget_on_a_busy_node() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
-    db.write(|s| {
-        let diary: Vec<DiaryEntry> = (0..10_000)
-            .map(|i| DiaryEntry {
-                text: format!("diary entry {i}: thoughts about mesh replication and friends"),
-                pinned: i % 500 == 0,
-                ..Default::default()
-            })
-            .collect();
-        s.add_many(&diary, 2_000).unwrap();
-        let notes: Vec<Note> = (0..100_000)
-            .map(|i| Note {
-                text: format!("note {i} from the family chat, with some words in it"),
-                priority: i64::from(i % 3),
-                ..Default::default()
-            })
-            .collect();
-        s.add_many(&notes, 2_000).unwrap();
-        s.config_set(
-            CYCLE_CONFIG_KEY,
-            &CycleSettings {
-                notes: porfiry_skills::cognition::NotesMode::Auto {
-                    filter: NoteFilter::default(),
-                },
-                ..Default::default()
-            },
-            2_000,
-        )
-        .unwrap();
-    })
-    .await
-    .unwrap();
+    fill_busy(&db).await;
     let main = thinker("main", "Many notes today.");
     let mut core = core(
         &db,

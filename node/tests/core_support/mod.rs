@@ -18,8 +18,9 @@ use porfiry_node::llm::registry_models::RegistryModels;
 use porfiry_node::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
 use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
+use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
 use porfiry_skills::{Language, ManualClock};
-use porfiry_storage::{LlmEntry, Store};
+use porfiry_storage::{DiaryEntry, LlmEntry, Note, Store};
 
 /// A manual clock at 2026-05-28 (any fixed moment will do).
 pub fn start_clock() -> ManualClock {
@@ -175,4 +176,44 @@ pub async fn core(
     )
     .await
     .unwrap()
+}
+
+/// A busy family node: 10,000 diary entries (every 500th pinned) and
+/// 100,000 notes, notes shown to the core in auto mode.
+pub async fn fill_busy(db: &Db) {
+    db.write(|s| {
+        let diary: Vec<DiaryEntry> = (0..10_000)
+            .map(|i| DiaryEntry {
+                text: format!("diary entry {i}: thoughts about mesh replication and friends"),
+                pinned: i % 500 == 0,
+                ..Default::default()
+            })
+            .collect();
+        s.add_many(&diary, 2_000).unwrap();
+        let notes: Vec<Note> = (0..100_000)
+            .map(|i| Note {
+                text: format!("note {i} from the family chat, with some words in it"),
+                priority: i64::from(i % 3),
+                ..Default::default()
+            })
+            .collect();
+        s.add_many(&notes, 2_000).unwrap();
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: NotesMode::Auto {
+                    filter: NoteFilter::default(),
+                },
+                ..Default::default()
+            },
+            2_000,
+        );
+    })
+    .await
+    .unwrap();
+}
+
+/// Stores `cycle` as the core's cycle settings.
+pub fn set_cycle(s: &Store, cycle: CycleSettings, now_ms: u64) {
+    s.config_set(CYCLE_CONFIG_KEY, &cycle, now_ms).unwrap();
 }

@@ -119,15 +119,23 @@ pub fn api_address(given: &str, public: bool) -> Result<SocketAddr, StartError> 
 }
 
 /// The agent over `llm` (the node's own model server, a friend's model, or
-/// whichever friend offers one), with the user's skills from the data dir.
-pub fn build_agent(dir: &DataDir, llm: Arc<dyn Llm>) -> Result<Arc<dyn Agent>, StartError> {
+/// whichever friend offers one), with the user's skills from the data dir
+/// and the node's toolsets (`None`: the ones that need no database).
+pub fn build_agent(
+    dir: &DataDir,
+    llm: Arc<dyn Llm>,
+    toolsets: Option<porfiry_skills::ToolsetRegistry>,
+) -> Result<Arc<dyn Agent>, StartError> {
     let model = llm.model_name();
     let target = LlmTarget::new(String::new(), model.clone());
     let config = ChatConfig {
         skills_dir: Some(dir.skills_dir()),
         ..ChatConfig::new(target)
     };
-    let engine = ChatEngine::with_llm(&config, llm)?;
+    let engine = match toolsets {
+        Some(toolsets) => ChatEngine::with_toolsets(&config, llm, toolsets)?,
+        None => ChatEngine::with_llm(&config, llm)?,
+    };
     Ok(Arc::new(ChatAgent::new(Arc::new(engine), model)))
 }
 
@@ -173,12 +181,13 @@ pub async fn serve_node(
     plan: &ApiPlan,
     node: &crate::node::NodeHandle,
     llm: Arc<dyn Llm>,
+    toolsets: porfiry_skills::ToolsetRegistry,
     out: &mut impl Write,
 ) -> Result<Option<RunningApi>, StartError> {
     let Some(addr) = plan.addr else {
         return Ok(None);
     };
-    let agent = Some(build_agent(dir, llm)?);
+    let agent = Some(build_agent(dir, llm, Some(toolsets))?);
     let node = Arc::new(super::adapters::NodeAdapter::new(node.clone()));
     let clock: Arc<dyn Clock> = Arc::new(crate::chat::SystemClock::utc());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -44,6 +44,17 @@ impl ChatEngine {
     /// threads and the offset cannot be read); see [`ChatEngine::with_clock`].
     pub fn with_llm(config: &ChatConfig, llm: Arc<dyn Llm>) -> Result<Self, ChatError> {
         let toolsets = node_toolsets(&config.toolset_options())?;
+        Self::with_toolsets(config, llm, toolsets)
+    }
+
+    /// An engine over `llm` whose sessions may switch on `toolsets` (the
+    /// node's whole registry in `porfiry run`, shared with the cognitive
+    /// core); `config.llm` is not used.
+    pub fn with_toolsets(
+        config: &ChatConfig,
+        llm: Arc<dyn Llm>,
+        toolsets: porfiry_skills::ToolsetRegistry,
+    ) -> Result<Self, ChatError> {
         let mut repository = SkillRepository::new(config.language);
         if let Some(dir) = &config.skills_dir {
             repository = repository.with_user_dir(dir);

@@ -20,7 +20,8 @@ use crate::commands::offload_flags::{ModelChoice, OffloadPlan};
 use crate::commands::think::flags_model;
 use crate::llm::registry_models::RegistryModels;
 use crate::node::NodeHandle;
-use crate::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
+use crate::toolsets::{StoreTools, ToolsetError, ToolsetOptions, core_toolsets};
+use porfiry_skills::ToolsetRegistry;
 
 /// `porfiry run`'s flags for the core.
 #[derive(Debug, Clone, Args)]
@@ -60,13 +61,31 @@ impl CoreTask {
     }
 }
 
-/// Starts the core on `node` if a model is configured; `None` (logged)
-/// when `--no-think` or no model. `Err` only when the core cannot start.
+/// The node's one toolset registry — the API's chat sessions and the core
+/// dispatch through it — and the models its `llm` set builds.
+pub fn node_registry(
+    node: &NodeHandle,
+) -> Result<(ToolsetRegistry, Arc<RegistryModels>), ToolsetError> {
+    let tools = StoreTools {
+        db: node.db().clone(),
+        language: Language::default(),
+        events: node.events(),
+        node: Some(node.clone()),
+    };
+    let models = Arc::new(RegistryModels::new(Some(Arc::new(node.streams()))));
+    let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
+    Ok((registry, models))
+}
+
+/// Starts the core on `node` with `registry` if a model is configured;
+/// `None` (logged) when `--no-think` or no model. `Err` only when the core
+/// cannot start.
 pub async fn start_core(
     flags: &ThinkFlags,
     llm: &OptionalLlmArgs,
     plan: &OffloadPlan,
     node: &NodeHandle,
+    (registry, models): (ToolsetRegistry, Arc<RegistryModels>),
 ) -> anyhow::Result<Option<(CoreTask, String)>> {
     if flags.no_think {
         return Ok(None);
@@ -93,14 +112,6 @@ pub async fn start_core(
             }
         },
     };
-    let tools = StoreTools {
-        db: db.clone(),
-        language: Language::default(),
-        events: node.events(),
-        node: Some(node.clone()),
-    };
-    let models = Arc::new(RegistryModels::new(Some(Arc::new(node.streams()))));
-    let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
     let parts = CoreParts {
         db,
         registry: Arc::new(registry),

@@ -17,8 +17,8 @@ use porfiry_node::db::Db;
 use porfiry_node::llm::registry_models::RegistryModels;
 use porfiry_node::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
-use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
+use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
 use porfiry_skills::{Language, ManualClock};
 use porfiry_storage::{DiaryEntry, LlmEntry, Note, Store};
 

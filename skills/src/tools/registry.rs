@@ -52,7 +52,9 @@ pub enum Route<'a> {
 }
 
 /// All registered toolsets, kept in name order so every listing is stable.
-#[derive(Default)]
+/// Cloning shares the sets (they are `Arc`s): the cognitive core and the
+/// chat sessions of one node dispatch to the very same toolset objects.
+#[derive(Default, Clone)]
 pub struct ToolsetRegistry {
     sets: BTreeMap<String, Arc<dyn Toolset>>,
 }

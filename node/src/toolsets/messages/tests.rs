@@ -15,9 +15,8 @@ use tokio::sync::{mpsc, watch};
 use super::*;
 use crate::cognition::CoreEvents;
 use crate::db::Db;
-use crate::mesh::{Profile, StreamControl};
-use crate::node::NodeHandle;
 use crate::replication::LoopCommand;
+use crate::toolsets::test_support::{peer, test_node};
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -26,10 +25,6 @@ struct Fixture {
     set: MessagesToolset,
     published: mpsc::Receiver<LoopCommand>,
     _stop: watch::Sender<bool>,
-}
-
-fn peer(n: u8) -> String {
-    NodeKey::from_seed([n; 32]).peer_id().to_string()
 }
 
 fn ctx(language: Language) -> CallContext {
@@ -61,22 +56,10 @@ fn fixture(with_node: bool, language: Language) -> Fixture {
     let db = Db::start(store).unwrap();
     let (tx, published) = mpsc::channel(8);
     let (stop, _) = watch::channel(false);
-    let (_, listening) = watch::channel(Vec::new());
     let node = with_node.then(|| {
-        NodeHandle::new(
-            &NodeKey::from_seed([1; 32]),
-            Profile::Phone,
-            db.clone(),
-            tx,
-            stop.clone(),
-            listening,
-            Arc::new(ManualClock::new(ZonedTime::new(
-                datetime!(2026-01-01 12:00 UTC),
-                "UTC",
-            ))),
-            StreamControl::new(),
-            crate::cognition::CoreEvents::new(),
-        )
+        let clock = ManualClock::new(ZonedTime::new(datetime!(2026-01-01 12:00 UTC), "UTC"));
+        let key = NodeKey::from_seed([1; 32]);
+        test_node(&key, &db, tx, stop.clone(), Arc::new(clock))
     });
     let tools = StoreTools {
         db: db.clone(),

@@ -189,7 +189,7 @@ async fn add(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
             let posted = node
                 .post_note(NotePost { text, audience })
                 .await
-                .map_err(|e| Fail::Bad(texts::refused(lang, &e.to_string())))?;
+                .map_err(|e| Fail::refused(lang, e))?;
             let id = posted.id;
             // The node stores what it signs as the user's; the local
             // fields say who really wrote it.

@@ -38,6 +38,12 @@ impl From<StorageError> for Fail {
 }
 
 impl Fail {
+    /// A refusal from elsewhere (the node, the friends list) as the model
+    /// reads it: "refused, nothing changed: …".
+    pub(crate) fn refused(lang: Language, e: impl std::fmt::Display) -> Fail {
+        Fail::Bad(texts::refused(lang, &e.to_string()))
+    }
+
     /// The sentence the model reads.
     pub(crate) fn text(&self, lang: Language) -> String {
         match self {

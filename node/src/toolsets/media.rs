@@ -5,12 +5,12 @@
 
 use serde::{Deserialize, Serialize};
 
-use porfiry_skills::texts::no_such_tool_in_set;
 use porfiry_skills::{
     ArgSpec, Args, BoxFuture, CallContext, ClientEvent, Language, ToolEffect, ToolOutput, ToolSpec,
     Toolset,
 };
 
+use super::dispatch::unknown_tool;
 use super::texts;
 
 /// The set's name and its tools' prefix.
@@ -199,15 +199,7 @@ impl MediaToolset {
             MEDIA_INFO => self.info(args.text("id")),
             MEDIA_PLAY => self.play(args.text("id")),
             // The registry routes only listed tools here; answer anyway.
-            other => {
-                let tools: Vec<String> = self.tools.iter().map(ToolSpec::prompt_line).collect();
-                ToolOutput::failed(no_such_tool_in_set(
-                    self.language,
-                    other,
-                    MEDIA,
-                    &tools.join("\n"),
-                ))
-            }
+            other => ToolOutput::failed(unknown_tool(self.language, other, MEDIA, &self.tools)),
         }
     }
 }

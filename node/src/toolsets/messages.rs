@@ -12,14 +12,14 @@ mod tests;
 mod texts;
 
 use porfiry_protocol::Audience;
-use porfiry_skills::texts::no_such_tool_in_set;
 use porfiry_skills::{
-    ArgSpec, Args, BoxFuture, CallContext, Language, RegistryError, ToolEffect, ToolOutput,
-    ToolSpec, Toolset, ToolsetRegistry,
+    ArgSpec, Args, CallContext, Language, RegistryError, ToolEffect, ToolOutput, ToolSpec,
+    ToolsetRegistry,
 };
 use porfiry_storage::{Friend, NoteSource, Sharing, Stored};
 
 use super::deps::StoreTools;
+use super::dispatch::{run_toolset, unknown_tool};
 use crate::node::NotePost;
 
 /// The set's name and its tools' prefix.
@@ -150,42 +150,16 @@ fn shown_name(f: &Stored<Friend>) -> String {
     }
 }
 
-impl Toolset for MessagesToolset {
-    fn name(&self) -> &str {
-        MESSAGES
-    }
-
-    fn summary(&self) -> &str {
-        texts::summary(self.deps.language)
-    }
-
-    fn tools(&self) -> &[ToolSpec] {
-        &self.specs
-    }
-
-    fn call<'a>(
-        &'a self,
-        tool: &'a str,
-        args: &'a Args,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(async move {
-            match tool {
-                MESSAGES_SEND => {
-                    self.send(args.text("peer"), args.text("text"), ctx.language)
-                        .await
-                }
-                // The registry routes only listed tools here; answer anyway.
-                other => {
-                    let tools: Vec<String> = self.specs.iter().map(ToolSpec::prompt_line).collect();
-                    ToolOutput::failed(no_such_tool_in_set(
-                        ctx.language,
-                        other,
-                        MESSAGES,
-                        &tools.join("\n"),
-                    ))
-                }
+impl MessagesToolset {
+    async fn run(&self, tool: &str, args: &Args, ctx: &CallContext) -> ToolOutput {
+        match tool {
+            MESSAGES_SEND => {
+                self.send(args.text("peer"), args.text("text"), ctx.language)
+                    .await
             }
-        })
+            other => ToolOutput::failed(unknown_tool(ctx.language, other, MESSAGES, &self.specs)),
+        }
     }
 }
+
+run_toolset!(MessagesToolset, MESSAGES, texts::summary, deps);

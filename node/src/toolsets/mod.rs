@@ -4,15 +4,18 @@
 //! seed 003 over the node's storage: the record families ([`store`]), the
 //! acting sets — processes, cycle settings, the model registry
 //! ([`acting`]) — and direct messages ([`messages`]), all sharing
-//! [`StoreTools`]. [`core_toolsets`] builds the registry chat and the core
-//! dispatch through.
+//! [`StoreTools`] and answering unknown tools alike ([`dispatch`]).
+//! [`core_toolsets`] builds the registry chat and the core dispatch through.
 
 pub mod acting;
 pub mod deps;
+mod dispatch;
 pub mod media;
 pub mod media_catalog;
 pub mod messages;
 pub mod store;
+#[cfg(test)]
+pub(crate) mod test_support;
 pub mod texts;
 
 use porfiry_skills::{Language, RegistryError, ToolsetRegistry};

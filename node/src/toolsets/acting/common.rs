@@ -6,7 +6,7 @@ use porfiry_skills::{Language, ToolOutput};
 use porfiry_storage::Store;
 
 use super::texts;
-use crate::db::Db;
+use crate::db::{Db, DbError};
 
 /// Runs `f` on the writer thread; a closed actor or a refused write become
 /// one error text.
@@ -15,11 +15,7 @@ where
     F: FnOnce(&Store) -> porfiry_storage::Result<T> + Send + 'static,
     T: Send + 'static,
 {
-    match db.write(f).await {
-        Ok(Ok(v)) => Ok(v),
-        Ok(Err(e)) => Err(e.to_string()),
-        Err(e) => Err(e.to_string()),
-    }
+    one_error(db.write(f).await)
 }
 
 /// Runs `f` on a read connection, like [`write`].
@@ -28,7 +24,12 @@ where
     F: FnOnce(&Store) -> porfiry_storage::Result<T> + Send + 'static,
     T: Send + 'static,
 {
-    match db.read(f).await {
+    one_error(db.read(f).await)
+}
+
+/// The actor's error or the storage's, as one text.
+fn one_error<T>(outcome: Result<porfiry_storage::Result<T>, DbError>) -> Result<T, String> {
+    match outcome {
         Ok(Ok(v)) => Ok(v),
         Ok(Err(e)) => Err(e.to_string()),
         Err(e) => Err(e.to_string()),

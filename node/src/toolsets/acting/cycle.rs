@@ -11,10 +11,7 @@ use porfiry_skills::cognition::settings::{MAX_PAUSE_SECS, MAX_RECENT_RESPONSES};
 use porfiry_skills::cognition::{
     CYCLE_CONFIG_KEY, Concentration, CycleSettings, IdleSettings, MatchKind, NotesMode,
 };
-use porfiry_skills::texts::no_such_tool_in_set;
-use porfiry_skills::{
-    ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect, ToolOutput, ToolSpec, Toolset,
-};
+use porfiry_skills::{ArgSpec, Args, CallContext, Language, ToolEffect, ToolOutput, ToolSpec};
 use porfiry_storage::{ProcessEntry, StorageError};
 
 use super::common::{db_failed, write};
@@ -24,6 +21,7 @@ use super::cycle_parse::{
 };
 use super::texts;
 use crate::toolsets::StoreTools;
+use crate::toolsets::dispatch::{run_toolset, unknown_tool};
 
 /// The set's name and its tools' prefix.
 pub const CYCLE: &str = "cycle";
@@ -204,13 +202,8 @@ impl CycleToolset {
                     since_ms: ctx.now.unix_ms(),
                 })))
             }
-            other => Err(no_such_tool_in_set(lang, other, CYCLE, &self.tool_lines())),
+            other => Err(unknown_tool(lang, other, CYCLE, &self.specs)),
         }
-    }
-
-    fn tool_lines(&self) -> String {
-        let lines: Vec<String> = self.specs.iter().map(ToolSpec::prompt_line).collect();
-        lines.join("\n")
     }
 
     async fn run(&self, tool: &str, args: &Args, ctx: &CallContext) -> ToolOutput {
@@ -315,25 +308,4 @@ fn problem_text(lang: Language, p: &Problem) -> String {
     }
 }
 
-impl Toolset for CycleToolset {
-    fn name(&self) -> &str {
-        CYCLE
-    }
-
-    fn summary(&self) -> &str {
-        texts::cycle_summary(self.tools.language)
-    }
-
-    fn tools(&self) -> &[ToolSpec] {
-        &self.specs
-    }
-
-    fn call<'a>(
-        &'a self,
-        tool: &'a str,
-        args: &'a Args,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(self.run(tool, args, ctx))
-    }
-}
+run_toolset!(CycleToolset, CYCLE, texts::cycle_summary, tools);

@@ -7,10 +7,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use porfiry_skills::texts::no_such_tool_in_set;
-use porfiry_skills::{
-    ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect, ToolOutput, ToolSpec, Toolset,
-};
+use porfiry_skills::{ArgSpec, Args, CallContext, Language, ToolEffect, ToolOutput, ToolSpec};
 use porfiry_storage::{ListQuery, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, Stored};
 use tokio::sync::Semaphore;
 
@@ -19,6 +16,7 @@ use super::jobs::Jobs;
 use super::texts;
 use crate::llm::registry_models::RegistryModels;
 use crate::toolsets::StoreTools;
+use crate::toolsets::dispatch::{run_toolset, unknown_tool};
 
 /// The set's name and its tools' prefix.
 pub const LLM: &str = "llm";
@@ -266,15 +264,7 @@ impl LlmToolset {
                 self.ask(args.text("models"), args.text("question"), ctx)
                     .await
             }
-            other => {
-                let tools: Vec<String> = self.specs.iter().map(ToolSpec::prompt_line).collect();
-                ToolOutput::failed(no_such_tool_in_set(
-                    ctx.language,
-                    other,
-                    LLM,
-                    &tools.join("\n"),
-                ))
-            }
+            other => ToolOutput::failed(unknown_tool(ctx.language, other, LLM, &self.specs)),
         }
     }
 }
@@ -314,28 +304,7 @@ fn safe_endpoint(endpoint: &str) -> String {
     }
 }
 
-impl Toolset for LlmToolset {
-    fn name(&self) -> &str {
-        LLM
-    }
-
-    fn summary(&self) -> &str {
-        texts::llm_summary(self.tools.language)
-    }
-
-    fn tools(&self) -> &[ToolSpec] {
-        &self.specs
-    }
-
-    fn call<'a>(
-        &'a self,
-        tool: &'a str,
-        args: &'a Args,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(self.run(tool, args, ctx))
-    }
-}
+run_toolset!(LlmToolset, LLM, texts::llm_summary, tools);
 
 #[cfg(test)]
 mod tests {

@@ -7,10 +7,7 @@
 
 use std::sync::Arc;
 
-use porfiry_skills::texts::no_such_tool_in_set;
-use porfiry_skills::{
-    ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect, ToolOutput, ToolSpec, Toolset,
-};
+use porfiry_skills::{ArgSpec, Args, CallContext, Language, ToolEffect, ToolOutput, ToolSpec};
 use porfiry_storage::{ProcessEntry, ProcessStatus, StorageError, Stored};
 use tokio::sync::Semaphore;
 
@@ -19,6 +16,7 @@ use super::jobs::{Jobs, RUNNING_STATUS, Started, finish, running_row};
 use super::process_run::{self, ProcessLimits};
 use super::texts;
 use crate::toolsets::StoreTools;
+use crate::toolsets::dispatch::{run_toolset, unknown_tool};
 
 /// The set's name and its tools' prefix.
 pub const PROCESS: &str = "process";
@@ -99,10 +97,6 @@ impl ProcessToolset {
             limits,
             specs,
         }
-    }
-
-    fn lang(&self) -> Language {
-        self.tools.language
     }
 
     async fn list(&self, all: bool, ctx: &CallContext) -> ToolOutput {
@@ -255,15 +249,7 @@ impl ProcessToolset {
             PROCESS_STOP => self.stop(id(), ctx.language),
             PROCESS_MARK => self.mark(id(), args.text("status"), ctx).await,
             PROCESS_CLEANUP => self.cleanup(args.int("older_than_secs"), ctx).await,
-            other => {
-                let tools: Vec<String> = self.specs.iter().map(ToolSpec::prompt_line).collect();
-                ToolOutput::failed(no_such_tool_in_set(
-                    ctx.language,
-                    other,
-                    PROCESS,
-                    &tools.join("\n"),
-                ))
-            }
+            other => ToolOutput::failed(unknown_tool(ctx.language, other, PROCESS, &self.specs)),
         }
     }
 }
@@ -295,25 +281,4 @@ fn line(lang: Language, r: &Stored<ProcessEntry>) -> String {
     }
 }
 
-impl Toolset for ProcessToolset {
-    fn name(&self) -> &str {
-        PROCESS
-    }
-
-    fn summary(&self) -> &str {
-        texts::process_summary(self.lang())
-    }
-
-    fn tools(&self) -> &[ToolSpec] {
-        &self.specs
-    }
-
-    fn call<'a>(
-        &'a self,
-        tool: &'a str,
-        args: &'a Args,
-        ctx: &'a CallContext,
-    ) -> BoxFuture<'a, ToolOutput> {
-        Box::pin(self.run(tool, args, ctx))
-    }
-}
+run_toolset!(ProcessToolset, PROCESS, texts::process_summary, tools);

@@ -1,6 +1,6 @@
-//! Test helpers for the acting sets: a real SQLite file in a temporary
-//! directory behind the database actor, a call context at a chosen time, a
-//! call through the argument grammar, and a tiny OpenAI-compatible HTTP
+//! Test helpers for the acting sets (the database and call context come
+//! from [`crate::toolsets::test_support`]): a call through the argument
+//! grammar, waiting for a job's end, and a tiny OpenAI-compatible HTTP
 //! server whose answer depends on the model asked:
 //! - `silent`: never answers (deadline paths);
 //! - `broken`: HTTP 400 (a final error, no retries);
@@ -16,42 +16,17 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use porfiry_skills::{CallContext, Caller, Language, ToolOutput, Toolset, ZonedTime, bind};
-use porfiry_storage::{DB_FILE_NAME, LlmConfig, LlmEntry, Store};
-use tempfile::TempDir;
+use porfiry_skills::{CallContext, ToolOutput, Toolset, bind};
+use porfiry_storage::{LlmConfig, LlmEntry};
 
-use crate::cognition::{CoreEvent, CoreEvents};
-use crate::db::Db;
-use crate::toolsets::StoreTools;
+use crate::cognition::CoreEvent;
+
+/// The time the `process` and `llm` tests call at (Unix ms).
+pub const NOW: i64 = 1_700_000_000_000;
 
 /// A test's limit on waiting for a background job's event: only guards
 /// against a hang, never asserts speed.
 pub const EVENT_WAIT: Duration = Duration::from_secs(30);
-
-/// A fresh database in a temporary directory and the tools over it.
-pub fn store_tools(language: Language) -> (TempDir, StoreTools) {
-    let dir = tempfile::tempdir().unwrap();
-    let db = Db::start(Store::create(dir.path().join(DB_FILE_NAME)).unwrap()).unwrap();
-    let tools = StoreTools {
-        db,
-        language,
-        events: CoreEvents::new(),
-        node: None,
-    };
-    (dir, tools)
-}
-
-/// A core call at `now_ms`.
-pub fn ctx_at(now_ms: i64, language: Language) -> CallContext {
-    let at =
-        time::OffsetDateTime::from_unix_timestamp_nanos(i128::from(now_ms) * 1_000_000).unwrap();
-    CallContext::new(
-        "test",
-        Caller::Core { tick: 1 },
-        ZonedTime::new(at, "UTC"),
-        language,
-    )
-}
 
 /// Calls `tool` of `set` with `raw` arguments bound to its schema (as the
 /// registry does); a binding error fails the test.

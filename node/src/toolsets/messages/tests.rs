@@ -5,9 +5,7 @@
 use std::sync::Arc;
 
 use porfiry_protocol::{Audience, NodeKey};
-use porfiry_skills::{
-    CallContext, Caller, Language, ManualClock, ToolEffect, ToolOutput, ToolsetRegistry, ZonedTime,
-};
+use porfiry_skills::{Language, ManualClock, ToolEffect, ToolOutput, ToolsetRegistry, ZonedTime};
 use porfiry_storage::{DB_FILE_NAME, Friend, Note, NoteSource, Sharing, Store};
 use time::macros::datetime;
 use tokio::sync::{mpsc, watch};
@@ -15,9 +13,8 @@ use tokio::sync::{mpsc, watch};
 use super::*;
 use crate::cognition::CoreEvents;
 use crate::db::Db;
-use crate::mesh::{Profile, StreamControl};
-use crate::node::NodeHandle;
 use crate::replication::LoopCommand;
+use crate::toolsets::test_support::{ctx_at, peer, test_node};
 
 struct Fixture {
     _dir: tempfile::TempDir,
@@ -28,18 +25,8 @@ struct Fixture {
     _stop: watch::Sender<bool>,
 }
 
-fn peer(n: u8) -> String {
-    NodeKey::from_seed([n; 32]).peer_id().to_string()
-}
-
-fn ctx(language: Language) -> CallContext {
-    CallContext::new(
-        "core",
-        Caller::Core { tick: 1 },
-        ZonedTime::new(datetime!(2026-01-01 12:00 UTC), "UTC"),
-        language,
-    )
-}
+/// When every call is made, and the node's clock's time.
+const AT: time::OffsetDateTime = datetime!(2026-01-01 12:00 UTC);
 
 /// A store with friends bob (2), two called "twin" (3, 4) and a nameless
 /// one (5); `with_node` decides whether a node runs.
@@ -61,22 +48,10 @@ fn fixture(with_node: bool, language: Language) -> Fixture {
     let db = Db::start(store).unwrap();
     let (tx, published) = mpsc::channel(8);
     let (stop, _) = watch::channel(false);
-    let (_, listening) = watch::channel(Vec::new());
     let node = with_node.then(|| {
-        NodeHandle::new(
-            &NodeKey::from_seed([1; 32]),
-            Profile::Phone,
-            db.clone(),
-            tx,
-            stop.clone(),
-            listening,
-            Arc::new(ManualClock::new(ZonedTime::new(
-                datetime!(2026-01-01 12:00 UTC),
-                "UTC",
-            ))),
-            StreamControl::new(),
-            crate::cognition::CoreEvents::new(),
-        )
+        let clock = ManualClock::new(ZonedTime::new(AT, "UTC"));
+        let key = NodeKey::from_seed([1; 32]);
+        test_node(&key, &db, tx, stop.clone(), Arc::new(clock))
     });
     let tools = StoreTools {
         db: db.clone(),
@@ -98,7 +73,9 @@ fn fixture(with_node: bool, language: Language) -> Fixture {
 
 async fn call(f: &Fixture, raw: &str, language: Language) -> ToolOutput {
     let prepared = f.registry.prepare(MESSAGES_SEND, raw).unwrap();
-    prepared.run(&ctx(language)).await
+    prepared
+        .run(&ctx_at(AT.unix_timestamp() * 1000, language))
+        .await
 }
 
 async fn notes(f: &Fixture) -> Vec<Note> {

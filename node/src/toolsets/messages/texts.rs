@@ -4,12 +4,7 @@
 
 use porfiry_skills::Language;
 
-fn pick(lang: Language, en: &'static str, ru: &'static str) -> &'static str {
-    match lang {
-        Language::En => en,
-        Language::Ru => ru,
-    }
-}
+use crate::toolsets::texts::pick;
 
 /// Catalogue line.
 pub fn summary(lang: Language) -> &'static str {

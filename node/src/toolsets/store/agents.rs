@@ -58,11 +58,6 @@ fn run<'a>(
     })
 }
 
-/// A friends error as the model reads it (bad id, own id, not a friend …).
-fn refused(lang: Language, e: impl std::fmt::Display) -> Fail {
-    Fail::Bad(texts::refused(lang, &e.to_string()))
-}
-
 fn line(f: &FriendView) -> String {
     format!("{} ({}){}", f.peer_id, f.status, tag_suffix(&f.groups))
 }
@@ -73,7 +68,7 @@ async fn list(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
     let friends =
         d.db.read(friend_views)
             .await?
-            .map_err(|e| refused(lang, e))?;
+            .map_err(|e| Fail::refused(lang, e))?;
     let total = friends.len().saturating_sub(offset as usize) as u64;
     let lines = friends
         .iter()
@@ -89,7 +84,7 @@ async fn add(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
     let peer = args.text("peer").to_owned();
     let addresses: Vec<String> = parse::opt(args, "address").into_iter().collect();
     let groups = parse::tags(args.text("groups"))?;
-    let friend = check_friend(&peer, &addresses, &groups).map_err(|e| refused(lang, e))?;
+    let friend = check_friend(&peer, &addresses, &groups).map_err(|e| Fail::refused(lang, e))?;
     let id = friend.peer.to_string();
     let lookup = id.clone();
     let known = d.db.read(move |s| s.find_friend(&lookup)).await??.is_some();
@@ -97,7 +92,7 @@ async fn add(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
         Some(node) => {
             node.add_friend(&peer, addresses, groups)
                 .await
-                .map_err(|e| refused(lang, e))?;
+                .map_err(|e| Fail::refused(lang, e))?;
         }
         None => {
             let now = parse::now(ctx);
@@ -145,12 +140,12 @@ async fn delete(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
         Some(node) => node
             .remove_friend(&peer)
             .await
-            .map_err(|e| refused(lang, e))?,
+            .map_err(|e| Fail::refused(lang, e))?,
         None => {
-            let parsed = parse_peer_id(&peer).map_err(|e| refused(lang, e))?;
+            let parsed = parse_peer_id(&peer).map_err(|e| Fail::refused(lang, e))?;
             d.db.write(move |s| delete_friend(s, &parsed))
                 .await?
-                .map_err(|e| refused(lang, e))?;
+                .map_err(|e| Fail::refused(lang, e))?;
         }
     }
     Ok(texts::friend_removed(lang, &peer))

@@ -7,7 +7,7 @@ use porfiry_storage::{Concept, StorageError, Store};
 
 use super::links::link_line;
 use super::parse::{self, id_arg, offset_arg, tag_arg, update_args};
-use super::records::{self, MAX_LIST_LINES, MAX_READ_CHARS, Shown, Total, clip, page, tag_suffix};
+use super::records::{self, MAX_LIST_LINES, Shown, head_and_page, tag_suffix};
 use super::set::{Fail, Reply, StoreSet};
 use crate::toolsets::StoreTools;
 use crate::toolsets::texts::store_replies as texts;
@@ -17,11 +17,7 @@ const FIELDS: &[&str] = &["name", "description", "tags"];
 
 impl Shown for Concept {
     fn line(&self, lang: Language) -> String {
-        let pin = if self.pinned {
-            format!(" ({})", texts::pinned_mark(lang))
-        } else {
-            String::new()
-        };
+        let pin = records::pin_suffix(lang, self.pinned);
         let desc = if self.description.is_empty() {
             String::new()
         } else {
@@ -39,14 +35,7 @@ impl Shown for Concept {
             "name" => self.name = parse::non_empty(lang, field, value)?,
             "description" => self.description = value.trim().to_owned(),
             "tags" => self.tags = parse::tags(value)?,
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         Ok(())
     }
@@ -101,16 +90,11 @@ fn run<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, Option<Reply>> {
     Box::pin(async move {
-        Some(match verb {
-            "list" => records::list_args::<Concept>(d, ctx, args).await,
-            "read" => read(d, ctx.language, args.text("concept").to_owned()).await,
-            "add" => add(d, ctx, args).await,
-            "update" => records::update::<Concept>(d, ctx, args).await,
-            "delete" => records::delete::<Concept>(d, ctx, args).await,
-            "pin" => records::pin::<Concept>(d, ctx, args, true).await,
-            "unpin" => records::pin::<Concept>(d, ctx, args, false).await,
-            _ => return None,
-        })
+        match verb {
+            "read" => Some(read(d, ctx.language, args.text("concept").to_owned()).await),
+            "add" => Some(add(d, ctx, args).await),
+            other => records::pinnable_verb::<Concept>(d, other, ctx, args).await,
+        }
     })
 }
 
@@ -139,10 +123,7 @@ async fn read(d: &StoreTools, lang: Language, key: String) -> Reply {
             Ok((concept, lines, total))
         })
         .await??;
-    let mut out = format!("#{} {}", head.id, head.row.line(lang));
-    if !links.is_empty() {
-        out.push_str(&format!("\n{}:\n", texts::links_word(lang)));
-        out.push_str(&page(lang, links, 0, Total::Known(total)));
-    }
-    Ok(clip(lang, &out, MAX_READ_CHARS))
+    let head = format!("#{} {}", head.id, head.row.line(lang));
+    let word = texts::links_word(lang);
+    Ok(head_and_page(lang, head, word, links, total))
 }

@@ -8,18 +8,13 @@ use super::parse::{self, id_arg, offset_arg, tag_arg, update_args};
 use super::records::{self, Shown, tag_suffix};
 use super::set::{Fail, Reply, StoreSet};
 use crate::toolsets::StoreTools;
-use crate::toolsets::texts::store_replies as texts;
 
 /// Fields `diary_update` may change.
 const FIELDS: &[&str] = &["text", "tags", "priority"];
 
 impl Shown for DiaryEntry {
     fn line(&self, lang: Language) -> String {
-        let pin = if self.pinned {
-            format!(" ({})", texts::pinned_mark(lang))
-        } else {
-            String::new()
-        };
+        let pin = records::pin_suffix(lang, self.pinned);
         format!("{}{}{pin}", self.text, tag_suffix(&self.tags))
     }
 
@@ -36,14 +31,7 @@ impl Shown for DiaryEntry {
             "text" => self.text = parse::non_empty(lang, field, value)?,
             "tags" => self.tags = parse::tags(value)?,
             "priority" => self.priority = parse::whole(lang, field, value)?,
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         Ok(())
     }
@@ -80,24 +68,17 @@ fn run<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, Option<Reply>> {
     Box::pin(async move {
-        let lang = ctx.language;
-        Some(match verb {
-            "list" => records::list_args::<DiaryEntry>(d, ctx, args).await,
+        match verb {
             "search" => {
                 let q = ListQuery {
                     text: Some(args.text("query").to_owned()),
                     ..Default::default()
                 };
-                records::list::<DiaryEntry>(d, lang, q, 0).await
+                Some(records::list::<DiaryEntry>(d, ctx.language, q, 0).await)
             }
-            "read" => records::read_args::<DiaryEntry>(d, ctx, args).await,
-            "add" => add(d, ctx, args).await,
-            "update" => records::update::<DiaryEntry>(d, ctx, args).await,
-            "delete" => records::delete::<DiaryEntry>(d, ctx, args).await,
-            "pin" => records::pin::<DiaryEntry>(d, ctx, args, true).await,
-            "unpin" => records::pin::<DiaryEntry>(d, ctx, args, false).await,
-            _ => return None,
-        })
+            "add" => Some(add(d, ctx, args).await),
+            other => records::pinnable_verb::<DiaryEntry>(d, other, ctx, args).await,
+        }
     })
 }
 

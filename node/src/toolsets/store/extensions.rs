@@ -4,12 +4,12 @@
 //! `accounts` (`external_accounts`, whose secret is only ever named by its
 //! `secret_ref`, never stored or shown). Each lists, adds and deletes.
 
-use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language};
+use porfiry_skills::{ArgSpec, Args, Language};
 use porfiry_storage::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 
 use super::parse;
-use super::records::{Shown, list_add_delete, list_add_delete_tools, tag_suffix};
-use super::set::{Fail, Reply, StoreSet};
+use super::records::{FromArgs, Shown, list_add_delete_set, tag_suffix};
+use super::set::{Fail, StoreSet};
 use crate::toolsets::StoreTools;
 use crate::toolsets::texts::store_replies as texts;
 
@@ -82,27 +82,20 @@ pub(crate) fn scripts(deps: &StoreTools) -> StoreSet {
         ArgSpec::text("description"),
         ArgSpec::text("code"),
     ];
-    StoreSet::new("scripts", deps, list_add_delete_tools(add), run_scripts)
+    list_add_delete_set::<AgentScript>("scripts", deps, add)
 }
 
-fn run_scripts<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, script))
-}
-
-fn script(lang: Language, args: &Args) -> Result<AgentScript, Fail> {
-    Ok(AgentScript {
-        name: parse::non_empty(lang, "name", args.text("name"))?,
-        version: FIRST_VERSION.to_owned(),
-        language: parse::non_empty(lang, "language", args.text("language"))?,
-        description: args.text("description").trim().to_owned(),
-        code: parse::non_empty(lang, "code", args.text("code"))?,
-        ..Default::default()
-    })
+impl FromArgs for AgentScript {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        Ok(AgentScript {
+            name: parse::non_empty(lang, "name", args.text("name"))?,
+            version: FIRST_VERSION.to_owned(),
+            language: parse::non_empty(lang, "language", args.text("language"))?,
+            description: args.text("description").trim().to_owned(),
+            code: parse::non_empty(lang, "code", args.text("code"))?,
+            ..Default::default()
+        })
+    }
 }
 
 /// The `tables` set.
@@ -112,25 +105,18 @@ pub(crate) fn tables(deps: &StoreTools) -> StoreSet {
         ArgSpec::text("description"),
         ArgSpec::text("schema"),
     ];
-    StoreSet::new("tables", deps, list_add_delete_tools(add), run_tables)
+    list_add_delete_set::<AgentTable>("tables", deps, add)
 }
 
-fn run_tables<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, table))
-}
-
-fn table(lang: Language, args: &Args) -> Result<AgentTable, Fail> {
-    Ok(AgentTable {
-        table_name: parse::non_empty(lang, "name", args.text("name"))?,
-        description: args.text("description").trim().to_owned(),
-        schema: parse::non_empty(lang, "schema", args.text("schema"))?,
-        ..Default::default()
-    })
+impl FromArgs for AgentTable {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        Ok(AgentTable {
+            table_name: parse::non_empty(lang, "name", args.text("name"))?,
+            description: args.text("description").trim().to_owned(),
+            schema: parse::non_empty(lang, "schema", args.text("schema"))?,
+            ..Default::default()
+        })
+    }
 }
 
 /// The `services` set.
@@ -141,26 +127,19 @@ pub(crate) fn services(deps: &StoreTools) -> StoreSet {
         ArgSpec::word("url"),
         ArgSpec::text("description").optional(),
     ];
-    StoreSet::new("services", deps, list_add_delete_tools(add), run_services)
+    list_add_delete_set::<ExternalService>("services", deps, add)
 }
 
-fn run_services<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, service))
-}
-
-fn service(lang: Language, args: &Args) -> Result<ExternalService, Fail> {
-    Ok(ExternalService {
-        name: parse::non_empty(lang, "name", args.text("name"))?,
-        kind: args.text("kind").trim().to_owned(),
-        url: args.text("url").trim().to_owned(),
-        description: args.text("description").trim().to_owned(),
-        ..Default::default()
-    })
+impl FromArgs for ExternalService {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        Ok(ExternalService {
+            name: parse::non_empty(lang, "name", args.text("name"))?,
+            kind: args.text("kind").trim().to_owned(),
+            url: args.text("url").trim().to_owned(),
+            description: args.text("description").trim().to_owned(),
+            ..Default::default()
+        })
+    }
 }
 
 /// The `accounts` set.
@@ -171,16 +150,7 @@ pub(crate) fn accounts(deps: &StoreTools) -> StoreSet {
         ArgSpec::word("secret_ref").optional(),
         ArgSpec::text("description").optional(),
     ];
-    StoreSet::new("accounts", deps, list_add_delete_tools(add), run_accounts)
-}
-
-fn run_accounts<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, account))
+    list_add_delete_set::<ExternalAccount>("accounts", deps, add)
 }
 
 /// Whether `r` looks like the name of a place (`MAIL_PASSWORD`,
@@ -192,15 +162,17 @@ fn is_reference(r: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | ':' | '/' | '-'))
 }
 
-fn account(lang: Language, args: &Args) -> Result<ExternalAccount, Fail> {
-    let secret_ref = parse::opt(args, "secret_ref");
-    if secret_ref.as_deref().is_some_and(|r| !is_reference(r)) {
-        return Err(Fail::Bad(texts::secret_ref_bad(lang).to_owned()));
+impl FromArgs for ExternalAccount {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        let secret_ref = parse::opt(args, "secret_ref");
+        if secret_ref.as_deref().is_some_and(|r| !is_reference(r)) {
+            return Err(Fail::Bad(texts::secret_ref_bad(lang).to_owned()));
+        }
+        Ok(ExternalAccount {
+            service_id: parse::id(lang, args, "service")?,
+            login: parse::non_empty(lang, "login", args.text("login"))?,
+            secret_ref,
+            description: args.text("description").trim().to_owned(),
+        })
     }
-    Ok(ExternalAccount {
-        service_id: parse::id(lang, args, "service")?,
-        login: parse::non_empty(lang, "login", args.text("login"))?,
-        secret_ref,
-        description: args.text("description").trim().to_owned(),
-    })
 }

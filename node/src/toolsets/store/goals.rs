@@ -5,7 +5,7 @@ use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect
 use porfiry_storage::{Goal, StorageError};
 
 use super::parse::{self, id_arg, offset_arg, tag_arg, update_args};
-use super::records::{self, MAX_LIST_LINES, MAX_READ_CHARS, Shown, Total, clip, page, tag_suffix};
+use super::records::{self, MAX_LIST_LINES, Shown, head_and_page, tag_suffix};
 use super::set::{Fail, Reply, StoreSet};
 use crate::toolsets::StoreTools;
 use crate::toolsets::texts::store_replies as texts;
@@ -25,11 +25,7 @@ impl Shown for Goal {
     }
 
     fn details(&self, lang: Language) -> String {
-        if self.description.is_empty() {
-            self.line(lang)
-        } else {
-            format!("{}\n{}", self.line(lang), self.description)
-        }
+        records::line_then(self.line(lang), &self.description)
     }
 
     fn set_author(&mut self, llm: Option<String>) {
@@ -43,14 +39,7 @@ impl Shown for Goal {
             "status" => self.status = parse::progress(lang, value)?,
             "priority" => self.priority = parse::whole(lang, field, value)?,
             "tags" => self.tags = parse::tags(value)?,
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         Ok(())
     }
@@ -87,14 +76,11 @@ fn run<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, Option<Reply>> {
     Box::pin(async move {
-        Some(match verb {
-            "list" => records::list_args::<Goal>(d, ctx, args).await,
-            "read" => read(d, ctx, args).await,
-            "add" => add(d, ctx, args).await,
-            "update" => records::update::<Goal>(d, ctx, args).await,
-            "delete" => records::delete::<Goal>(d, ctx, args).await,
-            _ => return None,
-        })
+        match verb {
+            "read" => Some(read(d, ctx, args).await),
+            "add" => Some(add(d, ctx, args).await),
+            other => records::common_verb::<Goal>(d, other, ctx, args).await,
+        }
     })
 }
 
@@ -116,16 +102,12 @@ async fn read(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
             Ok((s.get::<Goal>(id)?, s.tasks_of_goal(id)?))
         })
         .await??;
-    let mut out = format!("#{} {}", goal.id, goal.row.details(lang));
-    if !tasks.is_empty() {
-        let total = tasks.len() as u64;
-        let lines = tasks
-            .iter()
-            .take(MAX_LIST_LINES)
-            .map(|t| format!("#{} {}", t.id, t.row.line(lang)))
-            .collect();
-        out.push_str(&format!("\n{}:\n", texts::tasks_word(lang)));
-        out.push_str(&page(lang, lines, 0, Total::Known(total)));
-    }
-    Ok(clip(lang, &out, MAX_READ_CHARS))
+    let lines = tasks
+        .iter()
+        .take(MAX_LIST_LINES)
+        .map(|t| format!("#{} {}", t.id, t.row.line(lang)))
+        .collect();
+    let head = format!("#{} {}", goal.id, goal.row.details(lang));
+    let word = texts::tasks_word(lang);
+    Ok(head_and_page(lang, head, word, lines, tasks.len() as u64))
 }

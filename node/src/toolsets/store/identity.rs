@@ -34,14 +34,7 @@ impl Shown for Identity {
             "name" => self.name = parse::non_empty(lang, field, value)?,
             "role" => self.role = value.trim().to_owned(),
             "description" => self.description = value.trim().to_owned(),
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         Ok(())
     }

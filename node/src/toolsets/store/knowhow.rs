@@ -3,12 +3,12 @@
 //! and cost), `methods` (`thinking_methods`) and `ratings` (of a strategy,
 //! method, model or item). Rows added here stay local (not shareable).
 
-use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language};
+use porfiry_skills::{ArgSpec, Args, Language};
 use porfiry_storage::{Rating, StagnationStrategy, ThinkingMethod};
 
 use super::parse;
-use super::records::{Shown, list_add_delete, list_add_delete_tools, tag_suffix};
-use super::set::{Fail, Reply, StoreSet};
+use super::records::{FromArgs, Shown, list_add_delete_set, tag_suffix};
+use super::set::{Fail, StoreSet};
 use crate::toolsets::StoreTools;
 use crate::toolsets::texts::store_replies as texts;
 
@@ -83,48 +83,36 @@ pub(crate) fn strategies(deps: &StoreTools) -> StoreSet {
         ArgSpec::word("mechanism").optional(),
         ArgSpec::text("steps").optional(),
     ];
-    StoreSet::new(
-        "strategies",
-        deps,
-        list_add_delete_tools(add),
-        run_strategies,
-    )
+    list_add_delete_set::<StagnationStrategy>("strategies", deps, add)
 }
 
-fn run_strategies<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, strategy))
-}
-
-fn strategy(lang: Language, args: &Args) -> Result<StagnationStrategy, Fail> {
-    let tags = match args.get("mechanism") {
-        Some(m) => {
-            let m = m.to_ascii_lowercase();
-            if !m.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "mechanism",
-                    &m,
-                    "a-z, _ (flashback, ask_friends, …)",
-                )));
+impl FromArgs for StagnationStrategy {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        let tags = match args.get("mechanism") {
+            Some(m) => {
+                let m = m.to_ascii_lowercase();
+                if !m.bytes().all(|b| b.is_ascii_lowercase() || b == b'_') {
+                    return Err(Fail::Bad(texts::bad_choice(
+                        lang,
+                        "mechanism",
+                        &m,
+                        "a-z, _ (flashback, ask_friends, …)",
+                    )));
+                }
+                vec![format!("{MECHANISM_TAG_PREFIX}{m}")]
             }
-            vec![format!("{MECHANISM_TAG_PREFIX}{m}")]
-        }
-        None => Vec::new(),
-    };
-    Ok(StagnationStrategy {
-        tags,
-        name: parse::non_empty(lang, "name", args.text("name"))?,
-        class: args.text("class").to_owned(),
-        cost: parse::id(lang, args, "cost")?,
-        description: args.text("description").trim().to_owned(),
-        steps: parse::steps(args.text("steps")),
-        ..Default::default()
-    })
+            None => Vec::new(),
+        };
+        Ok(StagnationStrategy {
+            tags,
+            name: parse::non_empty(lang, "name", args.text("name"))?,
+            class: args.text("class").to_owned(),
+            cost: parse::id(lang, args, "cost")?,
+            description: args.text("description").trim().to_owned(),
+            steps: parse::steps(args.text("steps")),
+            ..Default::default()
+        })
+    }
 }
 
 /// The `methods` set.
@@ -134,25 +122,18 @@ pub(crate) fn methods(deps: &StoreTools) -> StoreSet {
         ArgSpec::text("description"),
         ArgSpec::text("steps").optional(),
     ];
-    StoreSet::new("methods", deps, list_add_delete_tools(add), run_methods)
+    list_add_delete_set::<ThinkingMethod>("methods", deps, add)
 }
 
-fn run_methods<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, method))
-}
-
-fn method(lang: Language, args: &Args) -> Result<ThinkingMethod, Fail> {
-    Ok(ThinkingMethod {
-        name: parse::non_empty(lang, "name", args.text("name"))?,
-        description: args.text("description").trim().to_owned(),
-        steps: parse::steps(args.text("steps")),
-        ..Default::default()
-    })
+impl FromArgs for ThinkingMethod {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        Ok(ThinkingMethod {
+            name: parse::non_empty(lang, "name", args.text("name"))?,
+            description: args.text("description").trim().to_owned(),
+            steps: parse::steps(args.text("steps")),
+            ..Default::default()
+        })
+    }
 }
 
 /// The `ratings` set.
@@ -162,23 +143,16 @@ pub(crate) fn ratings(deps: &StoreTools) -> StoreSet {
         ArgSpec::int("score"),
         ArgSpec::text("comment").optional(),
     ];
-    StoreSet::new("ratings", deps, list_add_delete_tools(add), run_ratings)
+    list_add_delete_set::<Rating>("ratings", deps, add)
 }
 
-fn run_ratings<'a>(
-    d: &'a StoreTools,
-    verb: &'a str,
-    args: &'a Args,
-    ctx: &'a CallContext,
-) -> BoxFuture<'a, Option<Reply>> {
-    Box::pin(list_add_delete(d, verb, args, ctx, rating))
-}
-
-fn rating(lang: Language, args: &Args) -> Result<Rating, Fail> {
-    Ok(Rating {
-        target: parse::non_empty(lang, "target", args.text("target"))?,
-        score: parse::id(lang, args, "score")?,
-        comment: args.text("comment").trim().to_owned(),
-        ..Default::default()
-    })
+impl FromArgs for Rating {
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail> {
+        Ok(Rating {
+            target: parse::non_empty(lang, "target", args.text("target"))?,
+            score: parse::id(lang, args, "score")?,
+            comment: args.text("comment").trim().to_owned(),
+            ..Default::default()
+        })
+    }
 }

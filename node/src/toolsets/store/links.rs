@@ -42,14 +42,7 @@ impl Shown for Link {
             // Concept ids only here: names need the store (links_add takes them).
             "from" => self.from_concept = parse::whole(lang, field, value.trim_start_matches('#'))?,
             "to" => self.to_concept = parse::whole(lang, field, value.trim_start_matches('#'))?,
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         Ok(())
     }
@@ -112,14 +105,12 @@ fn run<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, Option<Reply>> {
     Box::pin(async move {
-        Some(match verb {
-            "list" => list(d, ctx, args).await,
-            "read" => read(d, ctx, args).await,
-            "add" => add(d, ctx, args).await,
-            "update" => records::update::<Link>(d, ctx, args).await,
-            "delete" => records::delete::<Link>(d, ctx, args).await,
-            _ => return None,
-        })
+        match verb {
+            "list" => Some(list(d, ctx, args).await),
+            "read" => Some(read(d, ctx, args).await),
+            "add" => Some(add(d, ctx, args).await),
+            other => records::common_verb::<Link>(d, other, ctx, args).await,
+        }
     })
 }
 

@@ -94,16 +94,14 @@ fn run<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, Option<Reply>> {
     Box::pin(async move {
-        Some(match verb {
-            "list" => list(d, ctx, args).await,
-            "read" => records::read_args::<Note>(d, ctx, args).await,
-            "add" => add(d, ctx, args).await,
-            "update" => update(d, ctx, args).await,
-            "delete" => records::delete::<Note>(d, ctx, args).await,
-            "tag" => tag(d, ctx, args).await,
-            "readmark" => readmark(d, ctx, args).await,
-            _ => return None,
-        })
+        match verb {
+            "list" => Some(list(d, ctx, args).await),
+            "add" => Some(add(d, ctx, args).await),
+            "update" => Some(update(d, ctx, args).await),
+            "tag" => Some(tag(d, ctx, args).await),
+            "readmark" => Some(readmark(d, ctx, args).await),
+            other => records::common_verb::<Note>(d, other, ctx, args).await,
+        }
     })
 }
 
@@ -191,7 +189,7 @@ async fn add(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
             let posted = node
                 .post_note(NotePost { text, audience })
                 .await
-                .map_err(|e| Fail::Bad(texts::refused(lang, &e.to_string())))?;
+                .map_err(|e| Fail::refused(lang, e))?;
             let id = posted.id;
             // The node stores what it signs as the user's; the local
             // fields say who really wrote it.
@@ -232,14 +230,7 @@ async fn update(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
                 note.hashtags = parsed.hashtags;
             }
             "topic" => note.topic = (!value.is_empty()).then_some(value),
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         s.update(id, &note, now)?;
         Ok(())

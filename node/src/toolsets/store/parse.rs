@@ -125,6 +125,12 @@ pub(crate) fn whole(lang: Language, field: &str, raw: &str) -> Result<i64, Fail>
         .map_err(|_| Fail::Bad(texts::bad_number(lang, field, raw)))
 }
 
+/// `field` is not one `set_field` knows: a refusal naming the `fields` it
+/// does know.
+pub(crate) fn unknown_field(lang: Language, field: &str, fields: &[&str]) -> Fail {
+    Fail::Bad(texts::bad_choice(lang, "field", field, &fields.join(", ")))
+}
+
 /// A goal or task status (`open`, `in_progress`, `done`, `cancelled`).
 pub(crate) fn progress(lang: Language, raw: &str) -> Result<Progress, Fail> {
     let v = raw.trim().to_ascii_lowercase().replace([' ', '-'], "_");

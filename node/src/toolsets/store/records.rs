@@ -3,11 +3,11 @@
 //! add / update / delete / pin over any [`Record`] table. Each runs in one
 //! database closure, so a refused change leaves the row as it was.
 
-use porfiry_skills::{ArgSpec, Args, CallContext, Language, ToolEffect};
+use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect};
 use porfiry_storage::{ListQuery, Pinnable, Record, StorageError, Store};
 
 use super::parse;
-use super::set::{Fail, Reply};
+use super::set::{Fail, Reply, StoreSet};
 use crate::toolsets::StoreTools;
 use crate::toolsets::texts::store_replies as texts;
 
@@ -79,6 +79,41 @@ pub(crate) fn tag_suffix(tags: &[String]) -> String {
     } else {
         format!(" [{}]", tags.join(", "))
     }
+}
+
+/// ` (pinned)` for a pinned row, else nothing.
+pub(crate) fn pin_suffix(lang: Language, pinned: bool) -> String {
+    if pinned {
+        format!(" ({})", texts::pinned_mark(lang))
+    } else {
+        String::new()
+    }
+}
+
+/// A row's `line`, then its description on the next line when it has one.
+pub(crate) fn line_then(line: String, description: &str) -> String {
+    if description.is_empty() {
+        line
+    } else {
+        format!("{line}\n{description}")
+    }
+}
+
+/// A read reply: `head`, then (when there are any) `word:` and the first
+/// page of `lines` out of `total`, cut to [`MAX_READ_CHARS`].
+pub(crate) fn head_and_page(
+    lang: Language,
+    head: String,
+    word: &str,
+    lines: Vec<String>,
+    total: u64,
+) -> String {
+    let mut out = head;
+    if !lines.is_empty() {
+        out.push_str(&format!("\n{word}:\n"));
+        out.push_str(&page(lang, lines, 0, Total::Known(total)));
+    }
+    clip(lang, &out, MAX_READ_CHARS)
 }
 
 /// A list's reply: at most [`MAX_LIST_LINES`] of `lines` (the rows from
@@ -240,34 +275,76 @@ pub(crate) async fn pin<T: Shown + Pinnable>(
     Ok(texts::pinned(lang, texts::noun(lang, T::TABLE), id, on))
 }
 
-/// The tools of a set that only lists, adds and deletes: `list|[offset]`,
-/// `add|<add_args>`, `delete|id`.
-pub(crate) fn list_add_delete_tools(
-    add_args: Vec<ArgSpec>,
-) -> Vec<(&'static str, Vec<ArgSpec>, ToolEffect)> {
-    vec![
-        ("list", vec![parse::offset_arg()], ToolEffect::Read),
-        ("add", add_args, ToolEffect::Write),
-        ("delete", vec![parse::id_arg()], ToolEffect::Write),
-    ]
-}
-
-/// Runs a verb of such a set; `make` builds the row to add from the arguments.
-pub(crate) async fn list_add_delete<T: Shown>(
+/// The verbs every full record set over `T` has — `list`, `read`,
+/// `update`, `delete` — run the generic way; `None` for any other verb.
+pub(crate) async fn common_verb<T: Shown>(
     d: &StoreTools,
     verb: &str,
-    args: &Args,
     ctx: &CallContext,
-    make: fn(Language, &Args) -> Result<T, Fail>,
+    args: &Args,
 ) -> Option<Reply> {
     Some(match verb {
         "list" => list_args::<T>(d, ctx, args).await,
-        "add" => match make(ctx.language, args) {
-            Ok(row) => add(d, ctx, row).await,
-            Err(e) => Err(e),
-        },
+        "read" => read_args::<T>(d, ctx, args).await,
+        "update" => update::<T>(d, ctx, args).await,
         "delete" => delete::<T>(d, ctx, args).await,
         _ => return None,
+    })
+}
+
+/// [`common_verb`] and `pin` / `unpin`, for a set whose rows can be pinned.
+pub(crate) async fn pinnable_verb<T: Shown + Pinnable>(
+    d: &StoreTools,
+    verb: &str,
+    ctx: &CallContext,
+    args: &Args,
+) -> Option<Reply> {
+    match verb {
+        "pin" => Some(pin::<T>(d, ctx, args, true).await),
+        "unpin" => Some(pin::<T>(d, ctx, args, false).await),
+        other => common_verb::<T>(d, other, ctx, args).await,
+    }
+}
+
+/// A row that a set which only lists, adds and deletes builds from its
+/// `add` tool's arguments.
+pub(crate) trait FromArgs: Shown {
+    /// The row `add` stores, or why the arguments make none.
+    fn from_args(lang: Language, args: &Args) -> Result<Self, Fail>;
+}
+
+/// The set `name` over `T` that only lists, adds and deletes:
+/// `list|[offset]`, `add|<add_args>`, `delete|id`.
+pub(crate) fn list_add_delete_set<T: FromArgs>(
+    name: &'static str,
+    deps: &StoreTools,
+    add_args: Vec<ArgSpec>,
+) -> StoreSet {
+    let tools = vec![
+        ("list", vec![parse::offset_arg()], ToolEffect::Read),
+        ("add", add_args, ToolEffect::Write),
+        ("delete", vec![parse::id_arg()], ToolEffect::Write),
+    ];
+    StoreSet::new(name, deps, tools, list_add_delete::<T>)
+}
+
+/// Runs a verb of such a set.
+fn list_add_delete<'a, T: FromArgs>(
+    d: &'a StoreTools,
+    verb: &'a str,
+    args: &'a Args,
+    ctx: &'a CallContext,
+) -> BoxFuture<'a, Option<Reply>> {
+    Box::pin(async move {
+        Some(match verb {
+            "list" => list_args::<T>(d, ctx, args).await,
+            "add" => match T::from_args(ctx.language, args) {
+                Ok(row) => add(d, ctx, row).await,
+                Err(e) => Err(e),
+            },
+            "delete" => delete::<T>(d, ctx, args).await,
+            _ => return None,
+        })
     })
 }
 

@@ -3,7 +3,6 @@
 //! the handler by verb and turns its [`Reply`] into a [`ToolOutput`], so a
 //! failure of any kind ([`Fail`]) reaches the model as one clear sentence.
 
-use porfiry_skills::texts::no_such_tool_in_set;
 use porfiry_skills::{
     ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect, ToolOutput, ToolSpec, Toolset,
 };
@@ -11,6 +10,7 @@ use porfiry_storage::StorageError;
 
 use crate::db::DbError;
 use crate::toolsets::StoreTools;
+use crate::toolsets::dispatch::unknown_tool;
 use crate::toolsets::texts::{store as descs, store_replies as texts};
 
 /// Why a record tool did nothing. Every variant leaves the data as it was:
@@ -38,6 +38,12 @@ impl From<StorageError> for Fail {
 }
 
 impl Fail {
+    /// A refusal from elsewhere (the node, the friends list) as the model
+    /// reads it: "refused, nothing changed: …".
+    pub(crate) fn refused(lang: Language, e: impl std::fmt::Display) -> Fail {
+        Fail::Bad(texts::refused(lang, &e.to_string()))
+    }
+
     /// The sentence the model reads.
     pub(crate) fn text(&self, lang: Language) -> String {
         match self {
@@ -139,13 +145,7 @@ impl Toolset for StoreSet {
                 }
                 // The registry routes only listed tools here; answer anyway.
                 None => {
-                    let lines: Vec<String> = self.tools.iter().map(ToolSpec::prompt_line).collect();
-                    ToolOutput::failed(no_such_tool_in_set(
-                        ctx.language,
-                        tool,
-                        self.name,
-                        &lines.join("\n"),
-                    ))
+                    ToolOutput::failed(unknown_tool(ctx.language, tool, self.name, &self.tools))
                 }
             }
         })

@@ -34,11 +34,7 @@ impl Shown for Task {
     }
 
     fn details(&self, lang: Language) -> String {
-        if self.description.is_empty() {
-            self.line(lang)
-        } else {
-            format!("{}\n{}", self.line(lang), self.description)
-        }
+        records::line_then(self.line(lang), &self.description)
     }
 
     fn set_author(&mut self, llm: Option<String>) {
@@ -59,14 +55,7 @@ impl Shown for Task {
                     _ => Some(parse::whole(lang, field, v)?),
                 }
             }
-            other => {
-                return Err(Fail::Bad(texts::bad_choice(
-                    lang,
-                    "field",
-                    other,
-                    &FIELDS.join(", "),
-                )));
-            }
+            other => return Err(parse::unknown_field(lang, other, FIELDS)),
         }
         Ok(())
     }
@@ -106,16 +95,10 @@ fn run<'a>(
     ctx: &'a CallContext,
 ) -> BoxFuture<'a, Option<Reply>> {
     Box::pin(async move {
-        Some(match verb {
-            "list" => records::list_args::<Task>(d, ctx, args).await,
-            "read" => records::read_args::<Task>(d, ctx, args).await,
-            "add" => add(d, ctx, args).await,
-            "update" => records::update::<Task>(d, ctx, args).await,
-            "delete" => records::delete::<Task>(d, ctx, args).await,
-            "pin" => records::pin::<Task>(d, ctx, args, true).await,
-            "unpin" => records::pin::<Task>(d, ctx, args, false).await,
-            _ => return None,
-        })
+        match verb {
+            "add" => Some(add(d, ctx, args).await),
+            other => records::pinnable_verb::<Task>(d, other, ctx, args).await,
+        }
     })
 }
 

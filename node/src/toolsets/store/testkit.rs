@@ -5,19 +5,15 @@
 use std::sync::Arc;
 
 use porfiry_protocol::NodeKey;
-use porfiry_skills::{
-    CallContext, Caller, Language, SystemClock, ToolOutput, ToolsetRegistry, ZonedTime,
-};
-use porfiry_storage::{DB_FILE_NAME, LlmEntry, Store};
-use time::OffsetDateTime;
+use porfiry_skills::{CallContext, Caller, Language, SystemClock, ToolOutput, ToolsetRegistry};
+use porfiry_storage::{LlmEntry, Store};
 use tokio::sync::{mpsc, watch};
 
-use crate::cognition::CoreEvents;
 use crate::db::Db;
-use crate::mesh::{Profile, StreamControl};
 use crate::node::NodeHandle;
 use crate::replication::LoopCommand;
 use crate::toolsets::StoreTools;
+use crate::toolsets::test_support::{ctx_as, store_tools_with, test_node};
 
 /// The time every test call is made at (Unix ms).
 pub(crate) const NOW_MS: u64 = 1_800_000_000_000;
@@ -42,15 +38,8 @@ impl Kit {
 
     /// Like [`Kit::new`] with a node made on the same database by `node`.
     pub(crate) fn build(lang: Language, node: impl FnOnce(&Db) -> Option<NodeHandle>) -> Kit {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::create(dir.path().join(DB_FILE_NAME)).unwrap();
-        let db = Db::start(store).unwrap();
-        let deps = StoreTools {
-            db: db.clone(),
-            language: lang,
-            events: CoreEvents::new(),
-            node: node(&db),
-        };
+        let (dir, deps) = store_tools_with(lang, node);
+        let db = deps.db.clone();
         let mut registry = ToolsetRegistry::new();
         super::register_store_sets(&mut registry, &deps).unwrap();
         Kit {
@@ -69,18 +58,8 @@ impl Kit {
         let node_key = key.clone();
         let kit = Kit::build(lang, move |db| {
             let (stop, _) = watch::channel(false);
-            let (_, listening) = watch::channel(Vec::new());
-            Some(NodeHandle::new(
-                &node_key,
-                Profile::Phone,
-                db.clone(),
-                tx,
-                stop,
-                listening,
-                Arc::new(SystemClock::utc()),
-                StreamControl::new(),
-                crate::cognition::CoreEvents::new(),
-            ))
+            let clock = Arc::new(SystemClock::utc());
+            Some(test_node(&node_key, db, tx, stop, clock))
         });
         (kit, rx, key)
     }
@@ -104,13 +83,7 @@ impl Kit {
 
     /// The context of a call by `caller`.
     pub(crate) fn ctx_of(&self, caller: Caller) -> CallContext {
-        let at = OffsetDateTime::from_unix_timestamp((NOW_MS / 1000) as i64).unwrap();
-        CallContext::new(
-            "test",
-            caller,
-            ZonedTime::new(at, "UTC"),
-            self.deps.language,
-        )
+        ctx_as(caller, NOW_MS as i64, self.deps.language)
     }
 
     /// `TOOL_CALL: tool|raw` by the core; a call whose arguments do not bind

@@ -15,7 +15,8 @@ use porfiry_skills::Language;
 
 pub use media::*;
 
-/// Picks the English or the Russian variant.
+/// Picks the English or the Russian variant: the one helper every node
+/// toolset's texts (here, `acting::texts`, `messages::texts`) share.
 pub(crate) fn pick(lang: Language, en: &'static str, ru: &'static str) -> &'static str {
     match lang {
         Language::En => en,

@@ -9,7 +9,8 @@ use porfiry_storage::ProcessEntry;
 
 use crate::toolsets::StoreTools;
 use crate::toolsets::acting::CycleToolset;
-use crate::toolsets::acting::test_support::{call, ctx_at, store_tools};
+use crate::toolsets::acting::test_support::call;
+use crate::toolsets::test_support::{ctx_at, store_tools};
 
 async fn stored(tools: &StoreTools) -> Option<CycleSettings> {
     tools

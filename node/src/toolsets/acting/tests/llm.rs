@@ -9,10 +9,9 @@ use porfiry_storage::{LlmConfig, LlmEntry, ProcessEntry, ProcessStatus, Stored};
 use crate::llm::RegistryModels;
 use crate::toolsets::StoreTools;
 use crate::toolsets::acting::llm_tools::MAX_ASK_VOICES;
-use crate::toolsets::acting::test_support::{ScriptedServer, call, ctx_at, finished, store_tools};
+use crate::toolsets::acting::test_support::{NOW, ScriptedServer, call, finished};
 use crate::toolsets::acting::{Jobs, LlmJobLimits, LlmToolset, ProcessLimits, ProcessToolset};
-
-const NOW: i64 = 1_700_000_000_000;
+use crate::toolsets::test_support::{ctx_at, id_in, process_row, store_tools};
 
 fn set(tools: &StoreTools, limits: LlmJobLimits) -> LlmToolset {
     LlmToolset::new(
@@ -38,25 +37,6 @@ async fn entry(tools: &StoreTools, id: i64) -> Stored<LlmEntry> {
         .read(move |s| s.get::<LlmEntry>(id))
         .await
         .unwrap()
-        .unwrap()
-}
-
-async fn process(tools: &StoreTools, id: i64) -> Stored<ProcessEntry> {
-    tools
-        .db
-        .read(move |s| s.get::<ProcessEntry>(id))
-        .await
-        .unwrap()
-        .unwrap()
-}
-
-fn id_in(text: &str) -> i64 {
-    let after = text.split('#').nth(1).expect("an id in the reply");
-    after
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
         .unwrap()
 }
 
@@ -178,7 +158,7 @@ async fn a_task_runs_in_the_background_and_its_answer_lands_in_process_log() {
     assert!(out.ok, "{}", out.text);
     let id = id_in(&out.text);
     assert_eq!(finished(&mut rx).await, id);
-    let row = process(&tools, id).await;
+    let row = process_row(&tools, id).await;
     assert_eq!(row.row.name, "llm_task");
     assert_eq!(row.row.status, ProcessStatus::Ok);
     assert_eq!(
@@ -215,7 +195,7 @@ async fn a_failing_or_silent_model_ends_the_task_as_error_or_timeout() {
         let out = call(&l, "llm_task", &format!("{name}|do it"), &en()).await;
         let id = id_in(&out.text);
         assert_eq!(finished(&mut rx).await, id);
-        let row = process(&tools, id).await.row;
+        let row = process_row(&tools, id).await.row;
         assert_eq!(row.status, status, "{name}");
         assert!(row.result.unwrap().contains(says), "{name}");
     }
@@ -272,7 +252,10 @@ async fn a_task_is_refused_for_unknown_or_unreachable_models_and_when_busy() {
     let id = id_in(&first.text);
     assert!(call(&p, "process_stop", &id.to_string(), &en()).await.ok);
     assert_eq!(finished(&mut rx).await, id);
-    assert_eq!(process(&tools, id).await.row.status, ProcessStatus::Close);
+    assert_eq!(
+        process_row(&tools, id).await.row.status,
+        ProcessStatus::Close
+    );
     let count = tools
         .db
         .read(|s| s.count::<ProcessEntry>())

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use porfiry_skills::{Language, ToolEffect, ToolsetRegistry};
 
 use super::register_acting_sets;
-use super::test_support::store_tools;
 use crate::llm::RegistryModels;
+use crate::toolsets::test_support::store_tools;
 
 #[tokio::test]
 async fn the_three_sets_register_with_their_effects() {

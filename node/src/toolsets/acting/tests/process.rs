@@ -8,10 +8,9 @@ use porfiry_storage::{ProcessEntry, ProcessStatus, Stored};
 
 use crate::toolsets::StoreTools;
 use crate::toolsets::acting::process::{MAX_PROCESS_LIST_LINES, PROCESS_ALLOW_KEY};
-use crate::toolsets::acting::test_support::{call, ctx_at, finished, store_tools};
+use crate::toolsets::acting::test_support::{NOW, call, finished};
 use crate::toolsets::acting::{Jobs, ProcessLimits, ProcessToolset};
-
-const NOW: i64 = 1_700_000_000_000;
+use crate::toolsets::test_support::{ctx_at, id_in, process_row, store_tools};
 
 fn set(tools: &StoreTools, limits: ProcessLimits) -> ProcessToolset {
     ProcessToolset::new(tools.clone(), Jobs::new(), limits)
@@ -27,32 +26,12 @@ async fn allow(tools: &StoreTools, programs: &[&str]) {
         .unwrap();
 }
 
-async fn row(tools: &StoreTools, id: i64) -> Stored<ProcessEntry> {
-    tools
-        .db
-        .read(move |s| s.get::<ProcessEntry>(id))
-        .await
-        .unwrap()
-        .unwrap()
-}
-
 async fn rows(tools: &StoreTools) -> u64 {
     tools
         .db
         .read(|s| s.count::<ProcessEntry>())
         .await
         .unwrap()
-        .unwrap()
-}
-
-/// The id in a "process #12 (…) started" reply.
-fn id_in(text: &str) -> i64 {
-    let after = text.split('#').nth(1).expect("an id in the reply");
-    after
-        .chars()
-        .take_while(char::is_ascii_digit)
-        .collect::<String>()
-        .parse()
         .unwrap()
 }
 
@@ -63,7 +42,7 @@ async fn run_to_end(tools: &StoreTools, p: &ProcessToolset, command: &str) -> St
     assert!(out.ok, "{}", out.text);
     let id = id_in(&out.text);
     assert_eq!(finished(&mut rx).await, id, "the event names the row");
-    row(tools, id).await
+    process_row(tools, id).await
 }
 
 #[tokio::test]
@@ -132,7 +111,7 @@ async fn a_failing_or_unstartable_program_is_an_error_row() {
     .await;
     assert!(!out.ok && out.text.contains("cannot start"), "{}", out.text);
     let id = finished(&mut rx).await;
-    let failed = row(&tools, id).await;
+    let failed = process_row(&tools, id).await;
     assert_eq!(failed.row.status, ProcessStatus::Error);
     assert!(failed.row.result.unwrap().contains("cannot start"));
 }
@@ -175,7 +154,7 @@ async fn stop_kills_a_running_process_and_closes_its_row() {
     let mut rx = tools.events.subscribe();
     let out = call(&p, "process_start", "sleep 30", &ctx).await;
     let id = id_in(&out.text);
-    let running = row(&tools, id).await;
+    let running = process_row(&tools, id).await;
     assert_eq!(
         (running.row.status, running.row.result),
         (ProcessStatus::Warning, None),
@@ -197,7 +176,7 @@ async fn stop_kills_a_running_process_and_closes_its_row() {
     let stop = call(&p, "process_stop", &id.to_string(), &ctx).await;
     assert!(stop.ok, "{}", stop.text);
     assert_eq!(finished(&mut rx).await, id);
-    let stopped = row(&tools, id).await;
+    let stopped = process_row(&tools, id).await;
     assert_eq!(stopped.row.status, ProcessStatus::Close);
     assert!(stopped.row.result.unwrap().contains("process_stop"));
     let again = call(&p, "process_stop", &id.to_string(), &ctx).await;
@@ -264,8 +243,11 @@ async fn mark_sets_a_status_and_cleanup_deletes_closed_rows_by_age() {
     let ctx = ctx_at(9_000, Language::En);
     let mark = call(&p, "process_mark", &format!("{old}|close"), &ctx).await;
     assert!(mark.ok, "{}", mark.text);
-    assert_eq!(row(&tools, old).await.row.status, ProcessStatus::Close);
-    assert_eq!(row(&tools, old).await.updated_ms, 9_000);
+    assert_eq!(
+        process_row(&tools, old).await.row.status,
+        ProcessStatus::Close
+    );
+    assert_eq!(process_row(&tools, old).await.updated_ms, 9_000);
     let missing = call(&p, "process_mark", "999|close", &ctx).await;
     assert!(
         !missing.ok && missing.text.contains("#999"),
@@ -337,9 +319,12 @@ async fn rows_left_running_by_an_earlier_run_are_closed_as_errors_at_start() {
         .unwrap()
         .unwrap();
     assert_eq!(closed, [running]);
-    let orphan = row(&tools, running).await;
+    let orphan = process_row(&tools, running).await;
     assert_eq!(orphan.row.status, ProcessStatus::Error);
     assert!(orphan.row.result.unwrap().contains("node stopped"));
     assert_eq!(orphan.updated_ms, 50);
-    assert_eq!(row(&tools, done).await.row.status, ProcessStatus::Ok);
+    assert_eq!(
+        process_row(&tools, done).await.row.status,
+        ProcessStatus::Ok
+    );
 }

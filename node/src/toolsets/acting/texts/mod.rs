@@ -6,6 +6,8 @@
 
 use porfiry_skills::Language;
 
+pub(crate) use crate::toolsets::texts::pick;
+
 pub mod cycle;
 pub mod llm;
 pub mod process;
@@ -13,14 +15,6 @@ pub mod process;
 pub use cycle::*;
 pub use llm::*;
 pub use process::*;
-
-/// Picks the English or the Russian variant.
-pub(crate) fn pick(lang: Language, en: &'static str, ru: &'static str) -> &'static str {
-    match lang {
-        Language::En => en,
-        Language::Ru => ru,
-    }
-}
 
 /// The database refused or is gone; nothing changed.
 pub fn storage_failed(lang: Language, detail: &str) -> String {

@@ -1,16 +1,12 @@
 //! `agents`: friends added and removed through the node when one runs,
 //! else straight in `agent_peers`; bad or own peer ids refused.
 
-use porfiry_protocol::NodeKey;
 use porfiry_skills::Language;
 use porfiry_storage::{Friend, Identity};
 
 use crate::replication::LoopCommand;
 use crate::toolsets::store::testkit::{Kit, NOW_MS};
-
-fn peer(seed: u8) -> String {
-    NodeKey::from_seed([seed; 32]).peer_id().to_string()
-}
+use crate::toolsets::test_support::peer;
 
 async fn friends(kit: &Kit) -> u64 {
     kit.read(|s| s.count::<Friend>().unwrap()).await

@@ -107,7 +107,7 @@ impl CognitiveCore {
                 .flat_map(|set| set.tools().iter().map(|t| (t.name.clone(), t.effect)))
                 .collect(),
         );
-        let catalogue = catalogue_lines(&parts.registry, config.language);
+        let catalogue = catalogue_lines(&parts.registry);
         let runner = CommandRunner::new(parts.registry.clone(), config.language);
         let events = parts.events.subscribe();
         Ok(Self {

@@ -71,7 +71,7 @@ impl CommandRunner {
     pub fn help(&self, args: &str) -> String {
         let what = help_topic(args);
         if what.is_empty() {
-            return texts::help_index(self.language, &set_lines(&self.registry));
+            return texts::help_index(self.language, &catalogue_lines(&self.registry));
         }
         if let Some(set) = self.registry.get(&what) {
             return set
@@ -106,16 +106,9 @@ fn help_topic(args: &str) -> String {
         .to_ascii_lowercase()
 }
 
-/// Context 0's catalogue: `help` first (the budget cuts the catalogue from
-/// its end), then one line per command set.
-pub fn catalogue_lines(registry: &ToolsetRegistry, language: Language) -> Vec<String> {
-    std::iter::once(texts::help_line(language).to_owned())
-        .chain(set_lines(registry))
-        .collect()
-}
-
-/// One line per command set: `diary — cognitive diary: …`.
-fn set_lines(registry: &ToolsetRegistry) -> Vec<String> {
+/// Context 0's catalogue: one line per command set, `diary — cognitive
+/// diary: …` (its heading says how `help` shows a set's commands).
+pub fn catalogue_lines(registry: &ToolsetRegistry) -> Vec<String> {
     registry
         .sets()
         .map(|set| format!("{} — {}", set.name(), set.summary()))

@@ -12,14 +12,6 @@ pub fn reflex_reflection(lang: Language) -> String {
     }
 }
 
-/// The catalogue's first line: how to see a set's commands.
-pub fn help_line(lang: Language) -> &'static str {
-    match lang {
-        Language::En => "help — `help SET` lists a set's commands with their arguments",
-        Language::Ru => "help — `help НАБОР` покажет команды набора с аргументами",
-    }
-}
-
 /// `help` without an argument: the sets, one per line.
 pub fn help_index(lang: Language, lines: &[String]) -> String {
     let head = match lang {

@@ -171,6 +171,20 @@ fn think_ticks_over_real_http_and_writes_the_database() {
 }
 
 #[test]
+fn think_without_any_model_says_how_to_get_one_and_writes_nothing() {
+    let node = MeshNode::init("modelless");
+    let out = node
+        .command()
+        .args(["think", "--ticks", "1"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("no model: give --llm-url"), "{stderr}");
+    assert!(all::<TickRecord>(&node).is_empty());
+}
+
+#[test]
 fn a_dead_endpoint_is_recorded_each_tick_and_think_goes_on() {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

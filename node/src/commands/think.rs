@@ -74,6 +74,11 @@ pub fn flags_model(llm: &OptionalLlmArgs) -> anyhow::Result<Option<LlmEntry>> {
 pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
     let main = flags_model(&args.llm)?;
     let (key, store) = open_or_init(dir)?;
+    if main.is_none() && store.llm_main()?.is_none() {
+        anyhow::bail!(
+            "no model: give --llm-url and --llm-model, or add one with `porfiry llm add NAME --url URL --model M --main`"
+        );
+    }
     drop(store);
     let db = Db::open(&dir.db_path()).context("opening the database")?;
     let events = CoreEvents::new();

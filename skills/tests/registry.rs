@@ -204,3 +204,16 @@ fn prepare_checks_arguments_before_anything_runs() {
         })
     );
 }
+
+#[test]
+fn only_keeps_the_named_sets_and_shares_them() {
+    let all = registry();
+    let names: Vec<&str> = all.names().collect();
+    let first = names[0];
+    let some = all.only(&[first, "nosuch"]);
+    assert_eq!(some.names().collect::<Vec<_>>(), [first]);
+    let a = all.get(first).unwrap() as *const dyn porfiry_skills::Toolset as *const u8;
+    let b = some.get(first).unwrap() as *const dyn porfiry_skills::Toolset as *const u8;
+    assert_eq!(a, b, "the same toolset object, not a copy");
+    assert!(all.only(&[]).is_empty());
+}

@@ -15,7 +15,7 @@ use crate::commands::init::InitError;
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::{self, OffloadStartError};
 use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
-use crate::commands::run_core::{ThinkFlags, node_registry, start_core};
+use crate::commands::run_core::{CHAT_SETS, ThinkFlags, node_registry, start_core};
 use crate::data_dir::DataDir;
 use crate::mesh::{self, Multiaddr};
 use crate::node::{Node, NodeConfig, NodeError};
@@ -182,18 +182,24 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             return Err(StartError::Chat(crate::chat::ChatError::from(e)).into());
         }
     };
-    let api =
-        match crate::api::start::serve_node(dir, &api, &node, llm, toolsets.0.clone(), &mut stdout)
-            .await
-        {
-            Ok(api) => api,
-            Err(e) => {
-                // The API could not start (port taken): stop the node cleanly.
-                node.shutdown();
-                join.await?;
-                return Err(e.into());
-            }
-        };
+    let api = match crate::api::start::serve_node(
+        dir,
+        &api,
+        &node,
+        llm,
+        toolsets.0.only(CHAT_SETS),
+        &mut stdout,
+    )
+    .await
+    {
+        Ok(api) => api,
+        Err(e) => {
+            // The API could not start (port taken): stop the node cleanly.
+            node.shutdown();
+            join.await?;
+            return Err(e.into());
+        }
+    };
     let core = match start_core(&args.think, &args.llm, &offload, &node, toolsets).await {
         Ok(core) => core,
         Err(e) => {

@@ -90,6 +90,19 @@ impl ToolsetRegistry {
         Ok(())
     }
 
+    /// The sets named in `names` (unknown names are skipped), sharing the
+    /// toolset objects with this registry.
+    pub fn only(&self, names: &[&str]) -> ToolsetRegistry {
+        ToolsetRegistry {
+            sets: self
+                .sets
+                .iter()
+                .filter(|(name, _)| names.contains(&name.as_str()))
+                .map(|(name, set)| (name.clone(), set.clone()))
+                .collect(),
+        }
+    }
+
     /// The set called `name`.
     pub fn get(&self, name: &str) -> Option<&dyn Toolset> {
         self.sets.get(name).map(|s| s.as_ref())

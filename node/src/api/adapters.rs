@@ -190,8 +190,12 @@ impl NodeApi for NodeAdapter {
 
     fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            let sharing: Sharing = crate::commands::notes::parse_audience(&audience)
-                .map_err(|e| NodeApiError::BadInput(e.to_string()))?;
+            // `peer:` takes a friend's name too, resolved here.
+            let sharing: Sharing = self
+                .node
+                .resolve_audience(&audience)
+                .await
+                .map_err(node_error)?;
             let post = NotePost {
                 text,
                 audience: sharing,

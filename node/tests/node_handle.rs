@@ -216,7 +216,11 @@ async fn bad_input_is_a_typed_error_and_stores_nothing() {
 
     let e = node.remove_friend(&stranger).await.unwrap_err();
     assert!(e.is_not_found() && !e.is_bad_input(), "{e}");
+    // "nope" could be a friend's name: none has it, so it is not found.
     let e = node.remove_friend("nope").await.unwrap_err();
+    assert!(e.is_not_found() && !e.is_bad_input(), "{e}");
+    // "no@pe" can be neither a peer id nor a name.
+    let e = node.remove_friend("no@pe").await.unwrap_err();
     assert!(e.is_bad_input(), "{e}");
 
     // The node keeps running after all that.

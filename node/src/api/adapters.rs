@@ -241,6 +241,24 @@ impl NodeApi for NodeAdapter {
         })
     }
 
+    fn add_named_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+        name: Option<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_named_friend(&peer, addresses, groups, name, allow_offload)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
         Box::pin(async move { self.node.remove_friend(&peer).await.map_err(node_error) })
     }

@@ -217,7 +217,27 @@ impl NodeHandle {
         groups: Vec<String>,
         allow_offload: Option<bool>,
     ) -> Result<FriendView, NodeError> {
+        self.add_named_friend(peer, addresses, groups, None, allow_offload)
+            .await
+    }
+
+    /// [`NodeHandle::add_friend_with_offload`] that also names the friend
+    /// (`None` keeps an existing friend's name; a new one starts without),
+    /// as `friends add --name` does: a name another friend has is refused
+    /// and nothing is written.
+    pub async fn add_named_friend(
+        &self,
+        peer: &str,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        name: Option<String>,
+        allow_offload: Option<bool>,
+    ) -> Result<FriendView, NodeError> {
         let mut friend = check_friend(peer, &addresses, &groups)?;
+        if let Some(name) = &name {
+            check_name(name)?;
+        }
+        friend.name = name;
         friend.allow_offload = allow_offload;
         let own = self.inner.peer;
         let now = self.now();

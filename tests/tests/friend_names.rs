@@ -4,6 +4,7 @@
 //! from a named friend reads "from anna" and `@name` in a note travels as
 //! the friend's peer id — while no item anyone signed carries a name.
 
+use porfiry_tests::api_client::call;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// Every signed item in `n`'s database, lower-cased as text (the envelope
@@ -157,6 +158,33 @@ fn a_note_from_a_named_friend_reads_from_its_name_and_mentions_travel_as_peer_id
     let status: serde_json::Value = serde_json::from_str(&x.cli_ok(&["status", "--json"])).unwrap();
     assert_eq!(status["friends"][0]["name"], "zelda");
 
+    // The API shows and takes names too.
+    let (addr, token) = (x.api_address(), x.api_token());
+    let notes = call(addr, "GET", "/api/notes?origin=friends", Some(&token), "").json();
+    assert_eq!(notes[0]["author"], y.peer_id.as_str());
+    assert_eq!(notes[0]["author_name"], "zelda");
+    let taken = serde_json::json!({"peer": x.peer_id, "name": "ZELDA"}).to_string();
+    let r = call(addr, "POST", "/api/friends", Some(&token), &taken);
+    assert_eq!(r.status, 400, "{}", r.body);
+    let renamed = serde_json::json!({"peer": y.peer_id, "name": "zed"}).to_string();
+    let r = call(addr, "POST", "/api/friends", Some(&token), &renamed);
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(r.json()["name"], "zed");
+    let dm = r#"{"text":"via the API","audience":"peer:Zed"}"#;
+    let r = call(addr, "POST", "/api/notes", Some(&token), dm);
+    assert_eq!(r.status, 201, "{}", r.body);
+    assert_eq!(r.json()["audience"], format!("peer:{}", y.peer_id));
+    let r = call(
+        addr,
+        "POST",
+        "/api/notes",
+        Some(&token),
+        r#"{"text":"x","audience":"peer:nobody"}"#,
+    );
+    assert_eq!(r.status, 400, "{}", r.body);
+    assert!(r.body.contains("no friend named"), "{}", r.body);
+    wait_for("Y to get the API message", || y.has_note(&x, "via the API"));
+
     // X's name for Y is in no item on either side (Y's own name for X is
     // in the text Y wrote, which travels as written).
     for node in [&x, &y] {
@@ -164,6 +192,11 @@ fn a_note_from_a_named_friend_reads_from_its_name_and_mentions_travel_as_peer_id
         assert!(signed.len() >= 2, "{}", node.name);
         assert!(signed.iter().all(|p| !p.contains("zelda")), "{}", node.name);
     }
+    let r = call(addr, "DELETE", "/api/friends/nobody", Some(&token), "");
+    assert_eq!(r.status, 404, "{}", r.body);
+    let r = call(addr, "DELETE", "/api/friends/ZED", Some(&token), "");
+    assert_eq!(r.status, 204, "{}", r.body);
+    assert!(friends_json(&x).is_empty());
     assert!(x.is_running() && y.is_running());
 }
 

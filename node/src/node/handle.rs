@@ -300,17 +300,6 @@ impl NodeHandle {
             .map_err(db_err)??)
     }
 
-    /// The peer id a friend's name (or a peer id) stands for.
-    pub async fn resolve_friend(&self, peer: &str) -> Result<PeerId, NodeError> {
-        let given = peer.to_owned();
-        Ok(self
-            .inner
-            .db
-            .read(move |s| resolve_friend(s, &given))
-            .await
-            .map_err(db_err)??)
-    }
-
     /// Parses an audience as `notes post --audience` does, `peer:` taking a
     /// friend's name as well as a peer id.
     pub async fn resolve_audience(&self, given: &str) -> Result<Sharing, NodeError> {

@@ -216,7 +216,11 @@ async fn bad_input_is_a_typed_error_and_stores_nothing() {
 
     let e = node.remove_friend(&stranger).await.unwrap_err();
     assert!(e.is_not_found() && !e.is_bad_input(), "{e}");
+    // "nope" could be a friend's name: none has it, so it is not found.
     let e = node.remove_friend("nope").await.unwrap_err();
+    assert!(e.is_not_found() && !e.is_bad_input(), "{e}");
+    // "no@pe" can be neither a peer id nor a name.
+    let e = node.remove_friend("no@pe").await.unwrap_err();
     assert!(e.is_bad_input(), "{e}");
 
     // The node keeps running after all that.
@@ -225,6 +229,63 @@ async fn bad_input_is_a_typed_error_and_stores_nothing() {
     assert!(status.friends.is_empty());
     node.shutdown();
     assert_eq!(join.await.unwrap().items_held, 0);
+}
+
+#[tokio::test]
+async fn friends_are_named_renamed_and_taken_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("n"));
+    let (node, join) = spawn(&dir, Profile::Phone);
+    let anna = NodeKey::from_seed([7; 32]).peer_id().to_string();
+    let bob = NodeKey::from_seed([8; 32]).peer_id().to_string();
+    let view = node
+        .add_named_friend(&anna, vec![], vec![], Some("Anna".into()), None)
+        .await
+        .unwrap();
+    assert_eq!(view.name.as_deref(), Some("Anna"));
+    node.add_friend(&bob, vec![], vec![]).await.unwrap();
+    // Taken ignoring case: refused, bob keeps no name.
+    let e = node.rename_friend(&bob, "ANNA").await.unwrap_err();
+    assert!(e.is_bad_input() && e.to_string().contains(&anna), "{e}");
+    let e = node
+        .add_named_friend(&bob, vec![], vec![], Some("anna".into()), None)
+        .await
+        .unwrap_err();
+    assert!(e.is_bad_input(), "{e}");
+    let e = node.rename_friend(&bob, "b@b").await.unwrap_err();
+    assert!(e.is_bad_input(), "{e}");
+    let e = node.rename_friend("nobody", "zed").await.unwrap_err();
+    assert!(e.is_not_found(), "{e}");
+    let view = node.rename_friend("anna", "Anya").await.unwrap();
+    assert_eq!(
+        (view.peer_id.as_str(), view.name.as_deref()),
+        (anna.as_str(), Some("Anya"))
+    );
+    node.set_friend_offload("anya", true).await.unwrap();
+    assert!(node.may_offload(anna.parse().unwrap()).await.unwrap());
+    let friends = node.friends().await.unwrap();
+    let bob_view = friends.iter().find(|f| f.peer_id == bob).unwrap();
+    assert_eq!(bob_view.name, None);
+    assert_eq!(
+        node.status()
+            .await
+            .unwrap()
+            .friends
+            .iter()
+            .find(|f| f.peer_id == anna)
+            .unwrap()
+            .name
+            .as_deref(),
+        Some("Anya")
+    );
+    assert_eq!(
+        node.resolve_audience("peer:ANYA").await.unwrap(),
+        Sharing::Shared(porfiry_protocol::Audience::Peer(anna.clone()))
+    );
+    node.remove_friend("Anya").await.unwrap();
+    assert_eq!(node.friends().await.unwrap().len(), 1);
+    node.shutdown();
+    join.await.unwrap();
 }
 
 #[tokio::test]

@@ -80,6 +80,16 @@ pub enum StorageError {
         /// SQLite's message (names the column).
         detail: String,
     },
+    /// Another friend already has that name (ignoring case).
+    #[error("the name {name:?} is taken: friend {peer_id} is called {holder:?}")]
+    NameTaken {
+        /// The name asked for.
+        name: String,
+        /// The name as the other friend has it.
+        holder: String,
+        /// That friend's peer id.
+        peer_id: String,
+    },
     /// A FOREIGN KEY constraint refused the write (a referenced row is missing).
     #[error("{table} refers to a row that does not exist: {detail}")]
     ForeignKey {
@@ -150,6 +160,7 @@ impl StorageError {
             self,
             StorageError::NotFound { .. }
                 | StorageError::Duplicate { .. }
+                | StorageError::NameTaken { .. }
                 | StorageError::ForeignKey { .. }
                 | StorageError::Constraint { .. }
                 | StorageError::Invalid { .. }

@@ -39,6 +39,7 @@ mod llm;
 mod memory;
 mod migrations;
 mod notes;
+mod peer_names;
 mod peers;
 mod processes;
 mod published;
@@ -60,6 +61,7 @@ pub use llm::{LlmConfig, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, SECRET
 pub use memory::{DiaryEntry, MemoryEntry};
 pub use migrations::{APPLICATION_ID, SCHEMA_VERSION, TABLES};
 pub use notes::{Note, NoteFilter};
+pub use peer_names::{MAX_FRIEND_NAME_CHARS, check_friend_name, same_name};
 pub use peers::{Friend, PeerPermissions, Reputation, check_groups, check_peer_id};
 pub use processes::{ProcessEntry, TickRecord};
 pub use published::{Merged, Publishable};

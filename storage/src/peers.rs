@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Result, StorageError};
 use crate::limits::MAX_PEER_ID_BYTES;
+use crate::peer_names::check_friend_name;
 use crate::query::{Filter, int_param};
 use crate::record::{Stored, record};
 use crate::store::Store;
@@ -31,7 +32,8 @@ record! {
     pub struct Friend in "agent_peers" search ["peer_id", "name", "description"] check check_friend {
         /// Its peer id (`12D3KooW…`), unique.
         pub peer_id: String,
-        /// A name the user knows it by.
+        /// What the user calls it here (`anna`), never sent; unique
+        /// ignoring case, checked by [`check_friend_name`]; empty for none.
         pub name: String,
         /// Free text about it.
         pub description: String,
@@ -83,6 +85,9 @@ pub fn check_groups(groups: &[String]) -> Result<()> {
 
 fn check_friend(f: &Friend) -> Result<()> {
     check_peer_id(&f.peer_id)?;
+    if !f.name.is_empty() {
+        check_friend_name(&f.name)?;
+    }
     check_groups(&f.groups)
 }
 
@@ -91,9 +96,16 @@ fn peer_key(peer_id: &str) -> impl FnOnce() -> String + '_ {
 }
 
 impl Store {
-    /// Adds a friend; an existing peer id is [`StorageError::Duplicate`].
+    /// Adds a friend; an existing peer id is [`StorageError::Duplicate`], a
+    /// name another friend has is [`StorageError::NameTaken`].
     pub fn add_friend(&self, friend: &Friend, now_ms: u64) -> Result<i64> {
-        self.add(friend, now_ms)
+        self.transaction(|s| {
+            if !friend.name.is_empty() {
+                check_friend_name(&friend.name)?;
+                s.check_name_free(&friend.name, &friend.peer_id)?;
+            }
+            s.add(friend, now_ms)
+        })
     }
 
     /// All friends, by peer id.

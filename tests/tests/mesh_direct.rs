@@ -129,7 +129,9 @@ fn a_direct_message_reaches_its_addressee_only_also_after_catch_up() {
     let notes = a.store().notes_recent(100).unwrap().len();
     for (audience, why) in [
         (format!("peer:{}", stranger.peer_id), "not a friend"),
-        ("peer:bob".to_owned(), "bad peer id"),
+        // Not a peer id, and no friend is called bob.
+        ("peer:bob".to_owned(), "no friend named \"bob\""),
+        ("peer:b@d".to_owned(), "bad peer id"),
     ] {
         let out = a.cli(&["notes", "post", "--audience", &audience, "hello?"]);
         assert!(!out.status.success(), "{audience}");

@@ -143,7 +143,7 @@ fn an_offered_model_reaches_a_friend_and_shows_in_its_llm_list() {
             "2",
         ],
     );
-    b.cli_ok(&["friends", "add", &a.peer_id, &address]);
+    b.cli_ok(&["friends", "add", &a.peer_id, &address, "--name", "gpu-box"]);
     b.start(&["--profile", "phone"]);
 
     let mut seen = serde_json::Value::Null;
@@ -155,10 +155,13 @@ fn an_offered_model_reaches_a_friend_and_shows_in_its_llm_list() {
     assert_eq!(f["peer"], a.peer_id.as_str());
     assert_eq!(f["model"], "qwen-test");
     assert_eq!(f["concurrency"], 2);
+    assert_eq!(f["name"], "gpu-box");
     assert_eq!(seen["node_running"], true);
     let text = b.cli_ok(&["llm", "list"]);
     assert!(
-        text.contains(&a.peer_id) && text.contains("qwen-test") && text.contains("reachable: yes"),
+        text.contains(&format!("friend gpu-box ({})", a.peer_id))
+            && text.contains("qwen-test")
+            && text.contains("reachable: yes"),
         "{text}"
     );
     // Never the upstream URL.

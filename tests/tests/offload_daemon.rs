@@ -42,8 +42,16 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
     let mut phone = MeshNode::init("phone");
     server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
     let address = start_server(&mut server, &llm);
-    phone.cli_ok(&["friends", "add", &server.peer_id, &address]);
-    phone.start(&["--profile", "phone", "--llm-peer", &server.peer_id]);
+    // --llm-peer takes the friend's name (issue 12).
+    phone.cli_ok(&[
+        "friends",
+        "add",
+        &server.peer_id,
+        &address,
+        "--name",
+        "home",
+    ]);
+    phone.start(&["--profile", "phone", "--llm-peer", "Home"]);
     wait_connected(&mut phone, &server);
     let addr = phone.api_address();
     let token = phone.api_token();

@@ -190,8 +190,12 @@ impl NodeApi for NodeAdapter {
 
     fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            let sharing: Sharing = crate::commands::notes::parse_audience(&audience)
-                .map_err(|e| NodeApiError::BadInput(e.to_string()))?;
+            // `peer:` takes a friend's name too, resolved here.
+            let sharing: Sharing = self
+                .node
+                .resolve_audience(&audience)
+                .await
+                .map_err(node_error)?;
             let post = NotePost {
                 text,
                 audience: sharing,
@@ -231,6 +235,24 @@ impl NodeApi for NodeAdapter {
             let view = self
                 .node
                 .add_friend_with_offload(&peer, addresses, groups, allow_offload)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
+    fn add_named_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+        name: Option<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_named_friend(&peer, addresses, groups, name, allow_offload)
                 .await
                 .map_err(node_error)?;
             json(&view)

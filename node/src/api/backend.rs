@@ -122,7 +122,27 @@ pub trait NodeApi: Send + Sync + 'static {
             }),
         }
     }
-    /// Removes a friend.
+    /// Adds (or updates) a friend, setting its offload permission and its
+    /// local name (`None` keeps an existing friend's). An implementation
+    /// without names refuses `Some` rather than ignore it.
+    fn add_named_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+        name: Option<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        match name {
+            None => self.add_friend_with_offload(peer, addresses, groups, allow_offload),
+            Some(_) => Box::pin(async {
+                Err(NodeApiError::BadInput(
+                    "name is not supported by this node".to_owned(),
+                ))
+            }),
+        }
+    }
+    /// Removes a friend (by peer id, or by name where the node has names).
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>>;
     /// Peer id, profile, friends connected, items per kind, last catch-ups.
     fn status(&self) -> BoxFuture<'_, NodeResult>;

@@ -1,5 +1,7 @@
-//! `porfiry friends add|list|offload|remove`: the peers this node connects to and
-//! replicates with. Works whether or not the node is running: a running
+//! `porfiry friends add|list|offload|remove|rename`: the peers this node
+//! connects to and replicates with, and the local names the user calls them
+//! by (every command that takes a friend takes its name too, through
+//! [`resolve_friend`]). Works whether or not the node is running: a running
 //! daemon in another process notices the change within its change poll
 //! interval (`CHANGE_POLL_INTERVAL`, `PHONE_CHANGE_POLL_INTERVAL`); a
 //! `NodeHandle` tells its loop at once.
@@ -12,17 +14,21 @@
 
 use clap::{Args, Subcommand};
 use porfiry_protocol::{AuthorKey, NodeKey};
-use porfiry_storage::{Friend, PeerPermissions, StorageError, Store, check_groups};
+use porfiry_storage::{
+    Friend, PeerPermissions, StorageError, Store, check_friend_name, check_groups,
+};
 use serde::Serialize;
 
 use crate::data_dir::DataDir;
 use crate::mesh::{Multiaddr, PeerId};
 
+pub use super::friend_names::{friend_names, resolve_friend};
+
 /// `porfiry friends …`
 #[derive(Debug, Subcommand)]
 pub enum FriendsCommand {
-    /// Add a friend (or replace its address and groups). Without an address
-    /// it is a friend that dials us.
+    /// Add a friend (or replace its address and groups, and its name when
+    /// --name is given). Without an address it is a friend that dials us.
     Add(AddArgs),
     /// List friends.
     List {
@@ -31,10 +37,10 @@ pub enum FriendsCommand {
         json: bool,
     },
     /// Allow (`on`) or refuse (`off`) an existing friend's offload
-    /// requests: `porfiry friends offload PEER_ID on|off`.
+    /// requests: `porfiry friends offload PEER on|off`.
     Offload {
-        /// The friend's peer id.
-        #[arg(value_name = "PEER_ID")]
+        /// The friend's peer id or name.
+        #[arg(value_name = "PEER")]
         peer_id: String,
         /// `on` or `off`.
         #[arg(value_name = "on|off")]
@@ -42,9 +48,19 @@ pub enum FriendsCommand {
     },
     /// Remove a friend; its connections close.
     Remove {
-        /// The friend's peer id.
-        #[arg(value_name = "PEER_ID")]
+        /// The friend's peer id or name.
+        #[arg(value_name = "PEER")]
         peer_id: String,
+    },
+    /// Give a friend a new name (local to this node, never sent; unique
+    /// ignoring case): `porfiry friends rename PEER NAME`.
+    Rename {
+        /// The friend's peer id or current name.
+        #[arg(value_name = "PEER")]
+        peer_id: String,
+        /// Its new name: 1 to 32 characters, no '@', no spaces at the ends.
+        #[arg(value_name = "NAME")]
+        name: String,
     },
 }
 
@@ -58,6 +74,11 @@ pub struct AddArgs {
     /// /p2p/<peer-id> must name the same peer).
     #[arg(value_name = "MULTIADDR")]
     pub address: Option<String>,
+    /// What to call it here (`anna`): shown instead of its peer id, taken
+    /// wherever a peer id is (`@anna` in notes, `peer:anna`). Local, never
+    /// sent; unique ignoring case; 1 to 32 characters, no '@'.
+    #[arg(long, value_name = "NAME")]
+    pub name: Option<String>,
     /// A group to tag it with (repeatable); group notes go to these.
     #[arg(long = "group", value_name = "NAME")]
     pub groups: Vec<String>,
@@ -104,6 +125,18 @@ pub enum FriendsError {
     /// The friend to remove is not a friend.
     #[error("{0} is not a friend")]
     NotAFriend(String),
+    /// Neither a peer id nor the name of a friend.
+    #[error("no friend named {0:?} (and it is not a peer id)")]
+    NoFriendNamed(String),
+    /// Several friends answer to the name (only a hand-edited database
+    /// can hold repeats).
+    #[error("the name {name:?} is ambiguous: friends {} all have it; give a peer id", peers.join(", "))]
+    Ambiguous {
+        /// The name given.
+        name: String,
+        /// The friends that have it.
+        peers: Vec<String>,
+    },
     /// The key file could not be read.
     #[error(transparent)]
     Identity(#[from] porfiry_protocol::IdentityError),
@@ -120,6 +153,8 @@ pub enum FriendsError {
 pub struct FriendView {
     /// Peer id.
     pub peer_id: String,
+    /// What this node calls it, if anything (local, never sent).
+    pub name: Option<String>,
     /// Addresses we dial it at.
     pub addresses: Vec<String>,
     /// Its groups.
@@ -175,8 +210,8 @@ pub fn friends(
         FriendsCommand::Add(args) => add(dir, args, now_ms),
         FriendsCommand::List { json } => list(dir, *json),
         FriendsCommand::Offload { peer_id, state } => {
-            let peer = parse_peer_id(peer_id)?;
             let (_, store) = open(dir)?;
+            let peer = resolve_friend(&store, peer_id)?;
             let on = *state == OnOff::On;
             set_offload(&store, &peer, on, now_ms)?;
             let how = if on { "may" } else { "may not" };
@@ -185,10 +220,17 @@ pub fn friends(
             ))
         }
         FriendsCommand::Remove { peer_id } => {
-            let peer = parse_peer_id(peer_id)?;
             let (_, store) = open(dir)?;
+            let peer = resolve_friend(&store, peer_id)?;
             delete_friend(&store, &peer)?;
             Ok(format!("removed friend {peer}"))
+        }
+        FriendsCommand::Rename { peer_id, name } => {
+            check_name(name)?;
+            let (_, store) = open(dir)?;
+            let peer = resolve_friend(&store, peer_id)?;
+            rename_friend(&store, &peer, name, now_ms)?;
+            Ok(format!("friend {peer} is now called {name}"))
         }
     }
 }
@@ -202,6 +244,9 @@ pub struct CheckedFriend {
     pub addresses: Vec<String>,
     /// Its groups.
     pub groups: Vec<String>,
+    /// Its name (checked with [`check_name`]); `None` keeps an existing
+    /// friend's (a new one starts without).
+    pub name: Option<String>,
     /// Offload permission to set; `None` keeps an existing friend's (a new
     /// one starts without).
     pub allow_offload: Option<bool>,
@@ -223,12 +268,20 @@ pub fn check_friend(
         peer,
         addresses,
         groups: groups.to_vec(),
+        name: None,
         allow_offload: None,
     })
 }
 
-/// Adds `friend`, or replaces the addresses and groups of an existing one,
-/// in one transaction; refuses this node's own id (`own`). Returns whether
+/// Checks a friend name (1 to 32 characters, no '@', no spaces at the ends,
+/// not a peer id) without touching any database.
+pub fn check_name(name: &str) -> Result<(), FriendsError> {
+    Ok(check_friend_name(name)?)
+}
+
+/// Adds `friend`, or replaces the addresses and groups (and the name, when
+/// given) of an existing one, in one transaction; a name another friend has
+/// is refused ([`StorageError::NameTaken`]); refuses this node's own id (`own`). Returns whether
 /// it was there already.
 pub fn save_friend(
     store: &Store,
@@ -244,6 +297,9 @@ pub fn save_friend(
         Some(_) => {
             s.set_friend_addresses(&id, &friend.addresses, now_ms)?;
             s.set_friend_groups(&id, &friend.groups, now_ms)?;
+            if let Some(name) = &friend.name {
+                s.set_friend_name(&id, name, now_ms)?;
+            }
             if let Some(on) = friend.allow_offload {
                 let mut p = s.friend(&id)?.row.permissions;
                 p.offload = on;
@@ -255,6 +311,7 @@ pub fn save_friend(
             s.add_friend(
                 &Friend {
                     peer_id: id.clone(),
+                    name: friend.name.clone().unwrap_or_default(),
                     addresses: friend.addresses.clone(),
                     groups: friend.groups.clone(),
                     permissions: PeerPermissions {
@@ -296,6 +353,22 @@ pub fn may_offload(store: &Store, peer: &PeerId) -> Result<bool, FriendsError> {
         .is_some_and(|f| f.row.permissions.offload))
 }
 
+/// Names a friend (the name checked and free); one that is not a friend is
+/// [`FriendsError::NotAFriend`].
+pub fn rename_friend(
+    store: &Store,
+    peer: &PeerId,
+    name: &str,
+    now_ms: u64,
+) -> Result<(), FriendsError> {
+    check_name(name)?;
+    match store.set_friend_name(&peer.to_string(), name, now_ms) {
+        Ok(()) => Ok(()),
+        Err(StorageError::NotFound { .. }) => Err(FriendsError::NotAFriend(peer.to_string())),
+        Err(e) => Err(e.into()),
+    }
+}
+
 /// Removes a friend; one that is not a friend is [`FriendsError::NotAFriend`].
 pub fn delete_friend(store: &Store, peer: &PeerId) -> Result<(), FriendsError> {
     match store.remove_friend(&peer.to_string()) {
@@ -313,6 +386,7 @@ pub fn friend_views(store: &Store) -> Result<Vec<FriendView>, FriendsError> {
 /// One stored friend as listed.
 pub fn friend_view(f: porfiry_storage::Stored<Friend>) -> FriendView {
     FriendView {
+        name: Some(f.row.name).filter(|n| !n.is_empty()),
         peer_id: f.row.peer_id,
         addresses: f.row.addresses,
         groups: f.row.groups,
@@ -325,6 +399,10 @@ pub fn friend_view(f: porfiry_storage::Stored<Friend>) -> FriendView {
 fn add(dir: &DataDir, args: &AddArgs, now_ms: u64) -> Result<String, FriendsError> {
     let given: Vec<String> = args.address.iter().cloned().collect();
     let mut friend = check_friend(&args.peer_id, &given, &args.groups)?;
+    if let Some(name) = &args.name {
+        check_name(name)?;
+        friend.name = Some(name.clone());
+    }
     if args.allow_offload {
         friend.allow_offload = Some(true);
     }
@@ -336,7 +414,12 @@ fn add(dir: &DataDir, args: &AddArgs, now_ms: u64) -> Result<String, FriendsErro
         format!("dialled at {}", friend.addresses.join(", "))
     };
     let verb = if updated { "updated" } else { "added" };
-    Ok(format!("{verb} friend {} ({how})", friend.peer))
+    let called = friend
+        .name
+        .as_ref()
+        .map(|n| format!(" as {n}"))
+        .unwrap_or_default();
+    Ok(format!("{verb} friend {}{called} ({how})", friend.peer))
 }
 
 fn list(dir: &DataDir, json: bool) -> Result<String, FriendsError> {
@@ -362,8 +445,13 @@ fn list(dir: &DataDir, json: bool) -> Result<String, FriendsError> {
                 v.addresses.join(" ")
             };
             let offload = if v.allow_offload { "on" } else { "off" };
+            let name = v
+                .name
+                .as_ref()
+                .map(|n| format!("{n}  "))
+                .unwrap_or_default();
             format!(
-                "{}  {}  groups: {groups}  offload: {offload}  {addrs}",
+                "{name}{}  {}  groups: {groups}  offload: {offload}  {addrs}",
                 v.peer_id, v.status
             )
         })

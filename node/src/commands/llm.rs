@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use crate::api::start::api_address_path;
 use crate::api::token::token_path;
-use crate::commands::friends::{FriendsError, open};
+use crate::commands::friends::{FriendsError, friend_names, open};
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
 use crate::commands::llm_registry::{self, AddArgs, RegistryModel};
 use crate::data_dir::DataDir;
@@ -92,6 +92,8 @@ pub struct FriendModel {
     /// The advertisement.
     #[serde(flatten)]
     pub candidate: Candidate,
+    /// What this node calls the friend, if it named it.
+    pub name: Option<String>,
     /// Connected now; `None` when no daemon answered.
     pub reachable: Option<bool>,
 }
@@ -138,11 +140,13 @@ pub fn list(dir: &DataDir, llm: &OptionalLlmArgs) -> Result<LlmList, LlmListErro
     let (_, store) = open(dir)?;
     let candidates = offload_candidates(&store)?;
     let registry = llm_registry::registry(&store)?;
+    let names = friend_names(&store)?;
     drop(store);
     let connected = connected_friends(dir);
     let friends = candidates
         .into_iter()
         .map(|candidate| FriendModel {
+            name: names.get(&candidate.peer).cloned(),
             reachable: connected.as_ref().map(|c| c.contains(&candidate.peer)),
             candidate,
         })
@@ -171,9 +175,13 @@ fn to_text(list: &LlmList) -> String {
             Some(false) => "no",
             None => NOT_RUNNING,
         };
+        let who = match &f.name {
+            Some(name) => format!("{name} ({})", c.peer),
+            None => c.peer.clone(),
+        };
         lines.push(format!(
-            "friend {}  model: {}  context: {context}  concurrency: {}  reachable: {reachable}",
-            c.peer, c.model, c.concurrency
+            "friend {who}  model: {}  context: {context}  concurrency: {}  reachable: {reachable}",
+            c.model, c.concurrency
         ));
     }
     lines.extend(llm_registry::registry_lines(&list.registry));

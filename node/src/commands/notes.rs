@@ -11,9 +11,9 @@
 use clap::{Args, Subcommand};
 use porfiry_protocol::item::audience::AudienceError;
 use porfiry_protocol::{ItemId, ItemKind};
-use porfiry_storage::{Note, NoteFilter, NoteSource, Sharing, Stored};
+use porfiry_storage::{Note, NoteFilter, NoteSource, Sharing, Store, Stored, check_friend_name};
 
-use super::friends::{FriendsError, open};
+use super::friends::{FriendsError, friend_names, open, resolve_friend};
 use crate::data_dir::DataDir;
 use crate::sharing::{SharingError, post_note, retract_item};
 
@@ -22,7 +22,8 @@ use crate::sharing::{SharingError, post_note, retract_item};
 pub const DEFAULT_AUDIENCE: &str = "friends";
 
 /// The audiences `notes post` takes, for error messages.
-pub const AUDIENCE_FORMS: &str = "expected public, friends, group:NAME, peer:PEER_ID or private";
+pub const AUDIENCE_FORMS: &str =
+    "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME) or private";
 
 /// Notes read per page by `notes list`: the storage list cap.
 pub const LIST_PAGE: u32 = porfiry_storage::limits::MAX_LIST_LIMIT;
@@ -51,8 +52,8 @@ pub enum NotesCommand {
 #[derive(Debug, Args)]
 pub struct PostArgs {
     /// Who receives it: public (friends and onward), friends, group:NAME
-    /// (friends tagged NAME), peer:PEER_ID (that one friend only, never
-    /// passed on), or private (never leaves this node).
+    /// (friends tagged NAME), peer:PEER_ID or peer:FRIEND_NAME (that one
+    /// friend only, never passed on), or private (never leaves this node).
     #[arg(long, value_name = "AUDIENCE", default_value = DEFAULT_AUDIENCE)]
     pub audience: String,
     /// The text (several words are joined with spaces).
@@ -125,6 +126,23 @@ pub fn parse_audience(given: &str) -> Result<Sharing, NotesError> {
         })
 }
 
+/// Parses an audience where `peer:` may name a friend (`peer:anna`, any
+/// case) as well as give its peer id; the name is replaced by the peer id,
+/// which is what the item carries (names never leave this node).
+pub fn resolve_audience(store: &Store, given: &str) -> Result<Sharing, NotesError> {
+    let refused = match parse_audience(given) {
+        Ok(sharing) => return Ok(sharing),
+        Err(e) => e,
+    };
+    match given.strip_prefix("peer:") {
+        Some(who) if check_friend_name(who).is_ok() => {
+            let peer = resolve_friend(store, who)?;
+            parse_audience(&format!("peer:{peer}"))
+        }
+        _ => Err(refused),
+    }
+}
+
 /// Refuses a note text with nothing but whitespace.
 pub fn check_text(text: &str) -> Result<(), NotesError> {
     if text.trim().is_empty() {
@@ -134,10 +152,10 @@ pub fn check_text(text: &str) -> Result<(), NotesError> {
 }
 
 fn post(dir: &DataDir, args: &PostArgs, now_ms: u64) -> Result<String, NotesError> {
-    let sharing = parse_audience(&args.audience)?;
     let text = args.text.join(" ");
     check_text(&text)?;
     let (key, store) = open(dir)?;
+    let sharing = resolve_audience(&store, &args.audience)?;
     let posted = post_note(
         &store,
         &key,
@@ -230,11 +248,36 @@ pub fn query_notes(
     }
 }
 
+/// One note as `notes list --json` prints it: the stored note with the
+/// name this node calls its author by (`null` for our own notes and for
+/// friends without a name); `origin_author` keeps the peer id.
+#[derive(Debug, serde::Serialize)]
+struct ListedNote<'a> {
+    #[serde(flatten)]
+    note: &'a Stored<Note>,
+    name: Option<&'a str>,
+}
+
 fn list(dir: &DataDir, json: bool) -> Result<String, NotesError> {
     let (_, store) = open(dir)?;
     let notes = all_notes(&store)?;
+    let names = friend_names(&store)?;
+    let name_of = |n: &Stored<Note>| {
+        n.row
+            .origin_author
+            .as_ref()
+            .and_then(|a| names.get(a))
+            .map(String::as_str)
+    };
     if json {
-        return Ok(serde_json::to_string_pretty(&notes)?);
+        let listed: Vec<ListedNote<'_>> = notes
+            .iter()
+            .map(|n| ListedNote {
+                note: n,
+                name: name_of(n),
+            })
+            .collect();
+        return Ok(serde_json::to_string_pretty(&listed)?);
     }
     if notes.is_empty() {
         return Ok("no notes yet".into());
@@ -242,9 +285,10 @@ fn list(dir: &DataDir, json: bool) -> Result<String, NotesError> {
     let lines: Vec<String> = notes
         .iter()
         .map(|n| {
-            let from = match &n.row.origin_author {
-                Some(a) => format!("from {a}"),
-                None => "mine".into(),
+            let from = match (name_of(n), &n.row.origin_author) {
+                (Some(name), _) => format!("from {name}"),
+                (None, Some(a)) => format!("from {a}"),
+                (None, None) => "mine".into(),
             };
             format!("#{} [{}] {from}: {}", n.id, n.row.audience, n.row.text)
         })
@@ -269,7 +313,7 @@ mod tests {
         for (given, says) in [
             (
                 "everyone",
-                "expected public, friends, group:NAME, peer:PEER_ID or private",
+                "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME) or private",
             ),
             ("peer:bob", "bad peer id \"bob\""),
             ("group:Big", "bad group name \"Big\""),

@@ -8,8 +8,9 @@
 
 use clap::Args;
 
-use crate::commands::friends::{FriendsError, parse_peer_id};
+use crate::commands::friends::{FriendsError, open, parse_peer_id, resolve_friend};
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
+use crate::data_dir::DataDir;
 use crate::llm::LlmTarget;
 use crate::mesh::PeerId;
 use crate::sharing::offload::OfferedModel;
@@ -25,9 +26,9 @@ pub const DEFAULT_OFFLOAD_PER_FRIEND: u32 = 1;
 /// Flags of `porfiry run` about offload.
 #[derive(Debug, Clone, Args)]
 pub struct OffloadArgs {
-    /// Use this friend's model (its peer id, `12D3KooW…`) instead of a
-    /// local one; excludes --llm-url.
-    #[arg(long, env = "PORFIRY_LLM_PEER", value_name = "PEER_ID")]
+    /// Use this friend's model (its peer id, `12D3KooW…`, or its name)
+    /// instead of a local one; excludes --llm-url.
+    #[arg(long, env = "PORFIRY_LLM_PEER", value_name = "PEER")]
     pub llm_peer: Option<String>,
     /// Offer this node's model (--llm-url and --llm-model) to friends
     /// allowed to offload (`porfiry friends offload PEER on`), and advertise
@@ -104,6 +105,26 @@ pub enum OffloadFlagsError {
     /// --offload without a local model to offer.
     #[error("--offload offers this node's model to friends: give --llm-url and --llm-model too")]
     NothingToOffer,
+}
+
+impl OffloadArgs {
+    /// These flags with a friend's name after --llm-peer replaced by its
+    /// peer id, read from the node in `dir`. A peer id, or no --llm-peer,
+    /// needs no database; a name without a node there is an error.
+    pub fn with_peer_resolved(&self, dir: &DataDir) -> Result<OffloadArgs, OffloadFlagsError> {
+        let Some(given) = &self.llm_peer else {
+            return Ok(self.clone());
+        };
+        if parse_peer_id(given).is_ok() {
+            return Ok(self.clone());
+        }
+        let (_, store) = open(dir)?;
+        let peer = resolve_friend(&store, given)?;
+        Ok(OffloadArgs {
+            llm_peer: Some(peer.to_string()),
+            ..self.clone()
+        })
+    }
 }
 
 impl OffloadPlan {
@@ -198,5 +219,39 @@ mod tests {
         let p = OffloadPlan::from_args(&llm(Some("http://h/v1"), Some("m")), &off(None, false))
             .unwrap();
         assert!(p.offer().is_none(), "offload off: nothing advertised");
+    }
+
+    #[test]
+    fn llm_peer_takes_a_friends_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(tmp.path().join("node"));
+        // A name needs the node's friends; there is no node yet.
+        let e = off(Some("anna"), false)
+            .with_peer_resolved(&dir)
+            .unwrap_err();
+        assert!(e.to_string().contains("no node"), "{e}");
+        // A peer id needs no node at all.
+        let same = off(Some(PEER), false).with_peer_resolved(&dir).unwrap();
+        assert_eq!(same.llm_peer.as_deref(), Some(PEER));
+        crate::commands::init::init(&dir, porfiry_skills::Language::default()).unwrap();
+        let (_, store) = crate::commands::friends::open(&dir).unwrap();
+        let anna = porfiry_storage::Friend {
+            peer_id: PEER.to_owned(),
+            name: "Anna".to_owned(),
+            ..Default::default()
+        };
+        store.add_friend(&anna, 1).unwrap();
+        let resolved = off(Some("anna"), false).with_peer_resolved(&dir).unwrap();
+        assert_eq!(resolved.llm_peer.as_deref(), Some(PEER));
+        let p = OffloadPlan::from_args(&llm(None, None), &resolved).unwrap();
+        assert_eq!(p.model, ModelChoice::Peer(PEER.parse().unwrap()));
+        let e = off(Some("bob"), false)
+            .with_peer_resolved(&dir)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("--llm-peer: no friend named \"bob\""),
+            "{e}"
+        );
     }
 }

@@ -146,7 +146,8 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     let listen = listen_addresses(args)?;
     let api = ApiPlan::from_args(&args.api, &args.llm)?;
     // What the offload server and the model choice get (issue 10).
-    let offload = OffloadPlan::from_args(&args.llm, &args.offload)?;
+    // A friend's name after --llm-peer becomes its peer id (issue 12).
+    let offload = OffloadPlan::from_args(&args.llm, &args.offload.with_peer_resolved(dir)?)?;
     let config = NodeConfig::new(dir.clone(), args.profile, listen);
     let (node, mut join) = Node::spawn(config)?;
     let mut stdout = std::io::stdout();

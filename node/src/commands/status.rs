@@ -1,4 +1,5 @@
-//! `porfiry status`: node id, schema version and row counts per table.
+//! `porfiry status`: node id, schema version, friends (by name where they
+//! have one) and row counts per table.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -7,6 +8,7 @@ use porfiry_protocol::NodeKey;
 use porfiry_storage::Store;
 use serde::Serialize;
 
+use super::friends::{FriendView, FriendsError, friend_views};
 use crate::data_dir::DataDir;
 
 /// Why `status` could not report.
@@ -21,6 +23,9 @@ pub enum StatusError {
     /// The database could not be opened or read.
     #[error(transparent)]
     Storage(#[from] porfiry_storage::StorageError),
+    /// The friends could not be read.
+    #[error(transparent)]
+    Friends(#[from] FriendsError),
 }
 
 /// The status report (`--json` prints it as is).
@@ -32,6 +37,8 @@ pub struct Status {
     pub data_dir: String,
     /// The database's schema version.
     pub schema_version: u32,
+    /// Friends, each with its name (if any) and last seen state.
+    pub friends: Vec<FriendView>,
     /// Row count per table.
     pub tables: BTreeMap<String, u64>,
 }
@@ -40,9 +47,19 @@ impl Status {
     /// The human-readable form.
     pub fn to_text(&self) -> String {
         let mut s = format!(
-            "node id:        {}\ndata dir:       {}\nschema version: {}\nrows per table:\n",
+            "node id:        {}\ndata dir:       {}\nschema version: {}\n",
             self.peer_id, self.data_dir, self.schema_version
         );
+        let _ = writeln!(s, "friends:        {}", self.friends.len());
+        for f in &self.friends {
+            let name = f
+                .name
+                .as_ref()
+                .map(|n| format!("{n}  "))
+                .unwrap_or_default();
+            let _ = writeln!(s, "  {name}{}  {}", f.peer_id, f.status);
+        }
+        s.push_str("rows per table:\n");
         let width = self.tables.keys().map(String::len).max().unwrap_or(0);
         for (t, n) in &self.tables {
             let _ = writeln!(s, "  {t:<width$}  {n}");
@@ -68,6 +85,7 @@ pub fn status(dir: &DataDir) -> Result<Status, StatusError> {
         peer_id: key.peer_id().to_string(),
         data_dir: dir.root().display().to_string(),
         schema_version: store.schema_version()?,
+        friends: friend_views(&store)?,
         tables,
     })
 }

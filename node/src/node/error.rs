@@ -58,6 +58,12 @@ impl NodeError {
                 | NotesError::BadItemId { .. }
                 | NotesError::NotYours(_) => true,
                 NotesError::Post(SharingError::Item(_) | SharingError::NotAFriend(_)) => true,
+                // `peer:NAME` naming no friend, or a hand-edited repeat.
+                NotesError::Open(
+                    FriendsError::NoFriendNamed(_)
+                    | FriendsError::Ambiguous { .. }
+                    | FriendsError::BadPeerId { .. },
+                ) => true,
                 NotesError::Post(SharingError::Storage(s)) | NotesError::Storage(s) => {
                     refused_row(s)
                 }
@@ -66,7 +72,8 @@ impl NodeError {
             NodeError::Friends(e) => match e {
                 FriendsError::BadPeerId { .. }
                 | FriendsError::BadAddress { .. }
-                | FriendsError::OwnId(_) => true,
+                | FriendsError::OwnId(_)
+                | FriendsError::Ambiguous { .. } => true,
                 FriendsError::Storage(s) => refused_row(s),
                 _ => false,
             },
@@ -78,7 +85,7 @@ impl NodeError {
     pub fn is_not_found(&self) -> bool {
         matches!(
             self,
-            NodeError::Friends(FriendsError::NotAFriend(_))
+            NodeError::Friends(FriendsError::NotAFriend(_) | FriendsError::NoFriendNamed(_))
                 | NodeError::Notes(NotesError::NoSuchItem(_))
         )
     }

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use porfiry_protocol::NodeKey;
 use porfiry_skills::Clock;
-use porfiry_storage::NoteSource;
+use porfiry_storage::{NoteSource, Sharing};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::error::NodeError;
@@ -18,10 +18,10 @@ use super::views::{
 };
 use crate::cognition::CoreEvents;
 use crate::commands::friends::{
-    FriendView, FriendsError, check_friend, delete_friend, friend_view, friend_views, may_offload,
-    parse_peer_id, save_friend, set_offload,
+    FriendView, FriendsError, check_friend, check_name, delete_friend, friend_names, friend_view,
+    friend_views, may_offload, rename_friend, resolve_friend, save_friend, set_offload,
 };
-use crate::commands::notes::{NotesError, check_text, query_notes};
+use crate::commands::notes::{NotesError, check_text, query_notes, resolve_audience};
 use crate::db::{Db, DbError};
 use crate::mesh::{PeerId, Profile, StreamControl};
 use crate::replication::{LoopCommand, LoopStatus};
@@ -177,13 +177,22 @@ impl NodeHandle {
     /// Notes, oldest first, as `notes list` reads them.
     pub async fn notes(&self, query: NotesQuery) -> Result<Vec<NoteView>, NodeError> {
         let origin = query.origin.unwrap_or_default();
-        let notes = self
+        let (notes, names) = self
             .inner
             .db
-            .read(move |s| query_notes(s, origin, query.limit))
+            .read(move |s| -> Result<_, NodeError> {
+                Ok((query_notes(s, origin, query.limit)?, friend_names(s)?))
+            })
             .await
             .map_err(db_err)??;
-        Ok(notes.into_iter().map(NoteView::from).collect())
+        Ok(notes
+            .into_iter()
+            .map(|n| {
+                let mut view = NoteView::from(n);
+                view.author_name = view.author.as_ref().and_then(|a| names.get(a)).cloned();
+                view
+            })
+            .collect())
     }
 
     /// Adds a friend (or replaces its addresses and groups), checked as
@@ -208,7 +217,27 @@ impl NodeHandle {
         groups: Vec<String>,
         allow_offload: Option<bool>,
     ) -> Result<FriendView, NodeError> {
+        self.add_named_friend(peer, addresses, groups, None, allow_offload)
+            .await
+    }
+
+    /// [`NodeHandle::add_friend_with_offload`] that also names the friend
+    /// (`None` keeps an existing friend's name; a new one starts without),
+    /// as `friends add --name` does: a name another friend has is refused
+    /// and nothing is written.
+    pub async fn add_named_friend(
+        &self,
+        peer: &str,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        name: Option<String>,
+        allow_offload: Option<bool>,
+    ) -> Result<FriendView, NodeError> {
         let mut friend = check_friend(peer, &addresses, &groups)?;
+        if let Some(name) = &name {
+            check_name(name)?;
+        }
+        friend.name = name;
         friend.allow_offload = allow_offload;
         let own = self.inner.peer;
         let now = self.now();
@@ -225,13 +254,13 @@ impl NodeHandle {
         Ok(view)
     }
 
-    /// Removes a friend; its connections close. An unknown friend is an
-    /// error for which [`NodeError::is_not_found`] holds.
+    /// Removes a friend (by peer id or name); its connections close. An
+    /// unknown friend is an error for which [`NodeError::is_not_found`] holds.
     pub async fn remove_friend(&self, peer: &str) -> Result<(), NodeError> {
-        let peer = parse_peer_id(peer)?;
+        let given = peer.to_owned();
         self.inner
             .db
-            .write(move |s| delete_friend(s, &peer))
+            .write(move |s| delete_friend(s, &resolve_friend(s, &given)?))
             .await
             .map_err(db_err)??;
         self.tell(LoopCommand::FriendsChanged).await;
@@ -239,17 +268,48 @@ impl NodeHandle {
     }
 
     /// Allows or refuses a friend's offload requests (`friends offload
-    /// PEER on|off`); an unknown friend is an error for which
-    /// [`NodeError::is_not_found`] holds.
+    /// PEER on|off`, by peer id or name); an unknown friend is an error for
+    /// which [`NodeError::is_not_found`] holds.
     pub async fn set_friend_offload(&self, peer: &str, on: bool) -> Result<(), NodeError> {
-        let peer = parse_peer_id(peer)?;
+        let given = peer.to_owned();
         let now = self.now();
         self.inner
             .db
-            .write(move |s| set_offload(s, &peer, on, now))
+            .write(move |s| set_offload(s, &resolve_friend(s, &given)?, on, now))
             .await
             .map_err(db_err)??;
         Ok(())
+    }
+
+    /// Gives a friend (by peer id or current name) a new local name, as
+    /// `friends rename` does; returns the friend as listed. A name another
+    /// friend has is refused, naming that friend.
+    pub async fn rename_friend(&self, peer: &str, name: &str) -> Result<FriendView, NodeError> {
+        check_name(name)?;
+        let (given, name) = (peer.to_owned(), name.to_owned());
+        let now = self.now();
+        Ok(self
+            .inner
+            .db
+            .write(move |s| -> Result<FriendView, FriendsError> {
+                let peer = resolve_friend(s, &given)?;
+                rename_friend(s, &peer, &name, now)?;
+                Ok(friend_view(s.friend(&peer.to_string())?))
+            })
+            .await
+            .map_err(db_err)??)
+    }
+
+    /// Parses an audience as `notes post --audience` does, `peer:` taking a
+    /// friend's name as well as a peer id.
+    pub async fn resolve_audience(&self, given: &str) -> Result<Sharing, NodeError> {
+        let given = given.to_owned();
+        Ok(self
+            .inner
+            .db
+            .read(move |s| resolve_audience(s, &given))
+            .await
+            .map_err(db_err)??)
     }
 
     /// Whether `peer` is a friend allowed to offload onto this node's model
@@ -317,6 +377,7 @@ impl NodeHandle {
         let friends: Vec<FriendCatchup> = friends
             .into_iter()
             .map(|f| FriendCatchup {
+                name: f.name,
                 connected: live.connected.contains(&f.peer_id),
                 last_catchup_ms: live.last_catchup_ms.get(&f.peer_id).copied(),
                 peer_id: f.peer_id,

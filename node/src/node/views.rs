@@ -51,6 +51,8 @@ pub struct NoteView {
     pub audience: String,
     /// The author's peer id for notes merged from friends; `None` for own.
     pub author: Option<String>,
+    /// What this node calls the author, if it named that friend.
+    pub author_name: Option<String>,
     /// The item it is or came from (hex), if any.
     pub item_id: Option<String>,
     /// When it was written (Unix ms; the author's time for merged notes).
@@ -69,6 +71,7 @@ impl From<Stored<Note>> for NoteView {
             text: n.row.text,
             audience: n.row.audience.to_string(),
             author: n.row.origin_author,
+            author_name: None,
             item_id: item.map(|i| i.to_string()),
             created_ms: n.created_ms,
             hashtags: n.row.hashtags,
@@ -82,6 +85,8 @@ impl From<Stored<Note>> for NoteView {
 pub struct FriendCatchup {
     /// The friend's peer id.
     pub peer_id: String,
+    /// What this node calls it, if anything.
+    pub name: Option<String>,
     /// Connected now.
     pub connected: bool,
     /// When a catch-up session with it last ended (Unix ms), if one did

@@ -10,6 +10,10 @@
 //! Repeats are dropped; at most `MAX_LIST_ITEMS` of each are kept, and names
 //! longer than `MAX_NAME_LEN` bytes are skipped, so a parsed note always
 //! fits the item limits.
+//!
+//! A mention of a friend's local name (`@anna`, any case) is stored as that
+//! friend's peer id ([`resolve_mentions`]), so the signed item says who is
+//! meant without carrying the name, which never leaves this node.
 
 use porfiry_protocol::limits::{MAX_LIST_ITEMS, MAX_NAME_LEN};
 
@@ -58,6 +62,24 @@ pub fn parse(text: &str) -> Parsed {
     out
 }
 
+/// Replaces each mention that is a friend's name (ignoring case) by that
+/// friend's peer id; `friends` holds `(name, peer id)` of named friends.
+/// Other mentions stay as written; a friend mentioned twice (by name and
+/// by id) is kept once.
+pub fn resolve_mentions(mentions: Vec<String>, friends: &[(String, String)]) -> Vec<String> {
+    let mut out = Vec::with_capacity(mentions.len());
+    for m in mentions {
+        let id = friends
+            .iter()
+            .find(|(name, _)| porfiry_storage::same_name(name, &m))
+            .map_or(m, |(_, peer)| peer.clone());
+        if !out.contains(&id) {
+            out.push(id);
+        }
+    }
+    out
+}
+
 fn is_name_char(c: char) -> bool {
     c.is_alphanumeric() || c == '_' || c == '-' || c == '.'
 }
@@ -101,6 +123,20 @@ mod tests {
         let (m, h) = p("#a#b (@мария) «#привет»");
         assert_eq!(h, ["a", "привет"]);
         assert_eq!(m, ["мария"]);
+    }
+
+    #[test]
+    fn friend_names_become_peer_ids_and_others_stay() {
+        let friends = vec![
+            ("Anna".to_owned(), "12D3KooWAnna".to_owned()),
+            ("мария".to_owned(), "12D3KooWMaria".to_owned()),
+        ];
+        let m = parse("@anna, @Мария and @bob; again @12D3KooWAnna @ANNA").mentions;
+        assert_eq!(
+            resolve_mentions(m, &friends),
+            ["12D3KooWAnna", "12D3KooWMaria", "bob"]
+        );
+        assert!(resolve_mentions(Vec::new(), &friends).is_empty());
     }
 
     #[test]

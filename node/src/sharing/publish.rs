@@ -48,7 +48,8 @@ pub struct Posted {
     pub item: Option<VerifiedItem>,
 }
 
-/// Writes a note: parses its mentions and hashtags, and unless it is
+/// Writes a note: parses its mentions (a friend's name becomes its peer
+/// id) and hashtags, and unless it is
 /// private signs a Note item (`DEFAULT_NOTE_MAX_HOPS`; a direct message
 /// `DIRECT_MESSAGE_MAX_HOPS`) and stores it with `received_from = NULL`, all
 /// in one transaction. An item that would break a limit, or a direct message
@@ -62,9 +63,20 @@ pub fn post_note(
     now_ms: u64,
 ) -> Result<Posted, SharingError> {
     let parsed = note_text::parse(text);
+    let mentions = if parsed.mentions.is_empty() {
+        parsed.mentions
+    } else {
+        let named: Vec<(String, String)> = store
+            .friends()?
+            .into_iter()
+            .filter(|f| !f.row.name.is_empty())
+            .map(|f| (f.row.name, f.row.peer_id))
+            .collect();
+        note_text::resolve_mentions(parsed.mentions, &named)
+    };
     let row = Note {
         text: text.to_owned(),
-        mentions: parsed.mentions,
+        mentions,
         hashtags: parsed.hashtags,
         source,
         audience: sharing,

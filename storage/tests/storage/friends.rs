@@ -1,6 +1,9 @@
 //! agent_peers (friends) and agent_reputation.
 
-use porfiry_storage::{Friend, PeerPermissions, PeerStatus, Reputation, StorageError};
+use porfiry_storage::{
+    Friend, MAX_FRIEND_NAME_CHARS, PeerPermissions, PeerStatus, Reputation, StorageError,
+    check_friend_name,
+};
 
 use crate::temp_store;
 
@@ -10,8 +13,107 @@ const CAROL: &str = "12D3KooWCarolCarolCarolCarolCarolCarolCarolCarol1";
 fn friend(peer: &str) -> Friend {
     Friend {
         peer_id: peer.into(),
-        name: "bob".into(),
         ..Default::default()
+    }
+}
+
+fn named(peer: &str, name: &str) -> Friend {
+    Friend {
+        name: name.into(),
+        ..friend(peer)
+    }
+}
+
+const DAVE: &str = "12D3KooWDaveDaveDaveDaveDaveDaveDaveDaveDaveDaveDav1";
+
+#[test]
+fn names_are_unique_ignoring_case_and_the_error_names_the_holder() {
+    let (_dir, store) = temp_store();
+    store.add_friend(&named(BOB, "Anna"), 1).unwrap();
+    store.add_friend(&friend(CAROL), 2).unwrap();
+    store.add_friend(&friend(DAVE), 3).unwrap();
+    for taken in ["anna", "ANNA", "Anna"] {
+        let e = store.add_friend(&named(DAVE, taken), 4).unwrap_err();
+        assert!(
+            matches!(&e, StorageError::NameTaken { peer_id, holder, .. }
+                if peer_id == BOB && holder == "Anna"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains(BOB), "{e}");
+        let e = store.set_friend_name(CAROL, taken, 4).unwrap_err();
+        assert!(matches!(e, StorageError::NameTaken { .. }), "{e:?}");
+    }
+    // Unicode case folds too, not only ASCII.
+    store.set_friend_name(CAROL, "Мария", 5).unwrap();
+    assert!(matches!(
+        store.set_friend_name(DAVE, "мария", 6),
+        Err(StorageError::NameTaken { .. })
+    ));
+    // Nothing was written by the refusals; empty names may repeat.
+    assert_eq!(store.friend(DAVE).unwrap().row.name, "");
+    assert_eq!(store.friend(CAROL).unwrap().row.name, "Мария");
+    // Renaming a friend to its own name in another case is fine.
+    store.set_friend_name(BOB, "anna", 7).unwrap();
+    assert_eq!(store.friend(BOB).unwrap().row.name, "anna");
+    let found = store.friends_named("ANNA").unwrap();
+    assert_eq!(found.len(), 1);
+    assert_eq!(found[0].row.peer_id, BOB);
+    assert!(store.friends_named("").unwrap().is_empty());
+    // Un-naming frees the name for another friend.
+    store.set_friend_name(BOB, "", 8).unwrap();
+    store.set_friend_name(DAVE, "Anna", 9).unwrap();
+    assert_eq!(store.friends_named("anna").unwrap()[0].row.peer_id, DAVE);
+    assert!(matches!(
+        store.set_friend_name("12D3KooWNobody", "zoe", 10),
+        Err(StorageError::NotFound { .. })
+    ));
+}
+
+#[test]
+fn the_index_refuses_a_repeated_name_written_past_the_check() {
+    let (_dir, store) = temp_store();
+    store.add_friend(&named(BOB, "anna"), 1).unwrap();
+    store.add_friend(&friend(CAROL), 2).unwrap();
+    let raw = crate::raw(&store);
+    let r = raw.execute(
+        "UPDATE agent_peers SET name = 'ANNA' WHERE peer_id = ?",
+        [CAROL],
+    );
+    assert!(r.is_err(), "{r:?}");
+    raw.execute("UPDATE agent_peers SET name = '' WHERE peer_id = ?", [BOB])
+        .unwrap();
+}
+
+#[test]
+fn bad_names_are_refused_with_the_reason() {
+    let (_dir, store) = temp_store();
+    store.add_friend(&friend(BOB), 1).unwrap();
+    let a_peer_id = porfiry_protocol::NodeKey::from_seed([7; 32])
+        .peer_id()
+        .to_string();
+    let long = "x".repeat(MAX_FRIEND_NAME_CHARS + 1);
+    for (bad, says) in [
+        (" anna", "whitespace"),
+        ("anna\t", "whitespace"),
+        ("an@na", "'@'"),
+        ("an\u{7}na", "control"),
+        (long.as_str(), "1 to 32 characters"),
+        (a_peer_id.as_str(), "is a peer id"),
+    ] {
+        let e = store.set_friend_name(BOB, bad, 2).unwrap_err();
+        assert!(matches!(e, StorageError::Invalid { .. }), "{bad:?}: {e:?}");
+        assert!(e.to_string().contains(says), "{bad:?}: {e}");
+        let e = store.add_friend(&named(CAROL, bad), 2).unwrap_err();
+        assert!(e.to_string().contains(says), "{bad:?}: {e}");
+        assert!(check_friend_name(bad).is_err());
+    }
+    assert!(store.find_friend(CAROL).unwrap().is_none());
+    assert_eq!(store.friend(BOB).unwrap().row.name, "");
+    // The longest name, inner spaces and any script are fine.
+    let longest = "я".repeat(MAX_FRIEND_NAME_CHARS);
+    for good in [longest.as_str(), "Anna K", "бабушка", "a"] {
+        store.set_friend_name(BOB, good, 3).unwrap();
+        assert_eq!(store.friend(BOB).unwrap().row.name, good);
     }
 }
 

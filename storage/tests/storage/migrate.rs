@@ -66,7 +66,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 3);
+    assert_eq!(SCHEMA_VERSION, 4);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
 
@@ -145,4 +145,54 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     let again = Store::open(&path).unwrap();
     assert_eq!(again.schema_version().unwrap(), SCHEMA_VERSION);
     assert_eq!(again.count::<Note>().unwrap(), 3);
+}
+
+/// A version-3 file whose friends repeat a name (only a hand edit could do
+/// that): migration 4 keeps the name on the first holder, clears it on the
+/// others, and builds the unique index, instead of failing the upgrade.
+#[test]
+fn a_version_three_file_with_repeated_names_upgrades() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE_NAME);
+    {
+        let store = Store::create(&path).unwrap();
+        for n in 1..=3 {
+            let f = porfiry_storage::Friend {
+                peer_id: peer(n),
+                ..Default::default()
+            };
+            store.add_friend(&f, 1).unwrap();
+        }
+        let raw = crate::raw(&store);
+        raw.execute_batch(
+            "DROP INDEX agent_peers_name;
+             UPDATE agent_peers SET name = 'Anna' WHERE id = 1;
+             UPDATE agent_peers SET name = 'anna' WHERE id = 2;
+             UPDATE agent_peers SET name = 'bob' WHERE id = 3;
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert_eq!(store.schema_version().unwrap(), 4);
+    let mut by_peer: Vec<(String, String)> = store
+        .friends()
+        .unwrap()
+        .into_iter()
+        .map(|f| (f.row.peer_id, f.row.name))
+        .collect();
+    by_peer.sort();
+    let mut want = vec![
+        (peer(1), "Anna".to_owned()),
+        (peer(2), String::new()),
+        (peer(3), "bob".to_owned()),
+    ];
+    want.sort();
+    assert_eq!(by_peer, want);
+    let raw = crate::raw(&store);
+    let r = raw.execute(
+        "UPDATE agent_peers SET name = 'BOB' WHERE peer_id = ?",
+        [peer(1)],
+    );
+    assert!(r.is_err(), "the index is back: {r:?}");
 }

@@ -91,6 +91,10 @@ pub struct FriendBody {
     /// an existing friend's permission (a new one starts without).
     #[serde(default)]
     pub allow_offload: Option<bool>,
+    /// What this node calls it (local, never sent); absent keeps an
+    /// existing friend's name.
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// Adds a friend.
@@ -100,12 +104,19 @@ pub async fn add_friend(
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let friend = state
         .node()
-        .add_friend_with_offload(body.peer, body.addresses, body.groups, body.allow_offload)
+        .add_named_friend(
+            body.peer,
+            body.addresses,
+            body.groups,
+            body.allow_offload,
+            body.name,
+        )
         .await?;
     Ok((StatusCode::CREATED, Json(friend)))
 }
 
-/// Removes a friend; 204 when done, 404 for an unknown one.
+/// Removes a friend (by peer id or name); 204 when done, 404 for an
+/// unknown one.
 pub async fn remove_friend(
     State(state): State<ApiState>,
     Path(peer): Path<String>,

@@ -50,6 +50,18 @@ async fn friends_are_added_listed_and_removed() {
 }
 
 #[tokio::test]
+async fn a_node_without_names_refuses_a_name_rather_than_drop_it() {
+    let (state, _) = state(None);
+    let body = r#"{"peer":"12D3KooWx","name":"anna"}"#;
+    let (status, json) = call(&state, request("POST", "/api/friends", body)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert_eq!(
+        json["error"]["message"],
+        "name is not supported by this node"
+    );
+}
+
+#[tokio::test]
 async fn status_adds_the_model_in_use() {
     let (state, _) = state(Some(Script::Echo));
     let (_, json) = call(&state, request("GET", "/api/status", "")).await;

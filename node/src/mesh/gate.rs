@@ -22,8 +22,8 @@ use std::time::Duration;
 use libp2p::core::Endpoint;
 use libp2p::core::transport::PortUse;
 use libp2p::swarm::{
-    CloseConnection, ConnectionClosed, ConnectionDenied, ConnectionId, FromSwarm, NetworkBehaviour,
-    THandler, THandlerInEvent, THandlerOutEvent, ToSwarm, dummy,
+    CloseConnection, ConnectionClosed, ConnectionDenied, ConnectionId, FromSwarm, ListenFailure,
+    NetworkBehaviour, THandler, THandlerInEvent, THandlerOutEvent, ToSwarm, dummy,
 };
 use libp2p::{Multiaddr, PeerId};
 
@@ -120,6 +120,15 @@ impl FriendGate {
         self.friends.contains(peer)
     }
 
+    fn forget_guest(&mut self, peer: PeerId, id: ConnectionId) {
+        if let Some(ids) = self.guests.get_mut(&peer) {
+            ids.remove(&id);
+            if ids.is_empty() {
+                self.guests.remove(&peer);
+            }
+        }
+    }
+
     /// Whether `peer` is connected as a guest now.
     pub fn is_guest(&self, peer: &PeerId) -> bool {
         self.guests.contains_key(peer)
@@ -188,18 +197,22 @@ impl NetworkBehaviour for FriendGate {
     }
 
     fn on_swarm_event(&mut self, event: FromSwarm) {
-        if let FromSwarm::ConnectionClosed(ConnectionClosed {
-            peer_id,
-            connection_id,
-            ..
-        }) = event
-            && let Some(ids) = self.guests.get_mut(&peer_id)
-        {
-            ids.remove(&connection_id);
-            if ids.is_empty() {
-                self.guests.remove(&peer_id);
-            }
-        }
+        // A guest connection ends either by closing or, when a part after
+        // the gate (the connection limits) denied it, by a listen failure.
+        let (peer, id) = match event {
+            FromSwarm::ConnectionClosed(ConnectionClosed {
+                peer_id,
+                connection_id,
+                ..
+            }) => (peer_id, connection_id),
+            FromSwarm::ListenFailure(ListenFailure {
+                peer_id: Some(peer_id),
+                connection_id,
+                ..
+            }) => (peer_id, connection_id),
+            _ => return,
+        };
+        self.forget_guest(peer, id);
     }
 
     fn on_connection_handler_event(
@@ -288,6 +301,10 @@ mod tests {
         gate.allow(guests[0]);
         assert!(!gate.is_guest(&guests[0]));
         assert!(inbound(&mut gate, peer(51)));
+        // A guest whose connection closes frees its slot too.
+        gate.forget_guest(guests[1], ConnectionId::new_unchecked(1));
+        assert!(!gate.is_guest(&guests[1]));
+        assert!(inbound(&mut gate, peer(53)));
         // Shutting the door stops new guests.
         door.set_open(false);
         assert!(!inbound(&mut gate, peer(52)));

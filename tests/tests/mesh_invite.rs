@@ -149,3 +149,45 @@ fn a_stranger_let_in_while_an_invitation_is_open_cannot_replicate() {
     assert!(friend_ids(&a).is_empty());
     assert!(!a.logged(&["friend connected", &s.peer_id]));
 }
+
+#[test]
+fn invite_refuses_bad_flags_and_a_node_without_addresses_storing_nothing() {
+    let a = MeshNode::init("A");
+    let refused = |args: &[&str]| {
+        let out = a.cli(args);
+        assert!(!out.status.success(), "{args:?} succeeded");
+        assert!(out.stdout.is_empty());
+        String::from_utf8_lossy(&out.stderr).trim().to_owned()
+    };
+    // Never ran, so no recorded address.
+    let err = refused(&["invite"]);
+    assert!(err.contains("no address to put in the code"), "{err}");
+    let err = refused(&[
+        "invite",
+        "--address",
+        "/ip4/127.0.0.1/tcp/1",
+        "--valid-for",
+        "2w",
+    ]);
+    assert!(err.contains("--valid-for"), "{err}");
+    let err = refused(&[
+        "invite",
+        "--address",
+        "/ip4/127.0.0.1/tcp/1",
+        "--group",
+        "Bad Group",
+    ]);
+    assert!(err.contains("group name"), "{err}");
+    let err = refused(&["invite", "--address", "not-an-address"]);
+    assert!(err.contains("bad address"), "{err}");
+    assert!(a.store().open_invitations(0).unwrap().is_empty());
+    // With an address given, no daemon is needed to make one.
+    let out = a.cli_ok(&["invite", "--address", "/ip4/127.0.0.1/tcp/1", "--no-qr"]);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    let code = InviteCode::decode(out.lines().next().unwrap()).unwrap();
+    assert_eq!(code.addresses[0].to_string(), "/ip4/127.0.0.1/tcp/1");
+    assert_eq!(a.store().open_invitations(0).unwrap().len(), 1);
+    // A node cannot join its own invitation.
+    let err = refused(&["join", out.lines().next().unwrap()]);
+    assert!(err.contains("made by this node"), "{err}");
+}

@@ -190,4 +190,11 @@ fn invite_refuses_bad_flags_and_a_node_without_addresses_storing_nothing() {
     // A node cannot join its own invitation.
     let err = refused(&["join", out.lines().next().unwrap()]);
     assert!(err.contains("made by this node"), "{err}");
+    // Nobody answers at that address: join gives up, storing nothing.
+    let b = MeshNode::init("B");
+    let out = b.cli(&["join", out.lines().next().unwrap()]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("could not reach the inviter"), "{err}");
+    assert!(friend_ids(&b).is_empty());
 }

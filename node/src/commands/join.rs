@@ -50,7 +50,7 @@ pub enum JoinError {
     Refused(Refusal),
     /// The inviter could not be reached in time.
     #[error(
-        "could not reach the inviter {peer} within {secs}s ({last}); is its daemon (`porfiry run`) running and reachable?"
+        "could not reach the inviter {peer} within {secs}s ({last}); is its daemon (`porfiry run`) running and reachable, and does it still hold an open invitation?"
     )]
     Unreachable {
         /// The inviter.

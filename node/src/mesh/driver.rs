@@ -85,8 +85,10 @@ pub struct MeshDriver {
     /// The friend set offload streams check, kept equal to `friends`' keys.
     stream_friends: FriendSet,
     redial: RedialPlan<PeerId>,
-    /// Guests connected now, with when their window ends (ms since start).
-    guests: HashMap<PeerId, u64>,
+    /// Guests connected now, with when their window ends (ms since start);
+    /// `None` once they are being disconnected, until their last
+    /// connection has closed.
+    guests: HashMap<PeerId, Option<u64>>,
     outbox: Outbox<PeerId, OutboundRequestId>,
     max_frame_bytes: u32,
     started: Instant,
@@ -163,7 +165,7 @@ impl MeshDriver {
     pub async fn run(mut self) {
         tracing::info!(peer = %self.local_peer_id(), "mesh driver started");
         loop {
-            let guest_end = self.guests.values().min().copied();
+            let guest_end = self.guests.values().flatten().min().copied();
             let wake_at = match (self.redial.next_wake_ms(), guest_end) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -329,11 +331,11 @@ impl MeshDriver {
         let late: Vec<PeerId> = self
             .guests
             .iter()
-            .filter(|&(_, end)| *end <= now)
+            .filter(|&(_, end)| end.is_some_and(|end| end <= now))
             .map(|(peer, _)| *peer)
             .collect();
         for peer in late {
-            self.guests.remove(&peer);
+            self.guests.insert(peer, None);
             tracing::warn!(%peer, window = ?GUEST_WINDOW, "guest did not become a friend in time; disconnecting it");
             self.swarm.behaviour_mut().close_guest(peer);
             self.emit(MeshEvent::PeerRefused { peer });
@@ -357,7 +359,12 @@ impl MeshDriver {
                     let end = self.now_ms().saturating_add(
                         u64::try_from(GUEST_WINDOW.as_millis()).unwrap_or(u64::MAX),
                     );
-                    self.guests.entry(peer_id).or_insert(end);
+                    // A second connection keeps the first one's window; one
+                    // made while the last window was closing gets its own.
+                    self.guests
+                        .entry(peer_id)
+                        .or_insert(None)
+                        .get_or_insert(end);
                     tracing::info!(peer = %peer_id, "a stranger connected as an invitation guest");
                     return;
                 }

@@ -41,6 +41,12 @@ pub enum Command {
     /// with (works whether or not the node is running).
     #[command(subcommand)]
     Friends(crate::commands::friends::FriendsCommand),
+    /// Make a one-time invitation: prints a code (and its QR code) that
+    /// `porfiry join` on another node redeems to make both nodes friends.
+    Invite(crate::commands::invite::InviteArgs),
+    /// Redeem an invitation code from another node (whose daemon must be
+    /// running): both nodes become friends; exits non-zero if refused.
+    Join(crate::commands::join::JoinArgs),
     /// Post and list notes; notes from friends show their author.
     #[command(subcommand)]
     Notes(crate::commands::notes::NotesCommand),

@@ -39,6 +39,7 @@ pub mod commands;
 pub mod data_dir;
 #[doc(hidden)]
 pub mod db;
+pub mod invite;
 #[doc(hidden)]
 pub mod llm;
 #[doc(hidden)]

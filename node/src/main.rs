@@ -73,6 +73,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let now = porfiry_node::clock::now_ms();
             say(commands::friends::friends(&dir, &cmd, now)?)?;
         }
+        Command::Invite(args) => {
+            let now = porfiry_node::clock::now_ms();
+            say(commands::invite::invite(&dir, &args, now)?)?;
+        }
+        Command::Join(args) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            let now = porfiry_node::clock::now_ms();
+            say(rt.block_on(commands::join::join(&dir, &args, now))?)?;
+        }
         Command::Llm(cmd) => say(commands::llm::llm(&dir, &cmd)?)?,
         Command::Notes(cmd) => {
             let now = porfiry_node::clock::now_ms();

@@ -2,7 +2,6 @@
 //! (memory transport): the friend gate both ways, the per-peer connection
 //! limit, closing on removal, and frames with their acknowledgement.
 
-use libp2p::allow_block_list::NotAllowed;
 use libp2p::connection_limits::Exceeded;
 use libp2p::request_response::{self, Message};
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
@@ -10,14 +9,20 @@ use libp2p::swarm::{DialError, ListenError, Swarm, SwarmEvent};
 use libp2p_swarm_test::SwarmExt;
 use porfiry_node::mesh::behaviour::{MeshBehaviour, MeshBehaviourEvent};
 use porfiry_node::mesh::codec::Frame;
+use porfiry_node::mesh::gate::{InviteDoor, NotAFriend};
 use porfiry_node::mesh::limits::{MAX_ESTABLISHED_PER_PEER, MAX_TRANSPORT_FRAME_BYTES};
 
 fn new_swarm() -> Swarm<MeshBehaviour> {
+    new_swarm_with_door(InviteDoor::default())
+}
+
+fn new_swarm_with_door(door: InviteDoor) -> Swarm<MeshBehaviour> {
     Swarm::new_ephemeral_tokio(|key| {
         MeshBehaviour::new(
             &key.public(),
             MAX_TRANSPORT_FRAME_BYTES,
             libp2p_stream::Behaviour::new(),
+            door,
         )
     })
 }
@@ -50,7 +55,7 @@ async fn dialling_a_peer_that_is_not_a_friend_is_denied() {
     let Err(DialError::Denied { cause }) = dialer.dial(dial_opts(&listener)) else {
         panic!("dial to a stranger was not denied")
     };
-    assert!(cause.downcast::<NotAllowed>().is_ok());
+    assert!(cause.downcast::<NotAFriend>().is_ok());
 }
 
 #[tokio::test]
@@ -73,7 +78,36 @@ async fn a_stranger_dialling_in_is_denied_at_establishment() {
         })
         .await;
     assert_eq!(peer, Some(stranger));
-    assert!(cause.downcast::<NotAllowed>().is_ok());
+    assert!(cause.downcast::<NotAFriend>().is_ok());
+}
+
+#[tokio::test]
+async fn an_open_invite_door_lets_a_stranger_in_as_a_guest_but_never_dials_one() {
+    let door = InviteDoor::default();
+    let mut dialer = new_swarm();
+    let mut listener = new_swarm_with_door(door.clone());
+    listener.listen().with_memory_addr_external().await;
+    door.set_open(true);
+    dialer.behaviour_mut().allow(*listener.local_peer_id());
+    dialer.dial(dial_opts(&listener)).unwrap();
+    let stranger = *dialer.local_peer_id();
+    // Outbound to the stranger stays denied even with the door open.
+    let Err(DialError::Denied { cause }) = listener.dial(dial_opts(&dialer)) else {
+        panic!("dial to a stranger was not denied")
+    };
+    assert!(cause.downcast::<NotAFriend>().is_ok());
+    tokio::spawn(dialer.loop_on_next());
+    let peer = listener
+        .wait(|e| match e {
+            SwarmEvent::ConnectionEstablished { peer_id, .. } => Some(peer_id),
+            SwarmEvent::IncomingConnectionError { error, .. } => {
+                panic!("guest refused: {error}")
+            }
+            _ => None,
+        })
+        .await;
+    assert_eq!(peer, stranger);
+    assert!(!listener.behaviour().is_allowed(&stranger));
 }
 
 #[tokio::test]

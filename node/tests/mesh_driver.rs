@@ -90,6 +90,7 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
         Profile::Phone,
         MAX_TRANSPORT_FRAME_BYTES,
         libp2p_stream::Behaviour::new(),
+        porfiry_node::mesh::InviteDoor::default(),
     )
     .unwrap();
     x.behaviour_mut().allow(s.peer);

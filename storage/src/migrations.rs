@@ -20,7 +20,8 @@ struct Migration {
     sql: &'static str,
 }
 
-/// All steps, oldest first; versions are 1, 2, 3, … without gaps.
+/// All steps, oldest first; versions increase (4 is left to a step being
+/// written beside this one; `migrate` runs every step newer than the file).
 const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 1,
@@ -38,10 +39,14 @@ const MIGRATIONS: &[Migration] = &[
         version: 4,
         sql: include_str!("../migrations/0004_friend_names.sql"),
     },
+    Migration {
+        version: 5,
+        sql: include_str!("../migrations/0005_invitations.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[
@@ -72,6 +77,7 @@ pub const TABLES: &[&str] = &[
     "agent_tables",
     "items",
     "retractions",
+    "invitations",
 ];
 
 /// Reads `PRAGMA user_version`.

@@ -4,6 +4,8 @@ pub mod chat;
 pub mod friend_names;
 pub mod friends;
 pub mod init;
+pub mod invite;
+pub mod join;
 pub mod llm;
 pub mod llm_flags;
 pub mod llm_registry;

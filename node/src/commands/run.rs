@@ -167,6 +167,11 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             return Err(e.into());
         }
     };
+    // Answers `porfiry join` from other nodes while an invitation is open;
+    // without it the node still runs, it just takes no invitations.
+    let invites = crate::invite::InviteService::start(&node)
+        .inspect_err(|e| tracing::warn!("invitations are off: {e}"))
+        .ok();
     let llm = match model_choice::agent_model(&offload, &node) {
         Ok(llm) => llm,
         Err(e) => {
@@ -253,6 +258,9 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     }
     if let Some(service) = offload_service {
         service.abort();
+    }
+    if let Some(invites) = invites {
+        invites.stop();
     }
     print_line(
         &mut stdout,

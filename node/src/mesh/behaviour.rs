@@ -11,7 +11,6 @@
 // enum, one variant per field, and gives us no way to document its variants.
 #![allow(missing_docs)]
 
-use libp2p::allow_block_list::{self, AllowedPeers};
 use libp2p::connection_limits::{self, ConnectionLimits};
 use libp2p::identity::PublicKey;
 use libp2p::request_response::{self, OutboundRequestId, ProtocolSupport, ResponseChannel};
@@ -19,6 +18,7 @@ use libp2p::swarm::NetworkBehaviour;
 use libp2p::{PeerId, identify, ping};
 
 use super::codec::{Frame, FrameCodec};
+use super::gate::{FriendGate, InviteDoor};
 use super::limits::{
     FRAME_PROTOCOL, IDENTIFY_PROTOCOL_VERSION, MAX_CONCURRENT_STREAMS, MAX_ESTABLISHED_PER_PEER,
     MAX_ESTABLISHED_TOTAL, MAX_PENDING_INCOMING, PING_INTERVAL, REQUEST_TIMEOUT,
@@ -28,7 +28,9 @@ use super::limits::{
 #[derive(NetworkBehaviour)]
 pub struct MeshBehaviour {
     /// Only friends may connect, either way; removing one closes its links.
-    gate: allow_block_list::Behaviour<AllowedPeers>,
+    /// While an invitation is open a few strangers may connect inbound as
+    /// guests, for the invitation protocol only (see [`super::gate`]).
+    gate: FriendGate,
     /// Caps on established and half-open connections.
     limits: connection_limits::Behaviour,
     /// Tells a friend our listen addresses and protocol version.
@@ -42,11 +44,13 @@ pub struct MeshBehaviour {
 }
 
 impl MeshBehaviour {
-    /// A behaviour with an empty friend list and a frame cap of `max_frame_bytes`.
+    /// A behaviour with an empty friend list and a frame cap of
+    /// `max_frame_bytes`, admitting guests while `door` is open.
     pub fn new(
         local_key: &PublicKey,
         max_frame_bytes: u32,
         streams: libp2p_stream::Behaviour,
+        door: InviteDoor,
     ) -> Self {
         let limits = ConnectionLimits::default()
             .with_max_established_per_peer(Some(MAX_ESTABLISHED_PER_PEER))
@@ -56,7 +60,7 @@ impl MeshBehaviour {
             .with_request_timeout(REQUEST_TIMEOUT)
             .with_max_concurrent_streams(MAX_CONCURRENT_STREAMS);
         Self {
-            gate: allow_block_list::Behaviour::default(),
+            gate: FriendGate::new(door),
             limits: connection_limits::Behaviour::new(limits),
             identify: identify::Behaviour::new(identify::Config::new(
                 IDENTIFY_PROTOCOL_VERSION.to_owned(),
@@ -74,18 +78,25 @@ impl MeshBehaviour {
 
     /// Lets `peer` connect and be dialled. Returns whether it was new.
     pub fn allow(&mut self, peer: PeerId) -> bool {
-        self.gate.allow_peer(peer)
+        self.gate.allow(peer)
     }
 
     /// Stops letting `peer` connect and closes its open connections.
     /// Returns whether it had been allowed.
     pub fn disallow(&mut self, peer: PeerId) -> bool {
-        self.gate.disallow_peer(peer)
+        self.gate.disallow(peer)
+    }
+
+    /// Closes every connection of a guest whose window is over.
+    pub fn close_guest(&mut self, peer: PeerId) {
+        if !self.gate.is_friend(&peer) {
+            self.gate.close_all(peer);
+        }
     }
 
     /// Whether `peer` is on the friend list.
     pub fn is_allowed(&self, peer: &PeerId) -> bool {
-        self.gate.allowed_peers().contains(peer)
+        self.gate.is_friend(peer)
     }
 
     /// Starts sending one frame to a connected `peer`.

@@ -24,6 +24,11 @@
 //! - Friends with addresses are dialled by both profiles and redialled with
 //!   backoff ([`RedialPlan`]); only a server listens. A ping failure closes
 //!   that connection, which then counts as a drop.
+//! - A guest (a stranger admitted by the gate while an invitation is open,
+//!   see [`super::gate`]) gets no `PeerConnected`, so replication never
+//!   starts with it; its frames are dropped like any non-friend's; its
+//!   connections are closed [`GUEST_WINDOW`] after it connected unless it
+//!   became a friend meanwhile (then `PeerConnected` is reported at once).
 //! - The clock is `tokio::time::Instant` since the driver started, read only
 //!   here and passed to the pure schedules as `now_ms`.
 
@@ -32,7 +37,6 @@ use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
 use futures::StreamExt;
-use libp2p::allow_block_list::NotAllowed;
 use libp2p::identity::Keypair;
 use libp2p::request_response::{self, Message, OutboundRequestId};
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
@@ -47,6 +51,7 @@ use super::codec::Frame;
 use super::config::MeshConfig;
 use super::error::MeshError;
 use super::events::{MeshCommand, MeshEvent, SendFailure};
+use super::gate::{GUEST_WINDOW, NotAFriend};
 use super::handle::MeshHandle;
 use super::limits::{
     COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER,
@@ -60,7 +65,7 @@ use super::swarm::build_swarm;
 enum Wake {
     Command(Option<MeshCommand>),
     Swarm(Box<SwarmEvent<MeshBehaviourEvent>>),
-    Redial,
+    Timer,
 }
 
 /// Whether the loop goes on.
@@ -80,6 +85,10 @@ pub struct MeshDriver {
     /// The friend set offload streams check, kept equal to `friends`' keys.
     stream_friends: FriendSet,
     redial: RedialPlan<PeerId>,
+    /// Guests connected now, with when their window ends (ms since start);
+    /// `None` once they are being disconnected, until their last
+    /// connection has closed.
+    guests: HashMap<PeerId, Option<u64>>,
     outbox: Outbox<PeerId, OutboundRequestId>,
     max_frame_bytes: u32,
     started: Instant,
@@ -95,6 +104,7 @@ impl MeshDriver {
         config: MeshConfig,
     ) -> Result<(Self, MeshHandle, mpsc::Receiver<MeshEvent>), MeshError> {
         config.validate()?;
+        let door = config.streams.door();
         let stream_behaviour = config
             .streams
             .take_behaviour()
@@ -104,6 +114,7 @@ impl MeshDriver {
             config.profile,
             config.max_frame_bytes,
             stream_behaviour,
+            door,
         )?;
         for address in &config.listen {
             swarm
@@ -123,6 +134,7 @@ impl MeshDriver {
             friends: HashMap::new(),
             stream_friends: Arc::clone(config.streams.friends()),
             redial: RedialPlan::new(config.backoff),
+            guests: HashMap::new(),
             outbox: Outbox::new(MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER),
             max_frame_bytes: config.max_frame_bytes,
             started: Instant::now(),
@@ -153,14 +165,16 @@ impl MeshDriver {
     pub async fn run(mut self) {
         tracing::info!(peer = %self.local_peer_id(), "mesh driver started");
         loop {
-            let wake_at = self
-                .redial
-                .next_wake_ms()
-                .map(|ms| self.started + Duration::from_millis(ms));
+            let guest_end = self.guests.values().flatten().min().copied();
+            let wake_at = match (self.redial.next_wake_ms(), guest_end) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
+            .map(|ms| self.started + Duration::from_millis(ms));
             let wake = tokio::select! {
                 command = self.commands.recv() => Wake::Command(command),
                 event = self.swarm.select_next_some() => Wake::Swarm(Box::new(event)),
-                () = sleep_until(wake_at) => Wake::Redial,
+                () = sleep_until(wake_at) => Wake::Timer,
             };
             let flow = match wake {
                 Wake::Command(None) => Flow::Stop,
@@ -169,8 +183,9 @@ impl MeshDriver {
                     self.on_swarm_event(*event);
                     Flow::Continue
                 }
-                Wake::Redial => {
+                Wake::Timer => {
                     self.dial_due();
+                    self.close_late_guests();
                     Flow::Continue
                 }
             };
@@ -215,6 +230,11 @@ impl MeshDriver {
 
     fn add_friend(&mut self, peer: PeerId, addresses: Vec<Multiaddr>) {
         self.swarm.behaviour_mut().allow(peer);
+        if self.guests.remove(&peer).is_some() && self.swarm.is_connected(&peer) {
+            // A guest that redeemed an invitation: a friend from now on.
+            tracing::info!(%peer, "guest became a friend");
+            self.emit(MeshEvent::PeerConnected { peer });
+        }
         self.stream_friends
             .write()
             .unwrap_or_else(PoisonError::into_inner)
@@ -305,6 +325,23 @@ impl MeshDriver {
         }
     }
 
+    /// Closes the connections of guests whose window is over.
+    fn close_late_guests(&mut self) {
+        let now = self.now_ms();
+        let late: Vec<PeerId> = self
+            .guests
+            .iter()
+            .filter(|&(_, end)| end.is_some_and(|end| end <= now))
+            .map(|(peer, _)| *peer)
+            .collect();
+        for peer in late {
+            self.guests.insert(peer, None);
+            tracing::warn!(%peer, window = ?GUEST_WINDOW, "guest did not become a friend in time; disconnecting it");
+            self.swarm.behaviour_mut().close_guest(peer);
+            self.emit(MeshEvent::PeerRefused { peer });
+        }
+    }
+
     fn on_swarm_event(&mut self, event: SwarmEvent<MeshBehaviourEvent>) {
         match event {
             SwarmEvent::NewListenAddr { address, .. } => {
@@ -318,6 +355,19 @@ impl MeshDriver {
                 ..
             } => {
                 tracing::debug!(peer = %peer_id, address = %endpoint.get_remote_address(), "connected");
+                if !self.swarm.behaviour().is_allowed(&peer_id) {
+                    let end = self.now_ms().saturating_add(
+                        u64::try_from(GUEST_WINDOW.as_millis()).unwrap_or(u64::MAX),
+                    );
+                    // A second connection keeps the first one's window; one
+                    // made while the last window was closing gets its own.
+                    self.guests
+                        .entry(peer_id)
+                        .or_insert(None)
+                        .get_or_insert(end);
+                    tracing::info!(peer = %peer_id, "a stranger connected as an invitation guest");
+                    return;
+                }
                 self.redial.connected(&peer_id);
                 if num_established.get() == 1 {
                     self.emit(MeshEvent::PeerConnected { peer: peer_id });
@@ -330,6 +380,10 @@ impl MeshDriver {
                 ..
             } => {
                 tracing::debug!(peer = %peer_id, ?cause, "connection closed");
+                if num_established == 0 && self.guests.remove(&peer_id).is_some() {
+                    tracing::debug!(peer = %peer_id, "guest left");
+                    return;
+                }
                 if num_established == 0 {
                     for _ in self.outbox.drop_peer(&peer_id) {
                         self.emit(MeshEvent::SendFailed {
@@ -356,7 +410,7 @@ impl MeshDriver {
                 ..
             } => {
                 if let DialError::Denied { cause } = &error
-                    && cause.downcast_ref::<NotAllowed>().is_some()
+                    && cause.downcast_ref::<NotAFriend>().is_some()
                 {
                     tracing::warn!(%peer, "refused to dial a peer that is not a friend");
                 }
@@ -380,7 +434,7 @@ impl MeshDriver {
     fn on_incoming_error(&mut self, peer: Option<PeerId>, from: Multiaddr, error: ListenError) {
         match (peer, &error) {
             (Some(peer), ListenError::Denied { cause })
-                if cause.downcast_ref::<NotAllowed>().is_some() =>
+                if cause.downcast_ref::<NotAFriend>().is_some() =>
             {
                 tracing::warn!(%peer, %from, "refused a connection from a peer that is not a friend");
                 self.emit(MeshEvent::PeerRefused { peer });

@@ -12,7 +12,8 @@
 //! the body is read), [`behaviour`] (friend gate, connection limits, identify,
 //! ping, frames), [`swarm`] (TCP + noise + yamux), [`redial`] (pure backoff
 //! schedule), [`outbox`] (pure per-peer send window), [`events`] (commands and
-//! events), [`streams`] (raw offload streams), [`handle`] (the command handle), [`driver`] (the task), [`error`].
+//! events), [`streams`] (raw offload streams), [`gate`] (friends only, and invitation guests),
+//! [`invite_streams`] (`/porfiry/invite/1` streams), [`handle`] (the command handle), [`driver`] (the task), [`error`].
 
 pub mod behaviour;
 pub mod codec;
@@ -20,7 +21,9 @@ pub mod config;
 pub mod driver;
 pub mod error;
 pub mod events;
+pub mod gate;
 pub mod handle;
+pub mod invite_streams;
 pub mod limits;
 pub mod outbox;
 pub mod redial;
@@ -32,7 +35,9 @@ pub use config::{Friend, MeshConfig, Profile};
 pub use driver::MeshDriver;
 pub use error::MeshError;
 pub use events::{MeshCommand, MeshEvent, SendFailure};
+pub use gate::{GUEST_WINDOW, InviteDoor, MAX_GUESTS};
 pub use handle::MeshHandle;
+pub use invite_streams::{INVITE_PROTOCOL, IncomingInvites};
 pub use redial::Backoff;
 pub use streams::{IncomingOffload, OFFLOAD_PROTOCOL, StreamControl};
 

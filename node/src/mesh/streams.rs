@@ -25,6 +25,7 @@ use futures::StreamExt;
 use libp2p::{PeerId, Stream, StreamProtocol};
 
 use super::error::MeshError;
+use super::gate::InviteDoor;
 
 /// The offload protocol name.
 pub const OFFLOAD_PROTOCOL: &str = "/porfiry/offload/1";
@@ -37,10 +38,13 @@ pub(crate) type FriendSet = Arc<RwLock<HashSet<PeerId>>>;
 /// Opens offload streams to friends and accepts theirs. Cheap to clone.
 #[derive(Clone)]
 pub struct StreamControl {
-    control: libp2p_stream::Control,
+    pub(super) control: libp2p_stream::Control,
     /// The behaviour until the driver takes it.
     behaviour: Arc<Mutex<Option<libp2p_stream::Behaviour>>>,
     friends: FriendSet,
+    /// Opened by the invitation service while an invitation is open; the
+    /// driver's gate reads it.
+    door: InviteDoor,
 }
 
 impl StreamControl {
@@ -52,6 +56,7 @@ impl StreamControl {
             control: behaviour.new_control(),
             behaviour: Arc::new(Mutex::new(Some(behaviour))),
             friends: FriendSet::default(),
+            door: InviteDoor::default(),
         }
     }
 
@@ -61,6 +66,11 @@ impl StreamControl {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .take()
+    }
+
+    /// The door through which strangers may come in as invitation guests.
+    pub fn door(&self) -> InviteDoor {
+        self.door.clone()
     }
 
     /// The friend set the driver keeps current.

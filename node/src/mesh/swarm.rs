@@ -7,16 +7,19 @@ use libp2p::{Swarm, SwarmBuilder, noise, tcp, yamux};
 use super::behaviour::MeshBehaviour;
 use super::config::Profile;
 use super::error::MeshError;
+use super::gate::InviteDoor;
 use super::limits::CONNECT_TIMEOUT;
 
 /// A swarm for `keypair` speaking TCP with noise encryption and yamux
-/// multiplexing, Nagle off, an empty friend list and the frame cap given.
+/// multiplexing, Nagle off, an empty friend list, the frame cap given and
+/// guests admitted while `door` is open.
 /// Must be called inside a tokio runtime.
 pub fn build_swarm(
     keypair: Keypair,
     profile: Profile,
     max_frame_bytes: u32,
     streams: libp2p_stream::Behaviour,
+    door: InviteDoor,
 ) -> Result<Swarm<MeshBehaviour>, MeshError> {
     let Ok(with_behaviour) = SwarmBuilder::with_existing_identity(keypair)
         .with_tokio()
@@ -25,7 +28,7 @@ pub fn build_swarm(
             noise::Config::new,
             yamux::Config::default,
         )?
-        .with_behaviour(|key| MeshBehaviour::new(&key.public(), max_frame_bytes, streams));
+        .with_behaviour(|key| MeshBehaviour::new(&key.public(), max_frame_bytes, streams, door));
     Ok(with_behaviour
         .with_swarm_config(|c| c.with_idle_connection_timeout(profile.idle_timeout()))
         .with_connection_timeout(CONNECT_TIMEOUT)

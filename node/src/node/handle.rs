@@ -254,6 +254,29 @@ impl NodeHandle {
         Ok(view)
     }
 
+    /// Redeems an invitation secret presented by `peer` (see
+    /// [`crate::invite`]): on success `peer` is a friend with the
+    /// invitation's name and groups and the mesh is told at once; a refused
+    /// secret changes nothing.
+    pub async fn redeem_invitation(
+        &self,
+        peer: PeerId,
+        secret: crate::invite::Secret,
+    ) -> Result<Result<crate::invite::Redeemed, crate::invite::Refusal>, NodeError> {
+        let own = self.inner.peer;
+        let now = self.now();
+        let outcome = self
+            .inner
+            .db
+            .write(move |s| crate::invite::redeem(s, &own, &peer, &secret, now))
+            .await
+            .map_err(db_err)??;
+        if outcome.is_ok() {
+            self.tell(LoopCommand::FriendsChanged).await;
+        }
+        Ok(outcome)
+    }
+
     /// Removes a friend (by peer id or name); its connections close. An
     /// unknown friend is an error for which [`NodeError::is_not_found`] holds.
     pub async fn remove_friend(&self, peer: &str) -> Result<(), NodeError> {

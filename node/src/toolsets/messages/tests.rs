@@ -33,7 +33,7 @@ const AT: time::OffsetDateTime = datetime!(2026-01-01 12:00 UTC);
 fn fixture(with_node: bool, language: Language) -> Fixture {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::create(dir.path().join(DB_FILE_NAME)).unwrap();
-    for (n, name) in [(2, "Bob"), (3, "twin"), (4, "twin"), (5, "")] {
+    for (n, name) in [(2, "Bob"), (3, "twin"), (4, ""), (5, "")] {
         store
             .add_friend(
                 &Friend {
@@ -45,6 +45,16 @@ fn fixture(with_node: bool, language: Language) -> Fixture {
             )
             .unwrap();
     }
+    // Names are unique since schema 4; a repeat only comes from a hand
+    // edit of the file, so write the second "twin" past the check and index.
+    let raw = rusqlite::Connection::open(store.path()).unwrap();
+    raw.execute_batch("DROP INDEX agent_peers_name").unwrap();
+    raw.execute(
+        "UPDATE agent_peers SET name = 'twin' WHERE peer_id = ?1",
+        [peer(4)],
+    )
+    .unwrap();
+    drop(raw);
     let db = Db::start(store).unwrap();
     let (tx, published) = mpsc::channel(8);
     let (stop, _) = watch::channel(false);

@@ -166,6 +166,7 @@ fn a_version_three_file_with_repeated_names_upgrades() {
         let raw = crate::raw(&store);
         raw.execute_batch(
             "DROP INDEX agent_peers_name;
+             DROP TABLE invitations;
              UPDATE agent_peers SET name = 'Anna' WHERE id = 1;
              UPDATE agent_peers SET name = 'anna' WHERE id = 2;
              UPDATE agent_peers SET name = 'bob' WHERE id = 3;
@@ -174,7 +175,7 @@ fn a_version_three_file_with_repeated_names_upgrades() {
         .unwrap();
     }
     let store = Store::open(&path).unwrap();
-    assert_eq!(store.schema_version().unwrap(), 4);
+    assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     let mut by_peer: Vec<(String, String)> = store
         .friends()
         .unwrap()

@@ -128,7 +128,7 @@ pub async fn apply(
             goal.map(|g| {
                 state
                     .hints
-                    .push(texts::reformulate_hint(lang, Some(&g.row.title)));
+                    .push(texts::reformulate_hint(lang, &g.row.title));
                 format!("asked to reformulate goal #{}", g.id)
             })
         }

@@ -91,8 +91,7 @@ pub fn rationale_hint(lang: Language) -> String {
 }
 
 /// Goal reformulation for the named goal.
-pub fn reformulate_hint(lang: Language, goal: Option<&str>) -> String {
-    let goal = goal.unwrap_or("-");
+pub fn reformulate_hint(lang: Language, goal: &str) -> String {
     match lang {
         Language::En => format!(
             "Anti-stagnation (goal reformulation): simplify or sharpen the goal \"{goal}\" to lower the pressure; update it with goals_update."

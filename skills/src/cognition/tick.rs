@@ -348,14 +348,21 @@ impl Tick {
         }
         let reply = self.report.reply.clone().unwrap_or_default();
         let previous = self.start.previous_reply.clone().unwrap_or_default();
-        let evaluation = match &answers.cognitive {
-            // A first reply has nothing to repeat: all of it is new.
-            None if self.start.previous_reply.is_none() => parse_cognitive(None, "", &reply),
-            other => parse_cognitive(
-                other.as_ref().and_then(|a| a.as_deref().ok()),
+        // A first reply has nothing to compare with: all of it is new, and
+        // there are no refined or discarded ideas to reflect on.
+        let first = self.start.previous_reply.is_none();
+        let evaluation = if first {
+            CognitiveEval {
+                novel: true,
+                novelty: 1.0,
+                ..Default::default()
+            }
+        } else {
+            parse_cognitive(
+                answers.cognitive.as_ref().and_then(|a| a.as_deref().ok()),
                 &previous,
                 &reply,
-            ),
+            )
         };
         let emotions = parse_emotions(answers.emotional.as_ref().and_then(|a| a.as_deref().ok()));
         let merged = merge_emotion_list(&self.start.emotions, &emotions);
@@ -377,7 +384,11 @@ impl Tick {
             observation.novelty = evaluation.novelty;
         }
         self.report.reflex = Some(ReflexFindings {
-            reflection: reflection_line(self.start.language, &evaluation),
+            reflection: if first {
+                String::new()
+            } else {
+                reflection_line(self.start.language, &evaluation)
+            },
             evaluation,
             emotions,
             emotion_list,

@@ -98,6 +98,9 @@ fn a_first_reply_without_validators_runs_its_known_commands_with_auto_pass() {
     let validation = report.validation.unwrap();
     assert!(validation.auto_pass);
     let reflex = report.reflex.unwrap();
+    assert_eq!(reflex.evaluation.novelty, 1.0, "a first reply is all new");
+    assert!(!reflex.evaluation.fallback);
+    assert_eq!(reflex.reflection, "", "nothing to compare it with");
     assert_eq!(
         reflex.emotion_list,
         Some(vec!["joy".to_owned(), "curiosity".to_owned()]),

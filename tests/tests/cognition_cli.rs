@@ -155,6 +155,10 @@ fn think_ticks_over_real_http_and_writes_the_database() {
     );
     assert!(stderr.contains("[trace] --- system ---"), "{stderr}");
     assert!(stderr.contains("[trace] command diary_add|"), "{stderr}");
+    assert!(
+        stderr.contains("pause 0 s between ticks"),
+        "context 5 shows the pause this run keeps: {stderr}"
+    );
     let diary = all::<DiaryEntry>(&node);
     assert_eq!(diary.len(), 2);
     assert!(diary[0].row.text.starts_with("observation "));

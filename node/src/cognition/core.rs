@@ -196,7 +196,11 @@ impl CognitiveCore {
             ],
             hints: self.stagnation.take_hints(),
         };
-        let loaded: Loaded = self.parts.db.read(move |s| load(s, &request)).await??;
+        let mut loaded: Loaded = self.parts.db.read(move |s| load(s, &request)).await??;
+        if let Some(secs) = self.config.pause_secs {
+            // Context 5 shows the pause this run really keeps.
+            loaded.data.cycle.pause_secs = secs;
+        }
         let prompt = build_prompt(&loaded.data, self.config.context_tokens);
         self.parts.trace.prompt(&prompt);
         let shown_processes: Vec<i64> = loaded

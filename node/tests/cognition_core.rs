@@ -36,6 +36,15 @@ fn thinker(name: &str, reply: &'static str) -> std::sync::Arc<ScriptLlm> {
     })
 }
 
+/// A core with `maker`'s models, main model "main", no events, no trace.
+async fn quiet_core(
+    db: &porfiry_node::db::Db,
+    maker: ScriptMaker,
+    clock: ManualClock,
+) -> porfiry_node::cognition::CognitiveCore {
+    core(db, maker, "main", clock, CoreEvents::new(), Trace::off()).await
+}
+
 /// Switches idle mode on with `settings`.
 async fn idle(db: &porfiry_node::db::Db, settings: IdleSettings) {
     let since = settings.since_ms;
@@ -77,15 +86,7 @@ async fn a_tick_runs_a_write_command_with_auto_pass_and_records_it() {
         "main",
         "I should note this.\nTOOL_CALL: diary_add|mesh links decay|mesh",
     );
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main.clone()),
-        "main",
-        clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
     let done = core.tick().await.unwrap();
     assert_eq!(done.report.error, None);
     assert_eq!(done.report.executed(), 1);
@@ -121,15 +122,7 @@ async fn the_same_reply_twice_fires_the_reflex_and_is_stored_once() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
     let main = thinker("main", "Same thought.\nTOOL_CALL: diary_add|same thought");
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main.clone()),
-        "main",
-        clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
     core.tick().await.unwrap();
     let calls_after_first = main.calls();
     let second = core.tick().await.unwrap();
@@ -170,13 +163,10 @@ async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_
     .unwrap();
     let main = thinker("main", "TOOL_CALL: diary_add|a dubious claim");
     let judge = ScriptLlm::new("judge", |_| Ok("-3".to_owned()));
-    let mut core = core(
+    let mut core = quiet_core(
         &db,
         ScriptMaker::default().with(main).with(judge.clone()),
-        "main",
         clock(),
-        CoreEvents::new(),
-        Trace::off(),
     )
     .await;
     let done = core.tick().await.unwrap();
@@ -226,15 +216,7 @@ async fn a_model_failure_is_recorded_and_the_next_tick_retries() {
         }
         Ok("Back again.".to_owned())
     });
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
     let first = core.tick().await.unwrap();
     assert!(
         first
@@ -268,15 +250,7 @@ async fn malformed_command_blocks_are_recorded_and_the_tick_goes_on() {
         "main",
         "Plan.\n# Commands:\n{\"cmd_id\": \"c1\", \"type\": \"diary_add\", \"args\": {\"text\": \"from a block\"}}\n{\"type\": \"diary_add\", \"args\": {oops}\n# End of commands",
     );
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
     let done = core.tick().await.unwrap();
     assert_eq!(done.report.executed(), 1);
     let (diary, processes) = read(&db, |s| (all::<DiaryEntry>(s), all::<ProcessEntry>(s))).await;
@@ -369,13 +343,10 @@ async fn idle_with_a_timeout_wakes_when_it_passes() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
     let clock = clock();
-    let mut core = core(
+    let mut core = quiet_core(
         &db,
         ScriptMaker::default().with(thinker("main", "x")),
-        "main",
         clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
     )
     .await;
     let since = clock.now().unix_ms();
@@ -396,15 +367,7 @@ async fn help_lists_the_sets_and_one_sets_commands() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
     let main = thinker("main", "TOOL_CALL: help\nTOOL_CALL: help|diary");
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
     core.tick().await.unwrap();
     let processes = read(&db, all::<ProcessEntry>).await;
     let index = processes[0].row.result.clone().unwrap();
@@ -425,15 +388,7 @@ async fn the_prompt_fits_the_budget_on_a_busy_node() {
     let db = fresh_db(tmp.path());
     fill_busy(&db).await;
     let main = thinker("main", "Many notes today.");
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main.clone()),
-        "main",
-        clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
     let done = core.tick().await.unwrap();
     let budget = porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS;
     assert!(
@@ -458,15 +413,7 @@ async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
     let db = fresh_db(tmp.path());
     let main = thinker("main", "Round and round.");
     let clock = clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock.clone()).await;
     let mut applied_at = None;
     for tick in 1..=12u64 {
         clock.advance_ms(60_000);

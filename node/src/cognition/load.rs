@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use porfiry_skills::Language;
 use porfiry_skills::ZonedTime;
 use porfiry_skills::cognition::context::{
-    ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine,
+    ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine, record_prefix,
 };
 use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
 use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
@@ -136,8 +136,8 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
             .map(|m| Line {
                 id: m.id,
                 text: match m.row.title {
-                    Some(title) => format!("{title}: {}", m.row.content),
-                    None => m.row.content,
+                    Some(title) => format!("{title}: {}", record_prefix(&m.row.content)),
+                    None => record_prefix(&m.row.content).to_owned(),
                 },
             })
             .collect(),
@@ -176,8 +176,8 @@ fn recent_replies(store: &Store, cycle: &CycleSettings) -> Result<Vec<RecentLine
         .rev()
         .map(|r| RecentLine {
             id: r.id,
-            content: r.row.content,
-            reflection: r.row.reflection,
+            content: record_prefix(&r.row.content).to_owned(),
+            reflection: record_prefix(&r.row.reflection).to_owned(),
             tags: r.row.tags,
             emotions: r.row.emotions,
         })
@@ -251,7 +251,12 @@ fn requested_lines(store: &Store, requested: &Requested) -> Result<Vec<Line>> {
 fn diary_line(d: &Stored<DiaryEntry>) -> Line {
     Line {
         id: d.id,
-        text: format!("diary #{}: {}{}", d.id, d.row.text, tag_suffix(&d.row.tags)),
+        text: format!(
+            "diary #{}: {}{}",
+            d.id,
+            record_prefix(&d.row.text),
+            tag_suffix(&d.row.tags)
+        ),
     }
 }
 
@@ -307,7 +312,7 @@ fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<Notes
                         .clone()
                         .unwrap_or_else(|| n.row.source.to_string()),
                     tags: n.row.hashtags.iter().chain(&n.row.tags).cloned().collect(),
-                    text: n.row.text,
+                    text: record_prefix(&n.row.text).to_owned(),
                 })
                 .collect(),
         }),

@@ -124,3 +124,42 @@ fn clip(text: &str) -> String {
     }
     out
 }
+
+/// The start of `text` that is enough for its record: the builder shows at
+/// most [`MAX_RECORD_CHARS`] characters of a field, so a loader keeps only
+/// up to the `MAX_RECORD_CHARS + 2`-th non-blank character and a 30 KB note
+/// is not carried into the prompt builder whole. The record built from the
+/// prefix is the record built from the whole text.
+pub fn record_prefix(text: &str) -> &str {
+    let mut seen = 0;
+    for (i, c) in text.char_indices() {
+        if !c.is_whitespace() {
+            seen += 1;
+            if seen == MAX_RECORD_CHARS + 2 {
+                return &text[..i + c.len_utf8()];
+            }
+        }
+    }
+    text
+}
+
+#[cfg(test)]
+mod prefix_tests {
+    use super::*;
+
+    #[test]
+    fn a_prefix_gives_the_same_clipped_record() {
+        let long_word = "x".repeat(5_000);
+        let spaced = format!(
+            "{}{}",
+            "a ".repeat(399),
+            " \n\t ".repeat(1_000) + "tail words"
+        );
+        let cyrillic = "слово ".repeat(2_000);
+        let exact = "y".repeat(MAX_RECORD_CHARS);
+        for text in [long_word.as_str(), &spaced, &cyrillic, &exact, "short", ""] {
+            assert_eq!(clip(record_prefix(text)), clip(text), "{:.40}", text);
+        }
+        assert!(record_prefix(&long_word).len() < 500);
+    }
+}

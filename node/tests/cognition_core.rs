@@ -456,3 +456,83 @@ async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
         "{ratings:?}"
     );
 }
+
+#[tokio::test(start_paused = true)]
+async fn a_hung_validator_abstains_at_the_deadline_and_writes_wait_for_a_vote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        s.add(
+            &LlmEntry {
+                is_validator: true,
+                ..entry("slow")
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let main = thinker("main", "TOOL_CALL: diary_add|x\nTOOL_CALL: diary_list");
+    let maker = ScriptMaker::default()
+        .with(main)
+        .with_named("slow", std::sync::Arc::new(HungLlm("slow".into())));
+    let mut core = quiet_core(&db, maker, clock()).await;
+    // Paused time: the 90 s reflect deadline passes at once, no real wait.
+    let done = core.tick().await.unwrap();
+    let v = done.report.validation.clone().unwrap();
+    assert_eq!(v.abstained.len(), 1, "{v:?}");
+    assert!(v.abstained[0].1.contains("no answer within"), "{v:?}");
+    assert!(!v.auto_pass);
+    let diary = read(&db, all::<DiaryEntry>).await;
+    assert!(diary.is_empty(), "no vote: the write waits");
+    assert_eq!(done.report.executed(), 1, "the read (threshold 0) ran");
+}
+
+#[tokio::test]
+async fn tens_of_megabytes_of_notes_stay_within_the_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    // A family server: 1,200 notes of 30 KB (about 36 MB), shown in auto mode.
+    db.write(|s| {
+        let body = "family news and plans for the weekend ".repeat(800);
+        let notes: Vec<Note> = (0..1_200)
+            .map(|i| Note {
+                text: format!("note {i}: {body}"),
+                ..Default::default()
+            })
+            .collect();
+        s.add_many(&notes, 2_000).unwrap();
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: porfiry_skills::cognition::NotesMode::Auto {
+                    filter: NoteFilter::default(),
+                },
+                ..Default::default()
+            },
+            2_000,
+        );
+    })
+    .await
+    .unwrap();
+    let main = thinker("main", "Lots to read.");
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
+    let done = core.tick().await.unwrap();
+    let budget = porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS;
+    assert!(
+        done.report.prompt_tokens <= budget,
+        "{}",
+        done.report.prompt_tokens
+    );
+    let sent = &main.seen()[0];
+    let user: usize = sent.messages.iter().map(|m| m.content.len()).sum();
+    assert!(
+        user < 16_000,
+        "the prompt carries clipped notes, not 30 KB ones: {user} bytes"
+    );
+    assert!(
+        sent.messages[0].content.contains("note 1199:"),
+        "the newest note is shown"
+    );
+}

@@ -93,13 +93,19 @@ pub fn is_main_call(request: &ModelRequest, language: Language) -> bool {
 /// Hands out scripted models by registry name.
 #[derive(Default)]
 pub struct ScriptMaker {
-    models: Mutex<HashMap<String, Arc<ScriptLlm>>>,
+    models: Mutex<HashMap<String, Arc<dyn Llm>>>,
 }
 
 impl ScriptMaker {
     /// Registers `llm` under its name.
     pub fn with(self, llm: Arc<ScriptLlm>) -> Self {
-        self.models.lock().unwrap().insert(llm.name.clone(), llm);
+        let name = llm.name.clone();
+        self.with_named(&name, llm)
+    }
+
+    /// Registers any model under `name`.
+    pub fn with_named(self, name: &str, llm: Arc<dyn Llm>) -> Self {
+        self.models.lock().unwrap().insert(name.to_owned(), llm);
         self
     }
 }
@@ -111,7 +117,6 @@ impl ModelMaker for ScriptMaker {
             .unwrap()
             .get(&entry.name)
             .cloned()
-            .map(|m| m as Arc<dyn Llm>)
             .ok_or_else(|| LlmError::NoModel(format!("no scripted model {}", entry.name)))
     }
 }
@@ -216,4 +221,17 @@ pub async fn fill_busy(db: &Db) {
 /// Stores `cycle` as the core's cycle settings.
 pub fn set_cycle(s: &Store, cycle: CycleSettings, now_ms: u64) {
     s.config_set(CYCLE_CONFIG_KEY, &cycle, now_ms).unwrap();
+}
+
+/// A model that never answers (a hung server): only a deadline ends its call.
+pub struct HungLlm(pub String);
+
+impl Llm for HungLlm {
+    fn complete<'a>(&'a self, _: &'a ModelRequest) -> BoxFuture<'a, Result<Completion, LlmError>> {
+        Box::pin(std::future::pending())
+    }
+
+    fn model_name(&self) -> String {
+        self.0.clone()
+    }
 }

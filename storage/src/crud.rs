@@ -137,6 +137,16 @@ impl Store {
             })?)
     }
 
+    /// Number of rows in `T`'s table created at or after `since_ms`.
+    pub fn count_since<T: Record>(&self, since_ms: u64) -> Result<u64> {
+        let since = i64::try_from(since_ms).unwrap_or(i64::MAX);
+        Ok(self.conn.query_row(
+            &format!("SELECT count(*) FROM {} WHERE created >= ?1", T::TABLE),
+            [since],
+            |r| r.get(0),
+        )?)
+    }
+
     /// Replaces the row's content columns and sets `updated = now_ms`.
     pub fn update<T: Record>(&self, id: i64, row: &T, now_ms: u64) -> Result<()> {
         let values = row.values()?;

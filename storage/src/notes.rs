@@ -182,6 +182,17 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
+    /// Notes created at or after `since_ms` by anyone but `except` (the
+    /// cognitive core counts outside stimuli without its own notes).
+    pub fn notes_count_since(&self, since_ms: u64, except: NoteSource) -> Result<u64> {
+        let since = i64::try_from(since_ms).unwrap_or(i64::MAX);
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM notes WHERE created >= ?1 AND source <> ?2",
+            rusqlite::params![since, except],
+            |r| r.get(0),
+        )?)
+    }
+
     /// Deletes notes created before `before_ms` ("cleanup of old notes");
     /// with `read_only`, only those the LLM has read. Returns how many.
     pub fn notes_cleanup(&self, before_ms: u64, read_only: bool) -> Result<usize> {

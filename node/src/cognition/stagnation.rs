@@ -17,7 +17,7 @@ use porfiry_skills::cognition::detectors::{Assessment, DetectorConfig, Detectors
 use porfiry_skills::cognition::strategy::{Candidate, Mechanism, StrategyClass, choose, rate};
 use porfiry_skills::cognition::tick::TickReport;
 use porfiry_storage::{
-    Concept, Link, ListQuery, LlmEntry, Note, NoteSource, ProcessEntry, ProcessStatus, Rating,
+    Concept, Link, ListQuery, LlmEntry, NoteSource, ProcessEntry, ProcessStatus, Rating,
     StagnationStrategy, Store, Stored,
 };
 
@@ -312,21 +312,10 @@ async fn count_since(db: &crate::db::Db, since: Option<u64>) -> Result<(u32, u32
     };
     Ok(db
         .read(move |s: &Store| -> porfiry_storage::Result<(u32, u32)> {
-            let q = ListQuery {
-                since_ms: Some(since),
-                limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
-                ..Default::default()
-            };
-            let growth = s.list::<Concept>(&q)?.len() + s.list::<Link>(&q)?.len();
-            let notes: Vec<Stored<Note>> = s.notes_filter(&porfiry_storage::NoteFilter {
-                since_ms: Some(since),
-                limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
-                ..Default::default()
-            })?;
-            let stimuli = notes
-                .iter()
-                .filter(|n| n.row.source != NoteSource::Llm)
-                .count();
+            // Counts, not rows: after a catch-up thousands of notes (tens of
+            // KB each) may be new, and only how many matters.
+            let growth = s.count_since::<Concept>(since)? + s.count_since::<Link>(since)?;
+            let stimuli = s.notes_count_since(since, NoteSource::Llm)?;
             Ok((
                 u32::try_from(growth).unwrap_or(u32::MAX),
                 u32::try_from(stimuli).unwrap_or(u32::MAX),

@@ -398,3 +398,29 @@ fn agent_log_last_tick() {
         "log outlives the reply"
     );
 }
+
+#[test]
+fn counts_since_a_moment_skip_older_rows_and_the_excluded_source() {
+    let (_dir, store) = temp_store();
+    for (at, source) in [
+        (100, NoteSource::User),
+        (200, NoteSource::Llm),
+        (300, NoteSource::User),
+        (300, NoteSource::System),
+    ] {
+        store
+            .add(
+                &Note {
+                    text: "n".into(),
+                    source,
+                    ..Default::default()
+                },
+                at,
+            )
+            .unwrap();
+    }
+    assert_eq!(store.notes_count_since(200, NoteSource::Llm).unwrap(), 2);
+    assert_eq!(store.notes_count_since(0, NoteSource::Llm).unwrap(), 3);
+    assert_eq!(store.count_since::<Note>(200).unwrap(), 3);
+    assert_eq!(store.count_since::<Note>(301).unwrap(), 0);
+}

@@ -190,13 +190,9 @@ pub fn parse_address(address: &str, peer: &PeerId) -> Result<Multiaddr, FriendsE
     if m.is_empty() {
         return Err(bad("empty".into()));
     }
-    let text = m.to_string();
-    for named in text.split("/p2p/").skip(1) {
-        let named = named.split('/').next().unwrap_or_default();
-        if named != peer.to_string() {
-            return Err(bad(format!("it names peer {named}, not {peer}")));
-        }
-    }
+    // A relay circuit (`<relay addr>/p2p/<relay>/p2p-circuit[/p2p/<peer>]`)
+    // names its relay before `/p2p-circuit`; only `peer` may be named after.
+    crate::mesh::check_friend_address(&m, peer).map_err(bad)?;
     Ok(m)
 }
 

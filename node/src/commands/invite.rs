@@ -92,14 +92,9 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
     let mut addresses: Vec<Multiaddr> = Vec::new();
     for a in &given {
         let m = parse_address(a, &peer)?;
-        // The code names the peer once; drop a trailing /p2p/<id>.
-        let bare: Multiaddr = m
-            .to_string()
-            .split("/p2p/")
-            .next()
-            .unwrap_or_default()
-            .parse()
-            .map_err(|_| InviteError::NoAddress)?;
+        // The code names the peer once; drop a trailing /p2p/<id> (a relay
+        // circuit address keeps its relay's /p2p/<relay>/p2p-circuit).
+        let bare = crate::mesh::without_peer_suffix(m, &peer);
         if !addresses.contains(&bare) {
             addresses.push(bare);
         }

@@ -86,6 +86,15 @@ pub fn check_friend_address(address: &Multiaddr, peer: &PeerId) -> Result<(), St
     Ok(())
 }
 
+/// `address` without a trailing `/p2p/<peer>` (any relay named before a
+/// `/p2p-circuit` stays).
+pub fn without_peer_suffix(mut address: Multiaddr, peer: &PeerId) -> Multiaddr {
+    if matches!(address.iter().last(), Some(Protocol::P2p(p)) if p == *peer) {
+        address.pop();
+    }
+    address
+}
+
 /// Where this node holds (or is asking for) a relay slot.
 #[derive(Debug, Default)]
 pub struct Reservations {
@@ -199,6 +208,20 @@ mod tests {
             .parse()
             .unwrap();
         assert!(check_friend_address(&stranger, &friend).is_err());
+    }
+
+    #[test]
+    fn only_the_trailing_peer_id_is_dropped() {
+        let relay = key(1);
+        let friend = key(2);
+        let via: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit/p2p/{friend}")
+            .parse()
+            .unwrap();
+        let bare: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit")
+            .parse()
+            .unwrap();
+        assert_eq!(without_peer_suffix(via, &friend), bare);
+        assert_eq!(without_peer_suffix(bare.clone(), &friend), bare);
     }
 
     #[test]

@@ -105,7 +105,7 @@ impl ReachArgs {
         Ok(ReachConfig {
             relay,
             mdns: self.mdns,
-            links_file: None,
+            ..ReachConfig::default()
         })
     }
 }

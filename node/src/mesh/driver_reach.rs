@@ -82,12 +82,13 @@ impl MeshDriver {
     }
 
     fn write_links(&self) {
-        let Some(path) = &self.reach.config.links_file else {
-            return;
-        };
-        if let Err(error) = self.reach.links.snapshot(unix_ms()).write(path) {
+        let snapshot = self.reach.links.snapshot(unix_ms());
+        if let Some(path) = &self.reach.config.links_file
+            && let Err(error) = snapshot.write(path)
+        {
             tracing::warn!(path = %path.display(), %error, "cannot write the links file");
         }
+        self.reach.config.links_watch.publish(snapshot);
     }
 
     /// Sees `event` before the driver handles it.

@@ -45,7 +45,7 @@ pub use gate::{GUEST_WINDOW, InviteDoor, MAX_GUESTS};
 pub use handle::MeshHandle;
 pub use invite_streams::{INVITE_PROTOCOL, IncomingInvites};
 pub use links::{LINKS_FILE_NAME, Link, LinkRecord, LinksFile};
-pub use reach::{ReachConfig, check_friend_address, without_peer_suffix};
+pub use reach::{LinksWatch, ReachConfig, check_friend_address, without_peer_suffix};
 pub use redial::Backoff;
 pub use relay::RelayLimits;
 pub use streams::{IncomingOffload, OFFLOAD_PROTOCOL, StreamControl};

@@ -15,11 +15,15 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use libp2p::core::transport::ListenerId;
 use libp2p::multiaddr::Protocol;
 use libp2p::{Multiaddr, PeerId};
 
+use tokio::sync::watch;
+
+use super::links::LinksFile;
 use super::relay::RelayLimits;
 
 /// How this node helps and uses relays and the LAN.
@@ -31,6 +35,39 @@ pub struct ReachConfig {
     pub mdns: bool,
     /// Where to write the per-friend link snapshot (`links.json`), if anywhere.
     pub links_file: Option<PathBuf>,
+    /// The same snapshot, published in process whenever it changes.
+    pub links_watch: LinksWatch,
+}
+
+/// The driver's per-friend link snapshot, published whenever a link changes
+/// (for embedding programs and tests; `status` reads the file).
+#[derive(Debug, Clone)]
+pub struct LinksWatch(Arc<watch::Sender<LinksFile>>);
+
+impl Default for LinksWatch {
+    fn default() -> Self {
+        Self(Arc::new(watch::Sender::new(LinksFile::default())))
+    }
+}
+
+impl PartialEq for LinksWatch {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for LinksWatch {}
+
+impl LinksWatch {
+    /// A receiver of every snapshot from now on.
+    pub fn subscribe(&self) -> watch::Receiver<LinksFile> {
+        self.0.subscribe()
+    }
+
+    /// Publishes `snapshot` (kept even while nobody listens).
+    pub fn publish(&self, snapshot: LinksFile) {
+        self.0.send_replace(snapshot);
+    }
 }
 
 /// The address at which this node listens through relay `relay` reached at

@@ -304,6 +304,19 @@ impl MeshNode {
             .unwrap_or_else(|| self.last_stderr.clone())
     }
 
+    /// The daemon's process id while it runs.
+    pub fn pid(&self) -> Option<u32> {
+        self.daemon.as_ref().map(|d| d.child.id())
+    }
+
+    /// How many stderr lines hold every one of `needles`.
+    pub fn logged_count(&self, needles: &[&str]) -> usize {
+        self.stderr()
+            .lines()
+            .filter(|l| needles.iter().all(|n| l.contains(n)))
+            .count()
+    }
+
     /// True when one stderr line holds every one of `needles`.
     pub fn logged(&self, needles: &[&str]) -> bool {
         self.stderr()

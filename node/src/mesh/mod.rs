@@ -52,4 +52,5 @@ pub use streams::{IncomingOffload, OFFLOAD_PROTOCOL, StreamControl};
 
 /// The libp2p types the rest of the node needs, so it never imports libp2p.
 pub use libp2p::identity::Keypair;
+pub use libp2p::multiaddr::Protocol;
 pub use libp2p::{Multiaddr, PeerId, Stream};

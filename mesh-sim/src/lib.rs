@@ -32,6 +32,7 @@ mod scenario_check;
 mod scenario_scale;
 mod sim;
 pub mod trace;
+mod verify_cache;
 pub mod world;
 
 pub use error::SimError;

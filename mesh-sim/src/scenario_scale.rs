@@ -53,7 +53,7 @@ impl Scenario {
         s.nodes.count = nodes;
         for g in &mut s.groups {
             if let Some(size) = &mut g.size {
-                *size = scale_usize(*size, nodes, old).clamp(2, nodes);
+                *size = scale_usize(*size, nodes, old).max(2).min(nodes);
             }
         }
         if let Some(c) = &mut s.faults.crashes

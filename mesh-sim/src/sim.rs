@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use porfiry_protocol::VerifiedItem;
-use porfiry_protocol::engine::{EngineConfig, Inbound, Input, Output};
+use porfiry_protocol::engine::{EngineConfig, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use rand_chacha::ChaCha20Rng;
 
@@ -23,6 +23,7 @@ use crate::report::{Report, RunFacts};
 use crate::rng::{Stream, fork};
 use crate::scenario::Scenario;
 use crate::trace::Trace;
+use crate::verify_cache::VerifyCache;
 use crate::world::World;
 
 /// Everything a run produces: the report, the time series, and the fault
@@ -128,6 +129,9 @@ struct Sim<'w> {
     metrics: Metrics,
     events: u64,
     trace: Trace,
+    /// Every node's receiving edge (decode-time signature checks, once per
+    /// distinct envelope).
+    edge: VerifyCache,
 }
 
 impl<'w> Sim<'w> {
@@ -167,6 +171,7 @@ impl<'w> Sim<'w> {
             metrics: Metrics::new(world),
             events: 0,
             trace: Trace::default(),
+            edge: VerifyCache::default(),
         };
         for i in 0..world.len() {
             let node = SimNode::new(sim.engine_config(i));
@@ -413,7 +418,7 @@ impl<'w> Sim<'w> {
                 self.metrics.copies_total += 1;
             }
         }
-        let inbound = Inbound::from_wire(message, EPOCH_MS + self.now);
+        let inbound = self.edge.inbound(message, EPOCH_MS + self.now);
         let peer = self.world.peers[from].clone();
         self.input(
             to,

@@ -310,8 +310,13 @@ impl<'w> Sim<'w> {
             }
             Output::WakeAt { at_ms } => {
                 let at = at_ms.saturating_sub(EPOCH_MS).max(self.now);
-                self.nodes[n].wake = Some(at);
-                self.schedule(at, Ev::Wake { node: n, at });
+                // The engine repeats its next deadline after most inputs; one
+                // queue entry per (node, time) is enough, and keeps the heap
+                // at about one wake per node instead of one per input.
+                if self.nodes[n].wake != Some(at) {
+                    self.nodes[n].wake = Some(at);
+                    self.schedule(at, Ev::Wake { node: n, at });
+                }
             }
             Output::Event(e) => self.metrics.on_event(&e),
         }

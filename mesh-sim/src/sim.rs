@@ -223,7 +223,7 @@ impl<'w> Sim<'w> {
                 break;
             };
             self.events += 1;
-            if self.events % PROGRESS_EVERY_EVENTS == 0 {
+            if self.events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
                 watch(self.now, self.events);
             }
             self.now = self.now.max(at);

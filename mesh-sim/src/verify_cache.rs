@@ -15,7 +15,7 @@
 
 use std::collections::HashMap;
 
-use porfiry_protocol::engine::{Inbound, ReceivedItem};
+use porfiry_protocol::engine::Inbound;
 use porfiry_protocol::wire::WireMessage;
 use porfiry_protocol::{VerifiedItem, verify_batch};
 
@@ -51,34 +51,23 @@ impl VerifyCache {
             .collect();
         self.checked += fresh.len() as u64;
         let mut fresh_results = verify_batch(&fresh, now_ms).into_iter();
-        let mut ok = Vec::with_capacity(items.len());
-        let mut invalid = Vec::new();
-        for (wire, known) in items.into_iter().zip(known) {
+        let mut results = Vec::with_capacity(items.len());
+        for (wire, known) in items.iter().zip(known) {
             let result = match known {
                 Some(item) => Ok(item),
+                // One result per fresh envelope, in order.
                 None => match fresh_results.next() {
-                    Some(r) => r,
-                    None => continue, // one result per fresh envelope: unreachable
+                    Some(Ok(item)) => {
+                        self.verified.insert(wire.envelope.clone(), item.clone());
+                        Ok(item)
+                    }
+                    Some(Err(e)) => Err(e),
+                    None => break, // verify_batch gives one result per envelope
                 },
             };
-            match result {
-                Ok(item) => {
-                    self.verified
-                        .entry(wire.envelope)
-                        .or_insert_with(|| item.clone());
-                    ok.push(ReceivedItem {
-                        hops: wire.hops,
-                        item,
-                    });
-                }
-                Err(e) => invalid.push(e),
-            }
+            results.push(result);
         }
-        Inbound::Items {
-            session,
-            items: ok,
-            invalid,
-        }
+        Inbound::items(session, &items, results)
     }
 }
 

@@ -95,12 +95,7 @@ pub fn check_friend_address(address: &Multiaddr, peer: &PeerId) -> Result<(), St
         None => (&parts[..0], &parts[..]),
     };
     if let Some(i) = circuit {
-        if parts[..i]
-            .iter()
-            .filter(|p| matches!(p, Protocol::P2pCircuit))
-            .count()
-            > 0
-        {
+        if parts[..i].iter().any(|p| matches!(p, Protocol::P2pCircuit)) {
             return Err("it goes through more than one relay".into());
         }
         if !matches!(relay_part.last(), Some(Protocol::P2p(_))) {

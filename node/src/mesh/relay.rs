@@ -129,8 +129,6 @@ pub fn relay_config(limits: RelayLimits, friends: &FriendSet) -> relay::Config {
 
 #[cfg(test)]
 mod tests {
-    use libp2p::relay::RateLimiter;
-
     use super::*;
 
     #[test]

@@ -117,8 +117,11 @@ impl MeshDriver {
                 let peer = *peer_id;
                 let changed = self.reach.links.closed(peer, *connection_id, unix_ms());
                 if !self.is_friend(&peer) {
-                    self.reach.links.forget(&peer);
-                    self.write_links();
+                    // A friend removed meanwhile leaves the snapshot; a
+                    // guest was never in it.
+                    if self.reach.links.forget(&peer) {
+                        self.write_links();
+                    }
                 } else if let Some(record) = changed {
                     tracing::info!(%peer, link = %record.link, "friend link changed");
                     self.write_links();

@@ -94,14 +94,13 @@ impl MeshDriver {
     /// Sees `event` before the driver handles it.
     pub(super) fn reach_observe(&mut self, event: &SwarmEvent<MeshBehaviourEvent>) {
         match event {
-            SwarmEvent::NewListenAddr { address, .. } => {
+            SwarmEvent::NewListenAddr { address, .. }
                 if self.reach.config.relay.is_some()
                     && !address
                         .iter()
-                        .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit))
-                {
-                    self.swarm.add_external_address(address.clone());
-                }
+                        .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit)) =>
+            {
+                self.swarm.add_external_address(address.clone());
             }
             SwarmEvent::ConnectionEstablished {
                 peer_id,
@@ -194,12 +193,10 @@ impl MeshDriver {
             }
             MeshBehaviourEvent::RelayClient(relay::client::Event::ReservationReqAccepted {
                 relay_peer_id,
-                renewal,
+                renewal: false,
                 ..
             }) => {
-                if !renewal {
-                    tracing::info!(relay = %relay_peer_id, "relay slot reserved; friends can reach us through it");
-                }
+                tracing::info!(relay = %relay_peer_id, "relay slot reserved; friends can reach us through it");
             }
             MeshBehaviourEvent::RelayClient(event) => tracing::debug!(?event, "relay client"),
             MeshBehaviourEvent::Relay(event) => match event {

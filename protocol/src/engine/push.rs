@@ -109,7 +109,7 @@ impl Engine {
                     // The session's end checks its hops if the friend holds it.
                     if *meta.author != *self.local
                         && offers_hops(meta)
-                        && may_send(&self.local, &meta.route(), &view, now_ms)
+                        && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
                     {
                         offered.push((peer.clone(), *id));
                     }
@@ -122,7 +122,7 @@ impl Engine {
                 {
                     continue;
                 }
-                let admitted = may_send(&self.local, &meta.route(), &view, now_ms)
+                let admitted = may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
                     || (*by_catch_up && catch_up_announce(&meta.route(), &view));
                 if !admitted {
                     continue;
@@ -178,9 +178,9 @@ impl Engine {
             let offer = a.hops.checked_sub(1);
             if let Some(meta) = self.index.get(&a.id) {
                 let ours = meta.hops_left.saturating_sub(1).min(meta.max_hops);
-                let admitted = self
-                    .friend_view(peer)
-                    .is_some_and(|view| may_send(&self.local, &meta.route(), &view, now_ms));
+                let admitted = self.friend_view(peer).is_some_and(|view| {
+                    may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+                });
                 if ours > a.hops && admitted {
                     counter.push(Announce {
                         id: a.id,
@@ -286,7 +286,7 @@ impl Engine {
         let mut refused = 0;
         for id in ids {
             match self.index.get(id) {
-                Some(meta) if may_send(&self.local, &meta.route(), &view, now_ms) => {
+                Some(meta) if may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms) => {
                     items.push(Announce {
                         id: *id,
                         hops: meta.hops_left,

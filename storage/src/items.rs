@@ -311,9 +311,7 @@ impl Store {
             SELECT,
             StoredItem::from_row,
             |r: &StoredItem| r.record.route(),
-            local_peer,
-            &friend,
-            clubs,
+            (local_peer, &friend, clubs),
             now_ms,
         )
     }
@@ -337,26 +335,24 @@ impl Store {
             META,
             record_from_row,
             ItemRecord::route,
-            local_peer,
-            &friend,
-            clubs,
+            (local_peer, &friend, clubs),
             now_ms,
         )?;
         Ok(metas.into_iter().map(|m| (m.created_ms, m.id)).collect())
     }
 
     /// The one friend query: `select` rows passing the SQL prefilter, kept
-    /// when [`may_send`] admits them.
+    /// when [`may_send`] admits them (`who`: this node, the friend and the
+    /// club book, as `may_send` takes them).
     fn for_friend<T>(
         &self,
         select: &str,
         from_row: fn(&Row<'_>) -> rusqlite::Result<T>,
         route: fn(&T) -> ItemRoute<'_>,
-        local_peer: &str,
-        friend: &FriendView<'_>,
-        clubs: &ClubBook,
+        who: (&str, &FriendView<'_>, &ClubBook),
         now_ms: u64,
     ) -> Result<Vec<T>> {
+        let (local_peer, friend, clubs) = who;
         let now = int_param("now_ms", now_ms)?;
         let sql = format!(
             "{select} WHERE hops_left > 0 AND (expires IS NULL OR expires > ?1)

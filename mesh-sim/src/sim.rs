@@ -12,6 +12,7 @@ use porfiry_protocol::engine::{EngineConfig, Inbound, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use rand_chacha::ChaCha20Rng;
 
+use crate::clubs::ClubMeter;
 use crate::error::SimError;
 use crate::faults::{FaultEvent, FaultPlan};
 use crate::limits::{EPOCH_MS, MAX_EVENTS};
@@ -79,6 +80,7 @@ pub fn run_traced(
         held: &held,
         events: sim.events,
         stopped_early,
+        clubs: &sim.clubs,
     });
     Ok(Outcome {
         report,
@@ -115,6 +117,7 @@ struct Sim<'w> {
     metrics: Metrics,
     events: u64,
     trace: Trace,
+    clubs: ClubMeter,
 }
 
 impl<'w> Sim<'w> {
@@ -154,9 +157,15 @@ impl<'w> Sim<'w> {
             metrics: Metrics::new(world),
             events: 0,
             trace: Trace::default(),
+            clubs: crate::clubs::meter(world),
         };
         for i in 0..world.len() {
-            let node = SimNode::new(sim.engine_config(i));
+            let book = world
+                .club
+                .as_ref()
+                .map(|c| c.book_for(i))
+                .unwrap_or_default();
+            let node = SimNode::with_clubs(sim.engine_config(i), book);
             sim.nodes.push(node);
         }
         for i in 0..world.len() {
@@ -398,6 +407,7 @@ impl<'w> Sim<'w> {
             }
         }
         let inbound = Inbound::from_wire(message, EPOCH_MS + self.now);
+        self.clubs.on_inbound(to, &inbound, bytes.len());
         let peer = self.world.peers[from].clone();
         self.input(
             to,

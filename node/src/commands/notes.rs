@@ -324,8 +324,10 @@ mod tests {
         for (given, says) in [
             (
                 "everyone",
-                "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME) or private",
+                "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME), \
+                 club:NAME (or club:NAME@FOUNDER) or private",
             ),
+            ("club:Chess@x", "bad club name \"Chess\""),
             ("peer:bob", "bad peer id \"bob\""),
             ("group:Big", "bad group name \"Big\""),
         ] {

@@ -252,3 +252,76 @@ pub fn status(
         unreachable,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use porfiry_storage::DB_FILE_NAME;
+
+    use super::*;
+
+    fn key(n: u8) -> NodeKey {
+        NodeKey::from_seed([n; 32])
+    }
+
+    #[test]
+    fn a_short_name_resolves_only_when_one_known_club_has_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::create(tmp.path().join(DB_FILE_NAME)).unwrap();
+        let me = key(1);
+        let mine = create_club(&store, &me, "chess", 10).unwrap();
+        assert_eq!(resolve_club(&store, "chess").unwrap(), mine);
+        assert!(matches!(
+            create_club(&store, &me, "chess", 11),
+            Err(ClubsError::Exists(_))
+        ));
+        // Another founder's chess club, heard of through a change adding us.
+        let other = ClubRef::new("chess", &key(2).peer_id().to_string()).unwrap();
+        let store2 = Store::create(tmp.path().join("other.db")).unwrap();
+        store2.create_club(&other, 1).unwrap();
+        let added = change_club(
+            &store2,
+            &key(2),
+            &other,
+            ClubAction::Add,
+            &me.peer_id().to_string(),
+            20,
+        )
+        .unwrap();
+        store
+            .insert_items(&[stored_record(
+                &added,
+                added.max_hops(),
+                Some(key(2).peer_id().to_string()),
+            )])
+            .unwrap();
+        match resolve_club(&store, "chess") {
+            Err(ClubsError::Ambiguous { candidates, .. }) => {
+                assert_eq!(candidates.len(), 2);
+                assert!(candidates.contains(&mine.to_string()));
+                assert!(candidates.contains(&other.to_string()));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(resolve_club(&store, &other.to_string()).unwrap(), other);
+        assert!(matches!(
+            resolve_club(&store, "go"),
+            Err(ClubsError::NoSuchClub(_))
+        ));
+        // We are a member of both; a change we have no right to is refused
+        // before anything is stored.
+        check_member(&store, &other, &me.peer_id().to_string()).unwrap();
+        let before = store.item_count().unwrap();
+        assert!(matches!(
+            change_club(
+                &store,
+                &me,
+                &other,
+                ClubAction::Add,
+                &key(3).peer_id().to_string(),
+                30
+            ),
+            Err(ClubsError::Refused(ClubError::NotAllowed { .. }))
+        ));
+        assert_eq!(store.item_count().unwrap(), before);
+    }
+}

@@ -296,3 +296,36 @@ fn replay(
     }
     timeline
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::NodeKey;
+
+    #[test]
+    fn the_book_tracks_at_most_max_clubs() {
+        let founder = NodeKey::from_seed([1; 32]).peer_id().to_string();
+        let mut book = ClubBook::new();
+        for i in 0..MAX_CLUBS {
+            book.add_club(&ClubRef::new(&format!("c{i}"), &founder).unwrap())
+                .unwrap();
+        }
+        let one_more = ClubRef::new("late", &founder).unwrap();
+        assert_eq!(book.add_club(&one_more), Err(ClubError::TooManyClubs));
+        let change = ClubChange {
+            club: one_more,
+            action: ClubAction::Add,
+            target: founder.clone(),
+        };
+        assert_eq!(book.room_for(&change), Err(ClubError::TooManyClubs));
+        assert_eq!(
+            book.insert(ItemId([1; 32]), 1, &founder, &change),
+            Err(ClubError::TooManyClubs)
+        );
+        // A known club still takes changes.
+        assert!(
+            book.add_club(&ClubRef::new("c0", &founder).unwrap())
+                .is_ok()
+        );
+    }
+}

@@ -238,7 +238,9 @@ pub fn status(
                 .filter(|f| !book.is_member_now(club, f))
                 .cloned(),
         );
-        through.dedup();
+        // Each peer once, in the order found (admins first).
+        let mut seen = BTreeSet::new();
+        through.retain(|p| seen.insert(p.clone()));
         unreachable.push(Unreachable {
             peer: p.clone(),
             name: names.get(p).cloned(),

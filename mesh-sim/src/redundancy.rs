@@ -80,6 +80,7 @@ impl Setup {
             },
             faults: Faults::default(),
             engine: EngineOverrides::default(),
+            club: None,
         }
     }
 }

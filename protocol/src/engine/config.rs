@@ -28,15 +28,34 @@ pub const MAX_WANTED_ITEMS: usize = 20_000;
 /// few hundred bytes per friend when nothing differs.
 pub const RESYNC_INTERVAL_MS: u64 = 5 * 60_000;
 
-/// How long a catch-up session we started may take from first frame to the
-/// last item before we abort it: the friend serves one session at a time, so
-/// ours may queue behind others; 2 minutes covers that on a slow link.
+/// How long a catch-up session we started may go without progress (a
+/// reply, a chunk of items drained) before we abort it. It is an idle
+/// timeout, not a deadline: a session that keeps moving may take as long as
+/// its items need (72 MB to a phone on a slow link takes minutes). The
+/// friend serves few sessions at once, so ours may queue behind others;
+/// 2 minutes covers that on a slow link.
 pub const SYNC_SESSION_TIMEOUT_MS: u64 = 2 * 60_000;
 
-/// How long the one catch-up session we serve may sit idle (no frame, no
-/// item) before we drop it and serve the next friend in line: 30 s is far
-/// beyond a round trip and short enough not to stall everyone behind it.
-pub const SYNC_STALL_MS: u64 = 30_000;
+/// How long a catch-up session we serve may sit idle (no frame, no item)
+/// before we drop it and serve the next friend in line. Every frame and
+/// every chunk of items counts as progress, so a long session that keeps
+/// moving is never cut; only one that stopped is. 2 minutes, the same as the
+/// initiator's idle timeout: the sender's chunks wait behind its transport's
+/// queue (`MAX_CHUNKS_IN_FLIGHT` × a full frame), which drains within
+/// seconds unless the link is dead.
+pub const SYNC_STALL_MS: u64 = 2 * 60_000;
+
+/// Most items in one chunk of a catch-up session (one `Output::SendChunk`):
+/// 64 envelopes of at most `MAX_ENVELOPE_BYTES` (64 KiB) are 4 MiB, one
+/// transport frame (`MAX_TRANSPORT_FRAME_BYTES`), so a chunk is at most a
+/// frame's worth whatever the items; ordinary notes make it one small frame.
+pub const CHUNK_ITEMS: usize = 64;
+
+/// Chunks of one session handed to the driver and not yet drained: 4 chunks
+/// of at most 4 MiB are the driver's per-friend queue (16 MiB), so a session
+/// never fills it alone, while 4 keep the link busy (the next chunk is
+/// loaded while three are on the wire).
+pub const MAX_CHUNKS_IN_FLIGHT: usize = 4;
 
 /// The engine's settings. `EngineConfig::new(peer)` gives the defaults above.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -57,6 +76,10 @@ pub struct EngineConfig {
     pub sync_timeout_ms: u64,
     /// See [`SYNC_STALL_MS`].
     pub sync_stall_ms: u64,
+    /// See [`CHUNK_ITEMS`].
+    pub chunk_items: usize,
+    /// See [`MAX_CHUNKS_IN_FLIGHT`].
+    pub max_chunks_in_flight: usize,
 }
 
 impl EngineConfig {
@@ -71,6 +94,8 @@ impl EngineConfig {
             resync_interval_ms: RESYNC_INTERVAL_MS,
             sync_timeout_ms: SYNC_SESSION_TIMEOUT_MS,
             sync_stall_ms: SYNC_STALL_MS,
+            chunk_items: CHUNK_ITEMS,
+            max_chunks_in_flight: MAX_CHUNKS_IN_FLIGHT,
         }
     }
 }

@@ -11,6 +11,8 @@
 //! - on connect and periodically, each side starts a negentropy session
 //!   over what it may send the other and pushes what the other lacks; a
 //!   node serves one such session at a time, so it gets each item once;
+//!   the sender hands its items to the driver a chunk at a time, at most
+//!   `MAX_CHUNKS_IN_FLIGHT` chunks not yet drained (`session_send.rs`);
 //! - after such a session, public items the friend holds and that we offered
 //!   it without confirmation (or all, on the first session after connect)
 //!   are re-announced with our hops, so a copy that came by a longer path is
@@ -35,6 +37,7 @@ mod output;
 mod push;
 mod receive;
 mod serve;
+mod session_send;
 mod sync;
 mod wants;
 
@@ -42,7 +45,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use config::{
-    EngineConfig, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
+    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
     RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
 pub use input::{Inbound, Input, ReceivedItem};
@@ -124,6 +127,13 @@ impl Engine {
             Input::PeerDisconnected { peer } => self.on_disconnect(now_ms, &peer, out),
             Input::Received { peer, message } => self.on_message(now_ms, &peer, message, out),
             Input::Publish { item } => self.publish(now_ms, item, out),
+            Input::ItemsDrained {
+                peer,
+                session,
+                chunk,
+                sent,
+                delivered,
+            } => self.on_items_drained(now_ms, &peer, session, chunk, sent, delivered, out),
             // The timer that fired is spent: ask again for whatever is next.
             Input::Tick => self.wake_sent = None,
         }

@@ -32,6 +32,7 @@ use porfiry_skills::Clock;
 use porfiry_storage::PeerStatus;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use super::chunks::drained;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
@@ -173,7 +174,16 @@ pub async fn run_node(
         .run(&mut events, &mut commands, &mut changes, shutdown)
         .await;
 
-    node.outgoing.command(MeshCommand::Shutdown);
+    // The driver may be gone already; waiting for room is bounded too.
+    if tokio::time::timeout(
+        SHUTDOWN_TIMEOUT,
+        node.outgoing.command(MeshCommand::Shutdown),
+    )
+    .await
+    .is_err()
+    {
+        tracing::warn!("mesh driver did not take the shutdown in time");
+    }
     drop(events); // a driver waiting to hand us an event stops instead
     if tokio::time::timeout(SHUTDOWN_TIMEOUT, driver_task)
         .await
@@ -380,6 +390,14 @@ impl Node {
             MeshEvent::PeerRefused { peer } => {
                 tracing::debug!(%peer, "stranger refused");
             }
+            MeshEvent::FrameDone {
+                peer,
+                tag,
+                delivered,
+            } => {
+                self.input(drained(peer.to_string(), tag, delivered))
+                    .await?;
+            }
         }
         Ok(())
     }
@@ -415,14 +433,18 @@ impl Node {
         self.friends = new;
         for f in changes.allow {
             tracing::info!(peer = %f.peer, addresses = ?f.addresses, "friend allowed");
-            self.outgoing.command(MeshCommand::AddFriend {
-                peer: f.peer,
-                addresses: f.addresses,
-            });
+            self.outgoing
+                .command(MeshCommand::AddFriend {
+                    peer: f.peer,
+                    addresses: f.addresses,
+                })
+                .await;
         }
         for peer in changes.drop {
             tracing::info!(%peer, "friend removed");
-            self.outgoing.command(MeshCommand::RemoveFriend { peer });
+            self.outgoing
+                .command(MeshCommand::RemoveFriend { peer })
+                .await;
         }
         for (peer, groups) in changes.regroup {
             if self.engine.connected_peers().any(|p| p == peer) {

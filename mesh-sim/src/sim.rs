@@ -3,7 +3,8 @@
 //! items and replays the fault plan. It plays the driver's part for every
 //! node: encode each outgoing message with the real wire codec, decode and
 //! batch-verify it at the receiving edge, store what the engine says to
-//! store, and fill `SendItems` from the node's store.
+//! store, and fill `SendItems` (and `SendChunk`, `sim_chunks.rs`) from the
+//! node's store.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -24,6 +25,9 @@ use crate::rng::{Stream, fork};
 use crate::scenario::Scenario;
 use crate::trace::Trace;
 use crate::world::World;
+
+#[path = "sim_chunks.rs"]
+mod chunks;
 
 /// Everything a run produces: the report, the time series, and the fault
 /// windows for the plot.
@@ -213,6 +217,14 @@ impl<'w> Sim<'w> {
                     epoch,
                     bytes,
                 } => self.deliver(to, from, epoch, bytes),
+                Ev::Drained {
+                    node,
+                    to,
+                    session,
+                    chunk,
+                    sent,
+                    delivered,
+                } => self.drained(node, to, session, chunk, sent, delivered),
                 Ev::Wake { node, at } => {
                     if self.nodes[node].wake == Some(at) {
                         self.nodes[node].wake = None;
@@ -249,7 +261,9 @@ impl<'w> Sim<'w> {
 
     fn apply(&mut self, n: usize, output: Output) {
         match output {
-            Output::Send { peer, message } => self.send(n, &peer, &message),
+            Output::Send { peer, message } => {
+                self.send(n, &peer, &message);
+            }
             Output::SendItems {
                 peer,
                 session,
@@ -269,6 +283,12 @@ impl<'w> Sim<'w> {
                     self.send(n, &peer, &m);
                 }
             }
+            Output::SendChunk {
+                peer,
+                session,
+                chunk,
+                items,
+            } => self.send_chunk(n, &peer, session, chunk, &items),
             Output::Store {
                 item,
                 received_from,
@@ -313,14 +333,15 @@ impl<'w> Sim<'w> {
         );
     }
 
-    /// Encodes `message` and puts it on the link to `to_peer`.
-    fn send(&mut self, from: usize, to_peer: &str, message: &WireMessage) {
+    /// Encodes `message` and puts it on the link to `to_peer`; its arrival
+    /// time, or `None` if it was cut or lost.
+    fn send(&mut self, from: usize, to_peer: &str, message: &WireMessage) -> Option<u64> {
         let bytes = match wire::encode(message) {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(node = from, error = %e, "engine output does not encode");
                 self.metrics.wire_errors += 1;
-                return;
+                return None;
             }
         };
         let kind = message.name();
@@ -328,7 +349,7 @@ impl<'w> Sim<'w> {
         *self.metrics.bytes_by_kind.entry(kind).or_default() += bytes.len() as u64;
         let Some(&to) = self.by_peer.get(to_peer) else {
             self.metrics.messages_cut += 1;
-            return;
+            return None;
         };
         let key = (from.min(to), from.max(to));
         let dir = usize::from(from > to);
@@ -340,11 +361,11 @@ impl<'w> Sim<'w> {
         };
         let Some(conn) = self.conns.get_mut(&key) else {
             self.metrics.messages_cut += 1;
-            return;
+            return None;
         };
         let Some(epoch) = conn.epoch else {
             self.metrics.messages_cut += 1;
-            return;
+            return None;
         };
         self.metrics.bytes_sent[from] += bytes.len() as u64;
         let blackholed = self
@@ -358,7 +379,7 @@ impl<'w> Sim<'w> {
         if lost {
             self.metrics.messages_lost += 1;
             self.trace.message(self.now, "LOST", from, to, message);
-            return;
+            return None;
         }
         self.trace.message(self.now, "send", from, to, message);
         self.schedule(
@@ -370,6 +391,7 @@ impl<'w> Sim<'w> {
                 bytes,
             },
         );
+        Some(arrival)
     }
 
     /// A frame arrives: decode, verify at the edge, hand to the engine.

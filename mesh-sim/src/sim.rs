@@ -16,7 +16,8 @@ use rand_chacha::ChaCha20Rng;
 use crate::error::SimError;
 use crate::faults::{FaultEvent, FaultPlan};
 use crate::limits::{EPOCH_MS, MAX_EVENTS};
-use crate::link::{LinkModel, Pipe};
+use crate::link::LinkModel;
+use crate::link_queue::BoundedPipe;
 use crate::metrics::{Metrics, Sample};
 use crate::node::{SimNode, Stored};
 use crate::queue::{Ev, Queue};
@@ -28,6 +29,8 @@ use crate::world::World;
 
 #[path = "sim_chunks.rs"]
 mod chunks;
+#[path = "sim_links.rs"]
+mod links;
 
 /// Everything a run produces: the report, the time series, and the fault
 /// windows for the plot.
@@ -96,8 +99,9 @@ pub fn run_traced(
 #[derive(Debug, Default)]
 struct Conn {
     epoch: Option<u64>,
-    /// Pipes a→b and b→a for the pair (a, b), a < b.
-    pipes: [Pipe; 2],
+    /// Pipes a→b and b→a for the pair (a, b), a < b, with the real
+    /// driver's window and queue (`link_queue.rs`).
+    pipes: [BoundedPipe; 2],
 }
 
 struct Sim<'w> {
@@ -375,7 +379,7 @@ impl<'w> Sim<'w> {
         let rng = &mut self.rngs[from];
         let lost = model.lost(rng) || blackholed;
         let latency = model.latency_ms(rng);
-        let arrival = conn.pipes[dir].send(self.now, model.transmit_ms(bytes.len()), latency);
+        let arrival = links::offer(&mut conn.pipes[dir], self.now, model, bytes.len(), latency)?;
         if lost {
             self.metrics.messages_lost += 1;
             self.trace.message(self.now, "LOST", from, to, message);
@@ -490,9 +494,10 @@ impl<'w> Sim<'w> {
             let is_up = self.conns.get(&(a, b)).is_some_and(|c| c.epoch.is_some());
             if want_up && !is_up {
                 self.epoch += 1;
+                let pipes = links::fresh_pipes(self.link_model(a, b));
                 if let Some(c) = self.conns.get_mut(&(a, b)) {
                     c.epoch = Some(self.epoch);
-                    c.pipes = [Pipe::default(); 2];
+                    c.pipes = pipes;
                 }
                 for (x, y) in [(a, b), (b, a)] {
                     let peer = self.world.peers[y].clone();

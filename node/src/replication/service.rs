@@ -33,6 +33,7 @@ use porfiry_storage::PeerStatus;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::chunks::drained;
+use super::engine_clock::EngineClock;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
@@ -153,7 +154,10 @@ pub async fn run_node(
         events: core_events,
     } = io;
     let now = clock.now().unix_ms();
+    let started = tokio::time::Instant::now();
     let mut node = Node {
+        engine_clock: std::cell::Cell::new(EngineClock::new(now, 0)),
+        started,
         key,
         local,
         db,
@@ -218,6 +222,10 @@ struct Node {
     own_since: u64,
     listening: watch::Sender<Vec<String>>,
     clock: Arc<dyn Clock>,
+    /// The engine's time: wall clock that never goes back (`engine_clock`).
+    engine_clock: std::cell::Cell<EngineClock>,
+    /// The monotonic origin of `engine_clock`'s readings.
+    started: tokio::time::Instant,
     /// When a catch-up session with each friend last ended.
     last_catchup: BTreeMap<String, u64>,
     /// The cognitive core's wake-up events.
@@ -267,8 +275,14 @@ impl Node {
         }
     }
 
+    /// Engine time: Unix ms from the node's clock, never going back, so a
+    /// clock set back does not delay the engine's timers.
     fn now(&self) -> u64 {
-        self.clock.now().unix_ms()
+        let mono = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut c = self.engine_clock.get();
+        let now = c.now(self.clock.now().unix_ms(), mono);
+        self.engine_clock.set(c);
+        now
     }
 
     async fn on_command(&mut self, command: LoopCommand) -> Result<(), ReplicationError> {

@@ -28,6 +28,20 @@ pub const MAX_WANTED_ITEMS: usize = 20_000;
 /// few hundred bytes per friend when nothing differs.
 pub const RESYNC_INTERVAL_MS: u64 = 5 * 60_000;
 
+/// Most a friend's resync comes early, fixed per friend (see
+/// `schedule.rs`): a tenth of the interval (30 s) spreads friends that
+/// connected at the same moment over half a minute, and never delays a
+/// resync past the interval.
+pub const RESYNC_JITTER_MS: u64 = RESYNC_INTERVAL_MS / 10;
+
+/// Most catch-up sessions this node runs at once as initiator; friends past
+/// it wait in line for a slot. Each session holds a negentropy set of what
+/// the friend may receive (32 B per item) and up to four chunks in the
+/// driver, so 4 bounds that memory to four friends' worth while keeping
+/// several links busy; a server reconnecting to 1,000 phones serves them
+/// four at a time instead of building 1,000 sets at once.
+pub const MAX_OUTBOUND_SESSIONS: usize = 4;
+
 /// How long a catch-up session we started may go without progress (a
 /// reply, a chunk of items drained) before we abort it. It is an idle
 /// timeout, not a deadline: a session that keeps moving may take as long as
@@ -76,6 +90,10 @@ pub struct EngineConfig {
     pub sync_timeout_ms: u64,
     /// See [`SYNC_STALL_MS`].
     pub sync_stall_ms: u64,
+    /// See [`RESYNC_JITTER_MS`].
+    pub resync_jitter_ms: u64,
+    /// See [`MAX_OUTBOUND_SESSIONS`].
+    pub max_outbound_sessions: usize,
     /// See [`CHUNK_ITEMS`].
     pub chunk_items: usize,
     /// See [`MAX_CHUNKS_IN_FLIGHT`].
@@ -94,6 +112,8 @@ impl EngineConfig {
             resync_interval_ms: RESYNC_INTERVAL_MS,
             sync_timeout_ms: SYNC_SESSION_TIMEOUT_MS,
             sync_stall_ms: SYNC_STALL_MS,
+            resync_jitter_ms: RESYNC_JITTER_MS,
+            max_outbound_sessions: MAX_OUTBOUND_SESSIONS,
             chunk_items: CHUNK_ITEMS,
             max_chunks_in_flight: MAX_CHUNKS_IN_FLIGHT,
         }

@@ -36,6 +36,7 @@ mod input;
 mod output;
 mod push;
 mod receive;
+mod schedule;
 mod serve;
 mod session_send;
 mod sync;
@@ -45,7 +46,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use config::{
-    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
+    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS, MAX_WANTED_ITEMS,
+    RESYNC_JITTER_MS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
     RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
 pub use input::{Inbound, Input, ReceivedItem};
@@ -57,6 +59,7 @@ use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;
 use push::PushQueue;
+use schedule::Schedule;
 use sync::SyncState;
 use wants::Wants;
 
@@ -78,6 +81,7 @@ pub struct Engine {
     wants: Wants,
     sync: SyncState,
     hop_checks: HopChecks,
+    schedule: Schedule,
     wake_sent: Option<u64>,
 }
 
@@ -107,6 +111,7 @@ impl Engine {
             wants: Wants::default(),
             sync: SyncState::default(),
             hop_checks: HopChecks::default(),
+            schedule: Schedule::default(),
             wake_sent: None,
         }
     }
@@ -138,6 +143,7 @@ impl Engine {
             Input::Tick => self.wake_sent = None,
         }
         self.run_timers(now_ms, out);
+        self.start_waiting(now_ms, out);
         self.wants.flush_asks(
             now_ms,
             self.cfg.want_timeout_ms,
@@ -177,13 +183,19 @@ impl Engine {
         self.peers.keys().map(String::as_str)
     }
 
+    /// Friends whose catch-up session waits for a free slot
+    /// (`EngineConfig::max_outbound_sessions`).
+    pub fn sessions_waiting(&self) -> usize {
+        self.schedule.waiting_len()
+    }
+
     /// The time of the next timer, if any is pending.
     pub fn next_wake(&self) -> Option<u64> {
         [
             self.push.deadline(),
             self.wants.next_deadline(),
             self.index.next_expiry(),
-            self.peers.values().map(|p| p.next_resync_ms).min(),
+            self.schedule.next_deadline(),
             self.sync.next_deadline(&self.cfg),
         ]
         .into_iter()
@@ -208,10 +220,10 @@ impl Engine {
         if let Some(p) = self.peers.get_mut(&peer) {
             // Already connected: new groups, reconcile at once.
             p.groups = groups;
-            self.start_outbound_sync(now_ms, &peer, out);
+            self.request_session(now_ms, &peer, out);
             return;
         }
-        let next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
+        let next_resync_ms = self.schedule_resync(now_ms, &peer, None);
         self.peers.insert(
             peer.clone(),
             Peer {
@@ -221,13 +233,14 @@ impl Engine {
         );
         self.hop_checks.connected(&peer);
         self.announce_short_of_author(&peer, out);
-        self.start_outbound_sync(now_ms, &peer, out);
+        self.request_session(now_ms, &peer, out);
     }
 
     fn on_disconnect(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
-        if self.peers.remove(peer).is_none() {
+        let Some(gone) = self.peers.remove(peer) else {
             return;
-        }
+        };
+        self.unschedule(peer, gone.next_resync_ms);
         self.hop_checks.disconnected(peer);
         let gave_up = self.wants.peer_gone(
             peer,
@@ -285,18 +298,7 @@ impl Engine {
             out.push(Output::Event(Event::WantGaveUp { id }));
         }
         self.sync_timers(now_ms, out);
-        let due: Vec<String> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.next_resync_ms <= now_ms)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for peer in due {
-            if let Some(p) = self.peers.get_mut(&peer) {
-                p.next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
-            }
-            self.start_outbound_sync(now_ms, &peer, out);
-        }
+        self.resync_due(now_ms, out);
     }
 
     fn request_wake(&mut self, out: &mut Vec<Output>) {

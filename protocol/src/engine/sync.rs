@@ -103,6 +103,16 @@ impl SyncState {
         [out, sending, active, queued].into_iter().flatten().min()
     }
 
+    /// True while a session we started toward `peer` runs (either phase).
+    pub(super) fn runs_session_to(&self, peer: &str) -> bool {
+        self.outbound.contains_key(peer) || self.sending.contains_key(peer)
+    }
+
+    /// Sessions we started that still run.
+    pub(super) fn initiated(&self) -> usize {
+        self.outbound.len() + self.sending.len()
+    }
+
     /// The last push-queue number covered by our running session to `peer`.
     pub(super) fn covered_by_session(&self, peer: &str) -> Option<u64> {
         self.outbound.get(peer).map(|s| s.covers)
@@ -131,7 +141,7 @@ impl Engine {
     /// Starts a session toward `peer` unless one is running or we hold
     /// nothing it may receive.
     pub(super) fn start_outbound_sync(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
-        if self.sync.outbound.contains_key(peer) || self.sync.sending.contains_key(peer) {
+        if self.sync.runs_session_to(peer) {
             return;
         }
         let Some(view) = self.friend_view(peer) else {

@@ -93,7 +93,9 @@ impl BoundedPipe {
         let start = if self.slots.len() < MAX_IN_FLIGHT_FRAMES {
             now
         } else {
-            self.slots.peek().map_or(now, |Reverse(ack)| (*ack).max(now))
+            self.slots
+                .peek()
+                .map_or(now, |Reverse(ack)| (*ack).max(now))
         };
         if start > now {
             if self.overflow == Overflow::Drop
@@ -154,7 +156,10 @@ mod tests {
             assert!(at >= last);
             last = at;
         }
-        assert!(p.queued_bytes(0) > MAX_QUEUED_BYTES, "the hold is past the limit");
+        assert!(
+            p.queued_bytes(0) > MAX_QUEUED_BYTES,
+            "the hold is past the limit"
+        );
     }
 
     #[test]

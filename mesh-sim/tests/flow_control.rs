@@ -123,15 +123,17 @@ impl Run {
     /// Puts `message` from `from` on the link; its arrival, if not dropped.
     fn send(&mut self, from: usize, message: &WireMessage) -> Option<u64> {
         let bytes = wire::encode(message).expect("encodes");
-        let arrival = self.pipes[from].offer(
-            self.now,
-            bytes.len(),
-            transmit_ms(bytes.len()),
-            LATENCY_MS,
-        );
+        let arrival =
+            self.pipes[from].offer(self.now, bytes.len(), transmit_ms(bytes.len()), LATENCY_MS);
         match arrival {
             Ok(at) => {
-                self.schedule(at, Ev::Deliver { to: 1 - from, bytes });
+                self.schedule(
+                    at,
+                    Ev::Deliver {
+                        to: 1 - from,
+                        bytes,
+                    },
+                );
                 Some(at)
             }
             Err(_) => {

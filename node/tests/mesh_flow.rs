@@ -38,13 +38,14 @@ async fn more_than_the_window_and_the_queue_is_held_not_dropped() {
     }
     sending.await.unwrap();
     got.sort_unstable();
-    assert_eq!(got, (0..count as u32).collect::<Vec<_>>(), "every frame once");
+    assert_eq!(
+        got,
+        (0..count as u32).collect::<Vec<_>>(),
+        "every frame once"
+    );
     // Nothing was refused for being queued.
     while let Ok(event) = p.events.try_recv() {
-        assert!(
-            !matches!(event, MeshEvent::SendFailed { .. }),
-            "{event:?}"
-        );
+        assert!(!matches!(event, MeshEvent::SendFailed { .. }), "{event:?}");
     }
 }
 
@@ -75,7 +76,10 @@ async fn a_tracked_group_is_done_once_every_frame_is_acknowledged() {
         }
     );
     for _ in 0..20 {
-        wait_for(&mut s.events, |e| matches!(e, MeshEvent::FrameReceived { .. })).await;
+        wait_for(&mut s.events, |e| {
+            matches!(e, MeshEvent::FrameReceived { .. })
+        })
+        .await;
     }
 
     // An empty group is done at once.

@@ -219,7 +219,11 @@ fn at_most_four_chunks_are_out_until_one_drains_and_sync_done_follows_the_last()
     assert!(p.out.iter().all(|c| c.items.len() == CHUNK_ITEMS));
     assert!(p.done.is_empty(), "no SyncDone while items are out");
     p.drain(0, None, true);
-    assert_eq!(p.out.len(), MAX_CHUNKS_IN_FLIGHT, "one drained, one more out");
+    assert_eq!(
+        p.out.len(),
+        MAX_CHUNKS_IN_FLIGHT,
+        "one drained, one more out"
+    );
     assert_eq!(p.out.last().unwrap().items.len(), CHUNK_ITEMS - 20);
     for _ in 0..MAX_CHUNKS_IN_FLIGHT - 1 {
         p.drain(0, None, true);
@@ -307,9 +311,14 @@ fn a_session_whose_chunks_stop_draining_times_out_on_both_sides() {
     let initiator = p.events.iter().any(|e| {
         matches!(e, Event::SyncAborted { role: SyncRole::Initiator, reason, .. } if reason == "timed out")
     });
-    let responder = p
-        .events
-        .iter()
-        .any(|e| matches!(e, Event::SyncAborted { role: SyncRole::Responder, .. }));
+    let responder = p.events.iter().any(|e| {
+        matches!(
+            e,
+            Event::SyncAborted {
+                role: SyncRole::Responder,
+                ..
+            }
+        )
+    });
     assert!(initiator && responder, "{:?}", p.events);
 }

@@ -49,7 +49,10 @@ fn at_most_four_sessions_run_at_once_and_the_rest_wait_in_line() {
     for n in 1..=10 {
         started.extend(queries(&connect(&mut a, T0, n)));
     }
-    assert_eq!(started, (1..=MAX_OUTBOUND_SESSIONS).map(peer).collect::<Vec<_>>());
+    assert_eq!(
+        started,
+        (1..=MAX_OUTBOUND_SESSIONS).map(peer).collect::<Vec<_>>()
+    );
     assert_eq!(a.sessions_waiting(), 10 - MAX_OUTBOUND_SESSIONS);
     // A slot frees (friend 2 leaves): the first in line starts.
     let out = a.handle(T0 + 1, Input::PeerDisconnected { peer: peer(2) });

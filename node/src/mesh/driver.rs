@@ -266,9 +266,7 @@ impl MeshDriver {
             MeshCommand::AddFriend { peer, addresses } => self.add_friend(peer, addresses),
             MeshCommand::RemoveFriend { peer } => self.remove_friend(peer),
             MeshCommand::Send { peer, frame } => self.send(peer, frame, None),
-            MeshCommand::SendTracked { peer, frames, tag } => {
-                self.send_tracked(peer, frames, tag)
-            }
+            MeshCommand::SendTracked { peer, frames, tag } => self.send_tracked(peer, frames, tag),
             MeshCommand::Shutdown => return Flow::Stop,
         }
         Flow::Continue

@@ -125,6 +125,9 @@ mod tests {
         let spread: BTreeSet<u64> = (0..1_000)
             .map(|i| resync_jitter_ms("me", &format!("friend-{i}"), 30_000) / 1_000)
             .collect();
-        assert!(spread.len() >= 29, "1,000 friends cover the 30 one-second slots");
+        assert!(
+            spread.len() >= 29,
+            "1,000 friends cover the 30 one-second slots"
+        );
     }
 }

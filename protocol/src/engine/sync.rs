@@ -21,9 +21,9 @@ use negentropy::{Id, Negentropy, NegentropyStorageVector};
 
 use super::Engine;
 use super::config::EngineConfig;
-use super::session_send::SendCursor;
 use super::hop_check::offers_hops;
 use super::output::{Event, Output, SyncRole};
+use super::session_send::SendCursor;
 use crate::item::id::ItemId;
 use crate::policy::may_send;
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};

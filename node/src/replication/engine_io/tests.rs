@@ -112,7 +112,10 @@ fn deliver(from: &mut Side, to: &mut Side, now: u64) -> usize {
         );
     }
     for tag in &tags {
-        from.feed(now, crate::replication::chunks::drained(to.local.clone(), *tag, true));
+        from.feed(
+            now,
+            crate::replication::chunks::drained(to.local.clone(), *tag, true),
+        );
     }
     frames.len() + tags.len()
 }

@@ -1,5 +1,6 @@
 //! The `mesh-sim` command: `mesh-sim run SCENARIO.toml [--seed N] [--out DIR]
-//! [--trace-item N]` runs a scenario, writes `result.json`,
+//! [--trace-item N] [--nodes N] [--items N] [--duration-ms MS]` runs a
+//! scenario (scaled if asked, with a progress bar on runs over a second), writes `result.json`,
 //! `timeseries.csv` and `delivery.svg` into DIR and prints a one-paragraph
 //! summary (and the journey of one item if asked);
 //! `mesh-sim redundancy` prints our payload copies per node per item for
@@ -11,7 +12,8 @@ use std::process::Command;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use mesh_sim::{Scenario, World, output, redundancy, run_traced};
+use mesh_sim::progress::Progress;
+use mesh_sim::{Scenario, World, output, redundancy, run_watched};
 
 #[derive(Parser)]
 #[command(
@@ -39,6 +41,16 @@ enum Cmd {
         /// Also print the journey of planned item N (0-based, publish order).
         #[arg(long, value_name = "N")]
         trace_item: Option<usize>,
+        /// Scale the scenario to N nodes (random graphs; degree, shares and
+        /// the item count stay, group sizes and crash counts follow).
+        #[arg(long, value_name = "N")]
+        nodes: Option<usize>,
+        /// Publish N items in the scenario's publishing window.
+        #[arg(long, value_name = "N")]
+        items: Option<usize>,
+        /// Stretch or squeeze the whole timeline to MS virtual milliseconds.
+        #[arg(long, value_name = "MS")]
+        duration_ms: Option<u64>,
     },
     /// Our payload copies per node per item: N nodes, degree-k graph.
     Redundancy {
@@ -91,8 +103,20 @@ fn main() -> anyhow::Result<()> {
             seed,
             out,
             trace_item,
+            nodes,
+            items,
+            duration_ms,
         } => {
-            let s = Scenario::load(&scenario)?;
+            let mut s = Scenario::load(&scenario)?;
+            if let Some(n) = nodes {
+                s = s.with_nodes(n).context("--nodes")?;
+            }
+            if let Some(n) = items {
+                s = s.with_items(n).context("--items")?;
+            }
+            if let Some(ms) = duration_ms {
+                s = s.with_duration(ms).context("--duration-ms")?;
+            }
             let seed = seed.unwrap_or(s.seed);
             let world = World::build(&s, seed)?;
             if let Some(i) = trace_item
@@ -103,8 +127,12 @@ fn main() -> anyhow::Result<()> {
                     world.items.len()
                 );
             }
-            let mut outcome = run_traced(&s, seed, &world, trace_item)
-                .with_context(|| format!("running {}", s.name))?;
+            let mut progress = Progress::new(s.duration_ms);
+            let run = run_watched(&s, seed, &world, trace_item, &mut |now, events| {
+                progress.update(now, events)
+            });
+            progress.finish();
+            let mut outcome = run.with_context(|| format!("running {}", s.name))?;
             outcome.report.git_revision = git_revision();
             let files = output::write_all(&out, &outcome)?;
             let mut text = outcome.report.summary();

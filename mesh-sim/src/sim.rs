@@ -9,13 +9,13 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use porfiry_protocol::VerifiedItem;
-use porfiry_protocol::engine::{EngineConfig, Inbound, Input, Output};
+use porfiry_protocol::engine::{EngineConfig, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use rand_chacha::ChaCha20Rng;
 
 use crate::error::SimError;
 use crate::faults::{FaultEvent, FaultPlan};
-use crate::limits::{EPOCH_MS, MAX_EVENTS};
+use crate::limits::{EPOCH_MS, MAX_EVENTS, PROGRESS_EVERY_EVENTS};
 use crate::link::LinkModel;
 use crate::link_queue::BoundedPipe;
 use crate::metrics::{Metrics, Sample};
@@ -25,6 +25,7 @@ use crate::report::{Report, RunFacts};
 use crate::rng::{Stream, fork};
 use crate::scenario::Scenario;
 use crate::trace::Trace;
+use crate::verify_cache::VerifyCache;
 use crate::world::World;
 
 #[path = "sim_chunks.rs"]
@@ -67,6 +68,19 @@ pub fn run_traced(
     world: &World,
     trace_item: Option<usize>,
 ) -> Result<Outcome, SimError> {
+    run_watched(scenario, seed, world, trace_item, &mut |_, _| {})
+}
+
+/// Like [`run_traced`], also calling `watch(virtual_now_ms, events)` every
+/// [`PROGRESS_EVERY_EVENTS`] events (the command line's progress bar). The
+/// watcher only looks: the run is the same with or without it.
+pub fn run_watched(
+    scenario: &Scenario,
+    seed: u64,
+    world: &World,
+    trace_item: Option<usize>,
+    watch: &mut dyn FnMut(u64, u64),
+) -> Result<Outcome, SimError> {
     let plan = FaultPlan::draw(scenario, seed, &world.phones);
     let mut sim = Sim::new(scenario, seed, world, &plan)?;
     sim.trace = Trace::of(
@@ -74,7 +88,7 @@ pub fn run_traced(
             .and_then(|i| world.items.get(i))
             .map(|p| p.item.id()),
     );
-    sim.run();
+    sim.run(watch);
     let stopped_early = sim.events >= MAX_EVENTS;
     let held = sim.held();
     let report = Report::build(&RunFacts {
@@ -123,6 +137,9 @@ struct Sim<'w> {
     metrics: Metrics,
     events: u64,
     trace: Trace,
+    /// Every node's receiving edge (decode-time signature checks, once per
+    /// distinct envelope).
+    edge: VerifyCache,
 }
 
 impl<'w> Sim<'w> {
@@ -162,6 +179,7 @@ impl<'w> Sim<'w> {
             metrics: Metrics::new(world),
             events: 0,
             trace: Trace::default(),
+            edge: VerifyCache::default(),
         };
         for i in 0..world.len() {
             let node = SimNode::new(sim.engine_config(i));
@@ -206,13 +224,16 @@ impl<'w> Sim<'w> {
         self.queue.push(at, ev);
     }
 
-    fn run(&mut self) {
+    fn run(&mut self, watch: &mut dyn FnMut(u64, u64)) {
         let end = self.scenario.duration_ms;
         while self.events < MAX_EVENTS {
             let Some((at, ev)) = self.queue.pop_until(end) else {
                 break;
             };
             self.events += 1;
+            if self.events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
+                watch(self.now, self.events);
+            }
             self.now = self.now.max(at);
             match ev {
                 Ev::Deliver {
@@ -313,8 +334,13 @@ impl<'w> Sim<'w> {
             }
             Output::WakeAt { at_ms } => {
                 let at = at_ms.saturating_sub(EPOCH_MS).max(self.now);
-                self.nodes[n].wake = Some(at);
-                self.schedule(at, Ev::Wake { node: n, at });
+                // The engine repeats its next deadline after most inputs; one
+                // queue entry per (node, time) is enough, and keeps the heap
+                // at about one wake per node instead of one per input.
+                if self.nodes[n].wake != Some(at) {
+                    self.nodes[n].wake = Some(at);
+                    self.schedule(at, Ev::Wake { node: n, at });
+                }
             }
             Output::Event(e) => self.metrics.on_event(&e),
         }
@@ -423,7 +449,7 @@ impl<'w> Sim<'w> {
                 self.metrics.copies_total += 1;
             }
         }
-        let inbound = Inbound::from_wire(message, EPOCH_MS + self.now);
+        let inbound = self.edge.inbound(message, EPOCH_MS + self.now);
         let peer = self.world.peers[from].clone();
         self.input(
             to,
@@ -465,9 +491,18 @@ impl<'w> Sim<'w> {
             FaultEvent::BlackholeEnd(b) => {
                 self.active_blackholes.remove(&b);
             }
-            FaultEvent::Offline(n) => self.nodes[n].online = false,
-            FaultEvent::Online(n) => self.nodes[n].online = true,
-            FaultEvent::Crash(n) => self.nodes[n].crash(),
+            FaultEvent::Offline(n) => {
+                self.nodes[n].online = false;
+                return self.refresh_links_of(n);
+            }
+            FaultEvent::Online(n) => {
+                self.nodes[n].online = true;
+                return self.refresh_links_of(n);
+            }
+            FaultEvent::Crash(n) => {
+                self.nodes[n].crash();
+                return self.refresh_links_of(n);
+            }
             FaultEvent::Restart(n) => {
                 let cfg = self.engine_config(n);
                 if self.nodes[n].restart(cfg) {
@@ -476,6 +511,7 @@ impl<'w> Sim<'w> {
                         self.publish(index);
                     }
                 }
+                return self.refresh_links_of(n);
             }
         }
         self.refresh_links();
@@ -485,6 +521,26 @@ impl<'w> Sim<'w> {
     /// side of every active partition, and takes down the others.
     fn refresh_links(&mut self) {
         let keys: Vec<(usize, usize)> = self.conns.keys().copied().collect();
+        self.refresh(keys);
+    }
+
+    /// [`Sim::refresh_links`] for one node whose reachability changed: only
+    /// its own connections can change, so a phone going offline costs its
+    /// degree, not the whole graph's edge count (at 100,000 nodes churn
+    /// would otherwise dominate the run). The keys are visited in the same
+    /// order as the full refresh visits them, so results are identical.
+    fn refresh_links_of(&mut self, n: usize) {
+        let mut keys: Vec<(usize, usize)> = self
+            .world
+            .links
+            .neighbours(n)
+            .map(|m| (n.min(m), n.max(m)))
+            .collect();
+        keys.sort_unstable();
+        self.refresh(keys);
+    }
+
+    fn refresh(&mut self, keys: Vec<(usize, usize)>) {
         for (a, b) in keys {
             let cut = self
                 .active_partitions

@@ -8,6 +8,17 @@ fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mesh-sim"))
 }
 
+/// The stdout of a run that must have succeeded (stderr shown if not).
+fn succeeded(out: &std::process::Output) -> String {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 fn family() -> String {
     format!("{}/scenarios/family.toml", env!("CARGO_MANIFEST_DIR"))
 }
@@ -21,12 +32,7 @@ fn run_writes_result_series_and_plot() {
         .arg(&out_dir)
         .output()
         .expect("runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = succeeded(&out);
     assert!(stdout.contains("family (seed 9)"), "{stdout}");
     assert!(stdout.contains("ratio 1.0000"), "{stdout}");
 
@@ -134,4 +140,41 @@ fn redundancy_prints_our_copies_per_node_per_item() {
             && stdout.contains("of 190 deliveries"),
         "{stdout}"
     );
+}
+
+#[test]
+fn nodes_items_and_duration_scale_the_scenario() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_dir = dir.path().join("out");
+    let out = bin()
+        .args(["run", &family(), "--nodes", "12", "--items", "30"])
+        .args(["--duration-ms", "600000", "--out"])
+        .arg(&out_dir)
+        .output()
+        .expect("runs");
+    let stdout = succeeded(&out);
+    assert!(stdout.contains("12 nodes"), "{stdout}");
+    assert!(stdout.contains("30 items over 600 s virtual"), "{stdout}");
+    assert!(
+        out.stderr.is_empty() || !String::from_utf8_lossy(&out.stderr).contains('['),
+        "no progress bar when stderr is not a terminal"
+    );
+}
+
+#[test]
+fn a_scale_the_scenario_cannot_take_fails_clearly() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out_dir = dir.path().join("out");
+    let out = bin()
+        .args(["run", &family(), "--nodes", "100001", "--out"])
+        .arg(&out_dir)
+        .output()
+        .expect("runs");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--nodes") && stderr.contains("nodes.count"),
+        "{stderr}"
+    );
+    assert!(!out_dir.exists(), "nothing written");
 }

@@ -8,7 +8,7 @@ use crate::error::ItemError;
 use crate::item::batch::verify_batch;
 use crate::item::id::ItemId;
 use crate::item::verified::VerifiedItem;
-use crate::wire::{Announce, WireMessage};
+use crate::wire::{Announce, WireItem, WireMessage};
 
 /// One event for [`crate::engine::Engine::handle`].
 #[derive(Debug, Clone)]
@@ -127,27 +127,38 @@ impl Inbound {
             WireMessage::Items { session, items } => {
                 let envelopes: Vec<&[u8]> = items.iter().map(|i| i.envelope.as_slice()).collect();
                 let results = verify_batch(&envelopes, now_ms);
-                let mut ok = Vec::with_capacity(items.len());
-                let mut invalid = Vec::new();
-                for (wire, result) in items.iter().zip(results) {
-                    match result {
-                        Ok(item) => ok.push(ReceivedItem {
-                            hops: wire.hops,
-                            item,
-                        }),
-                        Err(e) => invalid.push(e),
-                    }
-                }
-                Inbound::Items {
-                    session,
-                    items: ok,
-                    invalid,
-                }
+                Inbound::items(session, &items, results)
             }
             WireMessage::SyncQuery { session, frame } => Inbound::SyncQuery { session, frame },
             WireMessage::SyncReply { session, frame } => Inbound::SyncReply { session, frame },
             WireMessage::SyncDone { session, sent } => Inbound::SyncDone { session, sent },
             WireMessage::SyncAbort { session, reason } => Inbound::SyncAbort { session, reason },
+        }
+    }
+
+    /// An `Items` input from a frame's items and the verdict on each
+    /// envelope, in the same order (`verify_batch`'s results, or an edge
+    /// that checked some envelopes earlier, as mesh-sim's does).
+    pub fn items(
+        session: Option<u64>,
+        wire: &[WireItem],
+        results: impl IntoIterator<Item = Result<VerifiedItem, ItemError>>,
+    ) -> Inbound {
+        let mut ok = Vec::with_capacity(wire.len());
+        let mut invalid = Vec::new();
+        for (wire, result) in wire.iter().zip(results) {
+            match result {
+                Ok(item) => ok.push(ReceivedItem {
+                    hops: wire.hops,
+                    item,
+                }),
+                Err(e) => invalid.push(e),
+            }
+        }
+        Inbound::Items {
+            session,
+            items: ok,
+            invalid,
         }
     }
 }

@@ -12,6 +12,7 @@
 //! [`output::write_all`] for `result.json`, `timeseries.csv` and
 //! `delivery.svg`.
 
+pub mod clubs;
 pub mod error;
 pub mod faults;
 pub mod graph;

@@ -81,6 +81,7 @@ impl Setup {
             },
             faults: Faults::default(),
             engine: EngineOverrides::default(),
+            club: None,
         }
     }
 }

@@ -13,6 +13,7 @@ use porfiry_protocol::engine::{EngineConfig, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use rand_chacha::ChaCha20Rng;
 
+use crate::clubs::ClubMeter;
 use crate::error::SimError;
 use crate::faults::{FaultEvent, FaultPlan};
 use crate::limits::{EPOCH_MS, MAX_EVENTS, PROGRESS_EVERY_EVENTS};
@@ -100,6 +101,7 @@ pub fn run_watched(
         held: &held,
         events: sim.events,
         stopped_early,
+        clubs: &sim.clubs,
     });
     Ok(Outcome {
         report,
@@ -140,6 +142,7 @@ struct Sim<'w> {
     /// Every node's receiving edge (decode-time signature checks, once per
     /// distinct envelope).
     edge: VerifyCache,
+    clubs: ClubMeter,
 }
 
 impl<'w> Sim<'w> {
@@ -180,9 +183,15 @@ impl<'w> Sim<'w> {
             events: 0,
             trace: Trace::default(),
             edge: VerifyCache::default(),
+            clubs: crate::clubs::meter(world),
         };
         for i in 0..world.len() {
-            let node = SimNode::new(sim.engine_config(i));
+            let book = world
+                .club
+                .as_ref()
+                .map(|c| c.book_for(i))
+                .unwrap_or_default();
+            let node = SimNode::with_clubs(sim.engine_config(i), book);
             sim.nodes.push(node);
         }
         for i in 0..world.len() {
@@ -450,6 +459,7 @@ impl<'w> Sim<'w> {
             }
         }
         let inbound = self.edge.inbound(message, EPOCH_MS + self.now);
+        self.clubs.on_inbound(to, &inbound, bytes.len());
         let peer = self.world.peers[from].clone();
         self.input(
             to,

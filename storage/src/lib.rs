@@ -27,6 +27,7 @@
 
 mod record;
 
+mod clubs;
 mod crud;
 mod error;
 mod extensions;
@@ -54,6 +55,7 @@ mod tags;
 mod users;
 mod values;
 
+pub use clubs::ClubChangeRow;
 pub use error::{Result, StorageError};
 pub use extensions::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 pub use goals::{Goal, Task};

@@ -186,7 +186,11 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>
                     notes.extend(flush(s, &mut batch, &mut merges)?);
                     s.delete_item(&id)?;
                     match reason {
-                        DeleteReason::Retracted { .. } | DeleteReason::Replaced { .. } => {
+                        // A club item whose author turned out not to be a
+                        // member was never the club's: its note goes too.
+                        DeleteReason::Retracted { .. }
+                        | DeleteReason::Replaced { .. }
+                        | DeleteReason::NotAClubMember => {
                             forget_merged(s, &id)?;
                         }
                         // An expired item stops travelling; the note the

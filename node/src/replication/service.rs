@@ -120,11 +120,15 @@ pub async fn run_node(
     shutdown: impl Future<Output = ()>,
 ) -> Result<Stopped, ReplicationError> {
     let local = key.peer_id().to_string();
-    let (friends, records) = db
-        .read(|s| -> Result<_, ReplicationError> { Ok((friend_set::load(s)?, s.item_records()?)) })
+    let (friends, records, clubs) = db
+        .read(|s| -> Result<_, ReplicationError> {
+            Ok((friend_set::load(s)?, s.item_records()?, s.club_book()?))
+        })
         .await??;
     tracing::info!(peer = %local, items = records.len(), friends = friends.len(), "starting node");
-    let engine = Engine::new(EngineConfig::new(local.clone()), records);
+    // Club items are routed by the club book rebuilt from the stored club
+    // changes; the engine keeps it current with every change it accepts.
+    let engine = Engine::with_clubs(EngineConfig::new(local.clone()), records, clubs);
 
     let poll_interval = change_poll_interval(options.profile);
     let mut config = match options.profile {

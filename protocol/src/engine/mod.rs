@@ -17,6 +17,8 @@
 //!   it without confirmation (or all, on the first session after connect)
 //!   are re-announced with our hops, so a copy that came by a longer path is
 //!   raised (`hop_check.rs`);
+//! - club items go member to member only, judged by the engine's club book
+//!   (`clubs.rs`), which every accepted club change updates;
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
 //!
@@ -29,6 +31,7 @@
 
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod clubs;
 mod config;
 mod hop_check;
 mod index;
@@ -53,6 +56,7 @@ pub use config::{
 pub use input::{Inbound, Input, ReceivedItem};
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
+use crate::club::ClubBook;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
 use crate::policy::FriendView;
@@ -83,6 +87,7 @@ pub struct Engine {
     hop_checks: HopChecks,
     schedule: Schedule,
     wake_sent: Option<u64>,
+    clubs: ClubBook,
 }
 
 impl Engine {
@@ -91,6 +96,17 @@ impl Engine {
     /// Call `handle(now, Input::Tick)` once after this to drop anything
     /// that expired while the node was down and to get the first `WakeAt`.
     pub fn new(cfg: EngineConfig, stored: impl IntoIterator<Item = ItemRecord>) -> Engine {
+        Engine::with_clubs(cfg, stored, ClubBook::new())
+    }
+
+    /// Like [`Engine::new`], routing club items by `clubs` (the book the
+    /// driver built from its stored club changes). The engine keeps it up
+    /// to date with every club change it accepts.
+    pub fn with_clubs(
+        cfg: EngineConfig,
+        stored: impl IntoIterator<Item = ItemRecord>,
+        clubs: ClubBook,
+    ) -> Engine {
         let records: Vec<ItemRecord> = stored.into_iter().collect();
         let mut index = Index::from_records(&records);
         let local = index.intern(&cfg.local_peer);
@@ -113,6 +129,7 @@ impl Engine {
             hop_checks: HopChecks::default(),
             schedule: Schedule::default(),
             wake_sent: None,
+            clubs,
         }
     }
 

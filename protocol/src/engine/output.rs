@@ -2,6 +2,7 @@
 //! send, items to store, update or delete, one timer, and events to log or
 //! count. A driver carries them out in the order given.
 
+use crate::club::ClubError;
 use crate::error::ItemError;
 use crate::item::id::ItemId;
 use crate::item::verified::VerifiedItem;
@@ -97,6 +98,9 @@ pub enum DeleteReason {
     },
     /// Its expiry passed.
     Expired,
+    /// A club item whose author, a later-arriving change showed, was not a
+    /// member of the club when it wrote it.
+    NotAClubMember,
 }
 
 /// Why an item was refused.
@@ -120,6 +124,13 @@ pub enum RejectReason {
     OwnItem,
     /// `Publish` of an item signed by another key.
     NotOurs,
+    /// A club item this node may not take: we are not entitled to it, its
+    /// author was not a member when it wrote it, or the friend that sent
+    /// it is not a member (nor its author).
+    NotAClubMember,
+    /// A club change its author had no right to make (as far as the
+    /// changes held show), or one the club book has no room for.
+    BadClubChange(ClubError),
 }
 
 /// Which side of a catch-up session this node is.

@@ -153,7 +153,7 @@ impl Engine {
         for (id, meta) in self.index.iter() {
             let mut route = meta.route();
             route.received_from = None;
-            if may_send(&self.local, &route, &view, now_ms) {
+            if may_send(&self.local, &route, &view, &self.clubs, now_ms) {
                 // Our own items too: the friend also announces its short
                 // copies to us (`announce_short_of_author`), but that
                 // announce can be lost as well. Only the full check takes
@@ -271,10 +271,12 @@ impl Engine {
             .filter_map(|raw| {
                 let id = crate::item::id::ItemId(raw.to_bytes());
                 let meta = self.index.get(&id)?;
-                may_send(&self.local, &meta.route(), &view, now_ms).then_some(Announce {
-                    id,
-                    hops: meta.hops_left,
-                })
+                may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms).then_some(
+                    Announce {
+                        id,
+                        hops: meta.hops_left,
+                    },
+                )
             })
             .collect()
     }
@@ -315,7 +317,8 @@ impl Engine {
             let Some(meta) = self.index.get(id) else {
                 continue;
             };
-            if offers_hops(meta) && may_send(&self.local, &meta.route(), &view, now_ms) {
+            if offers_hops(meta) && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+            {
                 announces.push(Announce {
                     id: *id,
                     hops: meta.hops_left,

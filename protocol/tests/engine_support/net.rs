@@ -516,6 +516,8 @@ impl Net {
                 .into_iter()
                 .filter(|f| self.nodes[*f].peer == *p)
                 .collect(),
+            // Depends on the club's membership: engine_clubs.rs computes it.
+            Audience::Club(_) => panic!("club audiences: see engine_clubs.rs"),
         };
         set.insert(author);
         set

@@ -23,6 +23,8 @@ fn item(n: u8) -> StoredItem {
             hops_left: 1,
             retracts: None,
             replaces: None,
+            club_target: None,
+            club_removal: false,
         },
         payload: vec![n, 0xCB, 0x0F],
         signature: vec![n; 64],

@@ -19,6 +19,7 @@ pub mod graph;
 pub mod items;
 pub mod limits;
 pub mod link;
+pub mod link_queue;
 pub mod metrics;
 mod node;
 pub mod output;

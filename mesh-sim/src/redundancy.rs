@@ -75,6 +75,7 @@ impl Setup {
                     latency: Latency::Fixed { ms: 20 },
                     loss: 0.0,
                     bandwidth_kbps: 0,
+                    reorder: false,
                 },
                 phone: None,
             },

@@ -191,6 +191,10 @@ pub struct LinkSpec {
     /// Bandwidth per direction in kbit/s; 0 means unlimited.
     #[serde(default)]
     pub bandwidth_kbps: u64,
+    /// Whether frames in flight may arrive out of order (the real driver
+    /// sends each on its own stream); off by default.
+    #[serde(default)]
+    pub reorder: bool,
 }
 
 impl Default for LinkSpec {
@@ -199,6 +203,7 @@ impl Default for LinkSpec {
             latency: Latency::default(),
             loss: 0.0,
             bandwidth_kbps: 0,
+            reorder: false,
         }
     }
 }

@@ -32,6 +32,8 @@ use porfiry_skills::Clock;
 use porfiry_storage::PeerStatus;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use super::chunks::drained;
+use super::engine_clock::EngineClock;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
@@ -160,7 +162,10 @@ pub async fn run_node(
         events: core_events,
     } = io;
     let now = clock.now().unix_ms();
+    let started = tokio::time::Instant::now();
     let mut node = Node {
+        engine_clock: std::cell::Cell::new(EngineClock::new(now, 0)),
+        started,
         key,
         local,
         db,
@@ -181,7 +186,16 @@ pub async fn run_node(
         .run(&mut events, &mut commands, &mut changes, shutdown)
         .await;
 
-    node.outgoing.command(MeshCommand::Shutdown);
+    // The driver may be gone already; waiting for room is bounded too.
+    if tokio::time::timeout(
+        SHUTDOWN_TIMEOUT,
+        node.outgoing.command(MeshCommand::Shutdown),
+    )
+    .await
+    .is_err()
+    {
+        tracing::warn!("mesh driver did not take the shutdown in time");
+    }
     drop(events); // a driver waiting to hand us an event stops instead
     if tokio::time::timeout(SHUTDOWN_TIMEOUT, driver_task)
         .await
@@ -216,6 +230,10 @@ struct Node {
     own_since: u64,
     listening: watch::Sender<Vec<String>>,
     clock: Arc<dyn Clock>,
+    /// The engine's time: wall clock that never goes back (`engine_clock`).
+    engine_clock: std::cell::Cell<EngineClock>,
+    /// The monotonic origin of `engine_clock`'s readings.
+    started: tokio::time::Instant,
     /// When a catch-up session with each friend last ended.
     last_catchup: BTreeMap<String, u64>,
     /// The cognitive core's wake-up events.
@@ -265,8 +283,14 @@ impl Node {
         }
     }
 
+    /// Engine time: Unix ms from the node's clock, never going back, so a
+    /// clock set back does not delay the engine's timers.
     fn now(&self) -> u64 {
-        self.clock.now().unix_ms()
+        let mono = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut c = self.engine_clock.get();
+        let now = c.now(self.clock.now().unix_ms(), mono);
+        self.engine_clock.set(c);
+        now
     }
 
     async fn on_command(&mut self, command: LoopCommand) -> Result<(), ReplicationError> {
@@ -388,6 +412,14 @@ impl Node {
             MeshEvent::PeerRefused { peer } => {
                 tracing::debug!(%peer, "stranger refused");
             }
+            MeshEvent::FrameDone {
+                peer,
+                tag,
+                delivered,
+            } => {
+                self.input(drained(peer.to_string(), tag, delivered))
+                    .await?;
+            }
         }
         Ok(())
     }
@@ -423,14 +455,18 @@ impl Node {
         self.friends = new;
         for f in changes.allow {
             tracing::info!(peer = %f.peer, addresses = ?f.addresses, "friend allowed");
-            self.outgoing.command(MeshCommand::AddFriend {
-                peer: f.peer,
-                addresses: f.addresses,
-            });
+            self.outgoing
+                .command(MeshCommand::AddFriend {
+                    peer: f.peer,
+                    addresses: f.addresses,
+                })
+                .await;
         }
         for peer in changes.drop {
             tracing::info!(%peer, "friend removed");
-            self.outgoing.command(MeshCommand::RemoveFriend { peer });
+            self.outgoing
+                .command(MeshCommand::RemoveFriend { peer })
+                .await;
         }
         for (peer, groups) in changes.regroup {
             if self.engine.connected_peers().any(|p| p == peer) {

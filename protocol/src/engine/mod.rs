@@ -11,6 +11,8 @@
 //! - on connect and periodically, each side starts a negentropy session
 //!   over what it may send the other and pushes what the other lacks; a
 //!   node serves one such session at a time, so it gets each item once;
+//!   the sender hands its items to the driver a chunk at a time, at most
+//!   `MAX_CHUNKS_IN_FLIGHT` chunks not yet drained (`session_send.rs`);
 //! - after such a session, public items the friend holds and that we offered
 //!   it without confirmation (or all, on the first session after connect)
 //!   are re-announced with our hops, so a copy that came by a longer path is
@@ -37,7 +39,9 @@ mod input;
 mod output;
 mod push;
 mod receive;
+mod schedule;
 mod serve;
+mod session_send;
 mod sync;
 mod wants;
 
@@ -45,8 +49,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use config::{
-    EngineConfig, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
-    RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
+    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS, MAX_WANTED_ITEMS,
+    MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS, RESYNC_INTERVAL_MS, RESYNC_JITTER_MS,
+    SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
 pub use input::{Inbound, Input, ReceivedItem};
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
@@ -58,6 +63,7 @@ use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;
 use push::PushQueue;
+use schedule::Schedule;
 use sync::SyncState;
 use wants::Wants;
 
@@ -79,6 +85,7 @@ pub struct Engine {
     wants: Wants,
     sync: SyncState,
     hop_checks: HopChecks,
+    schedule: Schedule,
     wake_sent: Option<u64>,
     clubs: ClubBook,
 }
@@ -120,6 +127,7 @@ impl Engine {
             wants: Wants::default(),
             sync: SyncState::default(),
             hop_checks: HopChecks::default(),
+            schedule: Schedule::default(),
             wake_sent: None,
             clubs,
         }
@@ -141,10 +149,18 @@ impl Engine {
             Input::PeerDisconnected { peer } => self.on_disconnect(now_ms, &peer, out),
             Input::Received { peer, message } => self.on_message(now_ms, &peer, message, out),
             Input::Publish { item } => self.publish(now_ms, item, out),
+            Input::ItemsDrained {
+                peer,
+                session,
+                chunk,
+                sent,
+                delivered,
+            } => self.on_items_drained(now_ms, &peer, session, chunk, sent, delivered, out),
             // The timer that fired is spent: ask again for whatever is next.
             Input::Tick => self.wake_sent = None,
         }
         self.run_timers(now_ms, out);
+        self.start_waiting(now_ms, out);
         self.wants.flush_asks(
             now_ms,
             self.cfg.want_timeout_ms,
@@ -184,13 +200,19 @@ impl Engine {
         self.peers.keys().map(String::as_str)
     }
 
+    /// Friends whose catch-up session waits for a free slot
+    /// (`EngineConfig::max_outbound_sessions`).
+    pub fn sessions_waiting(&self) -> usize {
+        self.schedule.waiting_len()
+    }
+
     /// The time of the next timer, if any is pending.
     pub fn next_wake(&self) -> Option<u64> {
         [
             self.push.deadline(),
             self.wants.next_deadline(),
             self.index.next_expiry(),
-            self.peers.values().map(|p| p.next_resync_ms).min(),
+            self.schedule.next_deadline(),
             self.sync.next_deadline(&self.cfg),
         ]
         .into_iter()
@@ -215,10 +237,10 @@ impl Engine {
         if let Some(p) = self.peers.get_mut(&peer) {
             // Already connected: new groups, reconcile at once.
             p.groups = groups;
-            self.start_outbound_sync(now_ms, &peer, out);
+            self.request_session(now_ms, &peer, out);
             return;
         }
-        let next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
+        let next_resync_ms = self.schedule_resync(now_ms, &peer, None);
         self.peers.insert(
             peer.clone(),
             Peer {
@@ -228,13 +250,14 @@ impl Engine {
         );
         self.hop_checks.connected(&peer);
         self.announce_short_of_author(&peer, out);
-        self.start_outbound_sync(now_ms, &peer, out);
+        self.request_session(now_ms, &peer, out);
     }
 
     fn on_disconnect(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
-        if self.peers.remove(peer).is_none() {
+        let Some(gone) = self.peers.remove(peer) else {
             return;
-        }
+        };
+        self.unschedule(peer, gone.next_resync_ms);
         self.hop_checks.disconnected(peer);
         let gave_up = self.wants.peer_gone(
             peer,
@@ -292,18 +315,7 @@ impl Engine {
             out.push(Output::Event(Event::WantGaveUp { id }));
         }
         self.sync_timers(now_ms, out);
-        let due: Vec<String> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.next_resync_ms <= now_ms)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for peer in due {
-            if let Some(p) = self.peers.get_mut(&peer) {
-                p.next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
-            }
-            self.start_outbound_sync(now_ms, &peer, out);
-        }
+        self.resync_due(now_ms, out);
     }
 
     fn request_wake(&mut self, out: &mut Vec<Output>) {

@@ -30,6 +30,24 @@ pub enum Output {
         /// Which items, each with the hops to put on the wire.
         items: Vec<Announce>,
     },
+    /// One chunk of a catch-up session's items: load these items' envelopes
+    /// from storage (one page, never the whole session), pack them with
+    /// `wire::pack_chunk(session, …)` into `Items` frames, send them, and
+    /// once every frame has been acknowledged or has failed feed
+    /// `Input::ItemsDrained` with the same `peer`, `session` and `chunk`
+    /// and how many envelopes went out. Items no longer in storage are
+    /// skipped. The engine sends the session's `SyncDone` itself, after the
+    /// last chunk drained.
+    SendChunk {
+        /// The friend.
+        peer: String,
+        /// The catch-up session.
+        session: u64,
+        /// The chunk's number within the session (0, 1, …).
+        chunk: u32,
+        /// Which items, each with the hops to put on the wire.
+        items: Vec<Announce>,
+    },
     /// Store a newly accepted item (ours or a friend's).
     Store {
         /// The item.

@@ -318,11 +318,6 @@ impl MeshNode {
             .unwrap_or_else(|| self.last_stderr.clone())
     }
 
-    /// The daemon's process id while it runs.
-    pub fn pid(&self) -> Option<u32> {
-        self.daemon.as_ref().map(|d| d.child.id())
-    }
-
     /// How many stderr lines hold every one of `needles`.
     pub fn logged_count(&self, needles: &[&str]) -> usize {
         self.stderr()

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 use porfiry_protocol::{Audience, Body, NodeKey, Note, PayloadDraft, VerifiedItem, sign};
 use rand::Rng;
 
+use crate::clubs::SimClub;
 use crate::error::SimError;
 use crate::limits::EPOCH_MS;
 use crate::scenario::ItemsSpec;
@@ -45,12 +46,13 @@ pub fn plan(
     spec: &ItemsSpec,
     keys: &[NodeKey],
     groups: &[Group],
+    club: Option<&SimClub>,
     rng: &mut impl Rng,
     friends: impl Fn(usize) -> Vec<usize>,
     entitled: impl Fn(usize, &Audience) -> BTreeSet<usize>,
 ) -> Result<Vec<PlannedItem>, SimError> {
     let mix = &spec.audience;
-    let total = mix.public + mix.friends + mix.group + mix.peer;
+    let total = mix.public + mix.friends + mix.group + mix.peer + mix.club;
     let anyone: Vec<usize> = (0..keys.len()).collect();
     let authors = if spec.authors.is_empty() {
         &anyone
@@ -67,8 +69,16 @@ pub fn plan(
         let pick = rng.gen_range(0.0..total);
         // Without direct messages the draws are exactly those of the
         // scenarios written before `peer` existed (same seed, same world).
-        let (author, audience) = if pick < mix.public || (mix.friends + mix.group + mix.peer) == 0.0
-        {
+        // Club items take the top of the range, so scenarios without them
+        // draw exactly as before.
+        let club_pick = club.filter(|_| pick >= total - mix.club && mix.club > 0.0);
+        let (author, audience) = if let Some(c) = club_pick {
+            let members: Vec<usize> = c.members.iter().copied().collect();
+            (
+                members[rng.gen_range(0..members.len())],
+                Audience::Club(c.club.clone()),
+            )
+        } else if pick < mix.public || (mix.friends + mix.group + mix.peer) == 0.0 {
             (authors[rng.gen_range(0..authors.len())], Audience::Public)
         } else if pick < mix.public + mix.friends || (groups.is_empty() && mix.peer == 0.0) {
             (authors[rng.gen_range(0..authors.len())], Audience::Friends)
@@ -105,7 +115,11 @@ pub fn plan(
             let draft = PayloadDraft {
                 created_ms: EPOCH_MS + at_ms,
                 audience: audience.clone(),
-                max_hops: spec.max_hops,
+                // Club items travel as far as the club reaches.
+                max_hops: match &audience {
+                    Audience::Club(_) => porfiry_protocol::club::CLUB_MAX_HOPS,
+                    _ => spec.max_hops,
+                },
                 expires_ms: None,
                 replaces: None,
                 body: Body::Note(Note {

@@ -12,12 +12,14 @@
 //! [`output::write_all`] for `result.json`, `timeseries.csv` and
 //! `delivery.svg`.
 
+pub mod clubs;
 pub mod error;
 pub mod faults;
 pub mod graph;
 pub mod items;
 pub mod limits;
 pub mod link;
+pub mod link_queue;
 pub mod metrics;
 mod node;
 pub mod output;

@@ -15,6 +15,7 @@ pub struct LinkModel {
     latency: LatencyDist,
     loss: f64,
     bandwidth_kbps: u64,
+    reorder: bool,
 }
 
 #[derive(Debug, Clone)]
@@ -43,7 +44,14 @@ impl LinkModel {
             latency,
             loss: spec.loss,
             bandwidth_kbps: spec.bandwidth_kbps,
+            reorder: spec.reorder,
         })
+    }
+
+    /// Whether frames in flight may overtake each other (each travels on
+    /// its own stream in the real driver).
+    pub fn reorder(&self) -> bool {
+        self.reorder
     }
 
     /// Draws whether one message is lost.
@@ -129,6 +137,7 @@ mod tests {
             },
             loss: 0.1,
             bandwidth_kbps: 0,
+            reorder: false,
         };
         let m = LinkModel::new(&spec).expect("valid");
         let mut rng = fork(3, Stream::Node(0));

@@ -177,6 +177,8 @@ fn reason_name(reason: &RejectReason) -> String {
         RejectReason::NoHopsLeft => "no_hops_left",
         RejectReason::OwnItem => "own_item",
         RejectReason::NotOurs => "not_ours",
+        RejectReason::NotAClubMember => "not_a_club_member",
+        RejectReason::BadClubChange(_) => "bad_club_change",
     }
     .to_owned()
 }

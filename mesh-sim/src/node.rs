@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use porfiry_protocol::ItemRecord;
+use porfiry_protocol::club::ClubBook;
 use porfiry_protocol::engine::{Engine, EngineConfig};
 use porfiry_protocol::{ItemId, VerifiedItem};
 
@@ -31,13 +32,26 @@ pub(crate) struct SimNode {
     pub(crate) crash_depth: u32,
     /// Items whose publish time came while the node was down.
     pub(crate) deferred: Vec<usize>,
+    /// The club book it routes by (kept across crashes, like storage).
+    pub(crate) clubs: ClubBook,
 }
 
 impl SimNode {
-    /// A fresh node with an empty store.
+    /// A fresh node with an empty store and no club.
+    #[allow(dead_code)] // the simulator starts nodes with their book
     pub(crate) fn new(cfg: EngineConfig) -> SimNode {
+        SimNode::with_clubs(cfg, ClubBook::new())
+    }
+
+    /// A fresh node with an empty store that routes club items by `clubs`.
+    pub(crate) fn with_clubs(cfg: EngineConfig, clubs: ClubBook) -> SimNode {
         SimNode {
-            engine: Some(Engine::new(cfg, Vec::<ItemRecord>::new())),
+            engine: Some(Engine::with_clubs(
+                cfg,
+                Vec::<ItemRecord>::new(),
+                clubs.clone(),
+            )),
+            clubs,
             store: BTreeMap::new(),
             wake: None,
             online: true,
@@ -69,7 +83,7 @@ impl SimNode {
             .store
             .values()
             .map(|s| ItemRecord::of(&s.item, s.hops_left, s.received_from.clone()));
-        self.engine = Some(Engine::new(cfg, records));
+        self.engine = Some(Engine::with_clubs(cfg, records, self.clubs.clone()));
         true
     }
 }

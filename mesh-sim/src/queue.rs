@@ -15,6 +15,16 @@ pub(crate) enum Ev {
         epoch: u64,
         bytes: Vec<u8>,
     },
+    /// The frames of a catch-up chunk `node` sent to `to` have all arrived
+    /// (or one was lost or cut): the driver's `FrameDone`.
+    Drained {
+        node: usize,
+        to: usize,
+        session: u64,
+        chunk: u32,
+        sent: u32,
+        delivered: bool,
+    },
     /// The timer `node`'s engine asked for (stale if it asked again since).
     Wake { node: usize, at: u64 },
     /// Planned item `index` is published.

@@ -75,11 +75,13 @@ impl Setup {
                     latency: Latency::Fixed { ms: 20 },
                     loss: 0.0,
                     bandwidth_kbps: 0,
+                    reorder: false,
                 },
                 phone: None,
             },
             faults: Faults::default(),
             engine: EngineOverrides::default(),
+            club: None,
         }
     }
 }

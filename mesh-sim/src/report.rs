@@ -24,6 +24,8 @@ pub(crate) struct RunFacts<'a> {
     pub(crate) held: &'a [BTreeSet<usize>],
     pub(crate) events: u64,
     pub(crate) stopped_early: bool,
+    /// Wire bytes per item and club envelopes at non-members.
+    pub(crate) clubs: &'a crate::clubs::ClubMeter,
 }
 
 /// The figures of one run.
@@ -53,6 +55,9 @@ pub struct Report {
     pub sim_events: u64,
     /// True if the run hit `MAX_EVENTS` before `duration_ms`.
     pub stopped_early: bool,
+    /// Club delivery and cost, in a club scenario.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub club: Option<crate::clubs::ClubFigures>,
 }
 
 /// Size of the run.
@@ -270,6 +275,7 @@ impl Report {
             let kind = match &p.audience {
                 porfiry_protocol::Audience::Group(_) => "group".to_owned(),
                 porfiry_protocol::Audience::Peer(_) => "peer".to_owned(),
+                porfiry_protocol::Audience::Club(_) => "club".to_owned(),
                 other => other.to_string(),
             };
             let a = by_audience.entry(kind).or_insert(AudienceDelivery {
@@ -365,6 +371,7 @@ impl Report {
             },
             sim_events: f.events,
             stopped_early: f.stopped_early,
+            club: crate::clubs::report(w, f.held, f.clubs),
         }
     }
 

@@ -20,6 +20,8 @@ pub enum Stream {
     Items,
     /// Partition sides and crash times.
     Faults,
+    /// Club members.
+    Club,
     /// Node `i`'s link draws (latency, loss) for messages it sends.
     Node(usize),
     /// Node `i`'s churn spells.
@@ -39,6 +41,7 @@ impl Stream {
             Stream::Groups => 4,
             Stream::Items => 5,
             Stream::Faults => 6,
+            Stream::Club => 7,
             Stream::Node(i) => NODE_STREAM_BASE + 2 * i as u64,
             Stream::Churn(i) => NODE_STREAM_BASE + 2 * i as u64 + 1,
         }

@@ -43,6 +43,9 @@ pub struct Scenario {
     /// Engine timing overrides (defaults are the engine's own).
     #[serde(default)]
     pub engine: EngineOverrides,
+    /// The one club of a club scenario (`club` items go to its members).
+    #[serde(default)]
+    pub club: Option<crate::clubs::ClubSpec>,
 }
 
 /// How many nodes and which are phones (phones churn and do not listen, so
@@ -144,6 +147,10 @@ pub struct AudienceMix {
     /// `friends` instead).
     #[serde(default)]
     pub peer: f64,
+    /// Weight of `club:NAME@FOUNDER`: an item of a random member of the
+    /// scenario's `[club]`.
+    #[serde(default)]
+    pub club: f64,
 }
 
 impl Default for AudienceMix {
@@ -153,6 +160,7 @@ impl Default for AudienceMix {
             friends: 0.0,
             group: 0.0,
             peer: 0.0,
+            club: 0.0,
         }
     }
 }
@@ -183,6 +191,10 @@ pub struct LinkSpec {
     /// Bandwidth per direction in kbit/s; 0 means unlimited.
     #[serde(default)]
     pub bandwidth_kbps: u64,
+    /// Whether frames in flight may arrive out of order (the real driver
+    /// sends each on its own stream); off by default.
+    #[serde(default)]
+    pub reorder: bool,
 }
 
 impl Default for LinkSpec {
@@ -191,6 +203,7 @@ impl Default for LinkSpec {
             latency: Latency::default(),
             loss: 0.0,
             bandwidth_kbps: 0,
+            reorder: false,
         }
     }
 }

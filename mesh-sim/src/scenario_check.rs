@@ -144,13 +144,28 @@ impl Scenario {
             ));
         }
         let a = &it.audience;
-        let weights = [a.public, a.friends, a.group, a.peer];
+        let weights = [a.public, a.friends, a.group, a.peer, a.club];
         if weights.iter().any(|w| !w.is_finite() || *w < 0.0) || weights.iter().sum::<f64>() <= 0.0
         {
             return Err(invalid(
                 "items.audience",
                 "weights must be non-negative and not all zero",
             ));
+        }
+        match &self.club {
+            None if a.club > 0.0 => {
+                return Err(invalid(
+                    "items.audience.club",
+                    "club items need a [club] section",
+                ));
+            }
+            Some(c) if c.members == 0 || c.members > self.nodes.count => {
+                return Err(invalid(
+                    "club.members",
+                    format!("1 to {} (the node count)", self.nodes.count),
+                ));
+            }
+            _ => {}
         }
         if a.group > 0.0 && self.groups.is_empty() {
             return Err(invalid(

@@ -3,7 +3,8 @@
 //! items and replays the fault plan. It plays the driver's part for every
 //! node: encode each outgoing message with the real wire codec, decode and
 //! batch-verify it at the receiving edge, store what the engine says to
-//! store, and fill `SendItems` from the node's store.
+//! store, and fill `SendItems` (and `SendChunk`, `sim_chunks.rs`) from the
+//! node's store.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -12,10 +13,12 @@ use porfiry_protocol::engine::{EngineConfig, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use rand_chacha::ChaCha20Rng;
 
+use crate::clubs::ClubMeter;
 use crate::error::SimError;
 use crate::faults::{FaultEvent, FaultPlan};
 use crate::limits::{EPOCH_MS, MAX_EVENTS, PROGRESS_EVERY_EVENTS};
-use crate::link::{LinkModel, Pipe};
+use crate::link::LinkModel;
+use crate::link_queue::BoundedPipe;
 use crate::metrics::{Metrics, Sample};
 use crate::node::{SimNode, Stored};
 use crate::queue::{Ev, Queue};
@@ -25,6 +28,11 @@ use crate::scenario::Scenario;
 use crate::trace::Trace;
 use crate::verify_cache::VerifyCache;
 use crate::world::World;
+
+#[path = "sim_chunks.rs"]
+mod chunks;
+#[path = "sim_links.rs"]
+mod links;
 
 /// Everything a run produces: the report, the time series, and the fault
 /// windows for the plot.
@@ -93,6 +101,7 @@ pub fn run_watched(
         held: &held,
         events: sim.events,
         stopped_early,
+        clubs: &sim.clubs,
     });
     Ok(Outcome {
         report,
@@ -106,8 +115,9 @@ pub fn run_watched(
 #[derive(Debug, Default)]
 struct Conn {
     epoch: Option<u64>,
-    /// Pipes a→b and b→a for the pair (a, b), a < b.
-    pipes: [Pipe; 2],
+    /// Pipes a→b and b→a for the pair (a, b), a < b, with the real
+    /// driver's window and queue (`link_queue.rs`).
+    pipes: [BoundedPipe; 2],
 }
 
 struct Sim<'w> {
@@ -132,6 +142,7 @@ struct Sim<'w> {
     /// Every node's receiving edge (decode-time signature checks, once per
     /// distinct envelope).
     edge: VerifyCache,
+    clubs: ClubMeter,
 }
 
 impl<'w> Sim<'w> {
@@ -172,9 +183,15 @@ impl<'w> Sim<'w> {
             events: 0,
             trace: Trace::default(),
             edge: VerifyCache::default(),
+            clubs: crate::clubs::meter(world),
         };
         for i in 0..world.len() {
-            let node = SimNode::new(sim.engine_config(i));
+            let book = world
+                .club
+                .as_ref()
+                .map(|c| c.book_for(i))
+                .unwrap_or_default();
+            let node = SimNode::with_clubs(sim.engine_config(i), book);
             sim.nodes.push(node);
         }
         for i in 0..world.len() {
@@ -234,6 +251,14 @@ impl<'w> Sim<'w> {
                     epoch,
                     bytes,
                 } => self.deliver(to, from, epoch, bytes),
+                Ev::Drained {
+                    node,
+                    to,
+                    session,
+                    chunk,
+                    sent,
+                    delivered,
+                } => self.drained(node, to, session, chunk, sent, delivered),
                 Ev::Wake { node, at } => {
                     if self.nodes[node].wake == Some(at) {
                         self.nodes[node].wake = None;
@@ -270,7 +295,9 @@ impl<'w> Sim<'w> {
 
     fn apply(&mut self, n: usize, output: Output) {
         match output {
-            Output::Send { peer, message } => self.send(n, &peer, &message),
+            Output::Send { peer, message } => {
+                self.send(n, &peer, &message);
+            }
             Output::SendItems {
                 peer,
                 session,
@@ -290,6 +317,12 @@ impl<'w> Sim<'w> {
                     self.send(n, &peer, &m);
                 }
             }
+            Output::SendChunk {
+                peer,
+                session,
+                chunk,
+                items,
+            } => self.send_chunk(n, &peer, session, chunk, &items),
             Output::Store {
                 item,
                 received_from,
@@ -339,14 +372,15 @@ impl<'w> Sim<'w> {
         );
     }
 
-    /// Encodes `message` and puts it on the link to `to_peer`.
-    fn send(&mut self, from: usize, to_peer: &str, message: &WireMessage) {
+    /// Encodes `message` and puts it on the link to `to_peer`; its arrival
+    /// time, or `None` if it was cut or lost.
+    fn send(&mut self, from: usize, to_peer: &str, message: &WireMessage) -> Option<u64> {
         let bytes = match wire::encode(message) {
             Ok(b) => b,
             Err(e) => {
                 tracing::warn!(node = from, error = %e, "engine output does not encode");
                 self.metrics.wire_errors += 1;
-                return;
+                return None;
             }
         };
         let kind = message.name();
@@ -354,7 +388,7 @@ impl<'w> Sim<'w> {
         *self.metrics.bytes_by_kind.entry(kind).or_default() += bytes.len() as u64;
         let Some(&to) = self.by_peer.get(to_peer) else {
             self.metrics.messages_cut += 1;
-            return;
+            return None;
         };
         let key = (from.min(to), from.max(to));
         let dir = usize::from(from > to);
@@ -366,11 +400,11 @@ impl<'w> Sim<'w> {
         };
         let Some(conn) = self.conns.get_mut(&key) else {
             self.metrics.messages_cut += 1;
-            return;
+            return None;
         };
         let Some(epoch) = conn.epoch else {
             self.metrics.messages_cut += 1;
-            return;
+            return None;
         };
         self.metrics.bytes_sent[from] += bytes.len() as u64;
         let blackholed = self
@@ -380,11 +414,11 @@ impl<'w> Sim<'w> {
         let rng = &mut self.rngs[from];
         let lost = model.lost(rng) || blackholed;
         let latency = model.latency_ms(rng);
-        let arrival = conn.pipes[dir].send(self.now, model.transmit_ms(bytes.len()), latency);
+        let arrival = links::offer(&mut conn.pipes[dir], self.now, model, bytes.len(), latency)?;
         if lost {
             self.metrics.messages_lost += 1;
             self.trace.message(self.now, "LOST", from, to, message);
-            return;
+            return None;
         }
         self.trace.message(self.now, "send", from, to, message);
         self.schedule(
@@ -396,6 +430,7 @@ impl<'w> Sim<'w> {
                 bytes,
             },
         );
+        Some(arrival)
     }
 
     /// A frame arrives: decode, verify at the edge, hand to the engine.
@@ -424,6 +459,7 @@ impl<'w> Sim<'w> {
             }
         }
         let inbound = self.edge.inbound(message, EPOCH_MS + self.now);
+        self.clubs.on_inbound(to, &inbound, bytes.len());
         let peer = self.world.peers[from].clone();
         self.input(
             to,
@@ -524,9 +560,10 @@ impl<'w> Sim<'w> {
             let is_up = self.conns.get(&(a, b)).is_some_and(|c| c.epoch.is_some());
             if want_up && !is_up {
                 self.epoch += 1;
+                let pipes = links::fresh_pipes(self.link_model(a, b));
                 if let Some(c) = self.conns.get_mut(&(a, b)) {
                     c.epoch = Some(self.epoch);
-                    c.pipes = [Pipe::default(); 2];
+                    c.pipes = pipes;
                 }
                 for (x, y) in [(a, b), (b, a)] {
                     let peer = self.world.peers[y].clone();

@@ -9,6 +9,7 @@ use porfiry_protocol::{Audience, NodeKey};
 use rand::Rng;
 use rand::seq::index::sample;
 
+use crate::clubs::SimClub;
 use crate::error::SimError;
 use crate::graph::Graph;
 use crate::items::{Group, PlannedItem, plan};
@@ -31,6 +32,8 @@ pub struct World {
     pub links: Graph,
     /// Groups; friends in the same group tag each other with it.
     pub groups: Vec<Group>,
+    /// The club of a club scenario.
+    pub club: Option<SimClub>,
     /// The items, in publish order.
     pub items: Vec<PlannedItem>,
 }
@@ -43,7 +46,7 @@ impl World {
         let keys: Vec<NodeKey> = (0..n)
             .map(|_| NodeKey::from_seed(key_rng.r#gen()))
             .collect();
-        let peers = keys.iter().map(|k| k.peer_id().to_string()).collect();
+        let peers: Vec<String> = keys.iter().map(|k| k.peer_id().to_string()).collect();
         let mut phones = vec![false; n];
         if scenario.nodes.phones.is_empty() {
             let count = (scenario.nodes.phone_share * n as f64).round() as usize;
@@ -69,6 +72,16 @@ impl World {
                 },
             })
             .collect();
+        let club = match &scenario.club {
+            Some(spec) => Some(SimClub::draw(
+                spec,
+                &keys,
+                &peers,
+                &links,
+                &mut fork(seed, Stream::Club),
+            )?),
+            None => None,
+        };
         let mut world = World {
             keys,
             peers,
@@ -76,6 +89,7 @@ impl World {
             graph,
             links,
             groups,
+            club,
             items: Vec::new(),
         };
         let max_hops = scenario.items.max_hops;
@@ -83,6 +97,7 @@ impl World {
             &scenario.items,
             &world.keys,
             &world.groups,
+            world.club.as_ref(),
             &mut fork(seed, Stream::Items),
             |author| world.graph.neighbours(author).collect(),
             |author, audience| world.entitled(author, audience, max_hops),
@@ -112,7 +127,8 @@ impl World {
     /// The nodes (author excluded) entitled to an item of `author`: public
     /// items reach up to `max_hops` links, friends items the author's
     /// friends, group items the friends the author tagged with the group,
-    /// a peer item its addressee if it is a friend —
+    /// a peer item its addressee if it is a friend, a club item the
+    /// members reachable through members within `max_hops` —
     /// always over links that can connect.
     pub fn entitled(&self, author: usize, audience: &Audience, max_hops: u8) -> BTreeSet<usize> {
         match audience {
@@ -128,6 +144,11 @@ impl World {
                 .neighbours(author)
                 .filter(|&f| self.peers[f] == *p)
                 .collect(),
+            Audience::Club(_) => self
+                .club
+                .as_ref()
+                .map(|c| c.entitled(&self.links, author, porfiry_protocol::club::CLUB_MAX_HOPS))
+                .unwrap_or_default(),
         }
     }
 }

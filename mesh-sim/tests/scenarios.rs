@@ -20,7 +20,7 @@ fn every_shipped_scenario_has_a_test_here() {
         })
         .collect();
     names.sort();
-    assert_eq!(names, ["city", "club", "family"]);
+    assert_eq!(names, ["city", "club", "clubs", "family"]);
 }
 
 #[test]
@@ -53,4 +53,22 @@ fn city_with_partitions_and_crashes_gets_everything() {
     let f = &out.report.faults;
     assert!(f.planned.partitions > 0 && f.planned.crashes > 0);
     assert_healed_and_exact(&out);
+}
+
+#[test]
+fn clubs_reach_every_connected_member_and_never_a_non_member() {
+    let mut s = shipped("clubs").shrunk(80, 120);
+    if let Some(c) = &mut s.club {
+        c.members = 24;
+    }
+    let out = run(&s, s.seed).expect("runs");
+    let f = &out.report.faults;
+    assert!(f.planned.churn_offline > 0 && f.messages_lost > 0);
+    assert_healed_and_exact(&out);
+    let club = out.report.club.as_ref().expect("club figures");
+    assert!(club.club_items > 0 && club.entitled_pairs > 0);
+    assert_eq!(club.delivery_ratio, 1.0, "{club:?}");
+    assert_eq!(club.non_member_deliveries, 0, "{club:?}");
+    assert!(club.wire_bytes_per_club_item > 0.0 && club.wire_bytes_per_public_item > 0.0);
+    assert!(out.report.delivery.by_audience.contains_key("club"));
 }

@@ -47,6 +47,10 @@ pub enum Command {
     /// Redeem an invitation code from another node (whose daemon must be
     /// running): both nodes become friends; exits non-zero if refused.
     Join(crate::commands::join::JoinArgs),
+    /// Clubs: groups whose items reach every member, relayed member to
+    /// member (create, add, remove, leave, list, members, status).
+    #[command(subcommand)]
+    Club(crate::commands::club::ClubCommand),
     /// Post and list notes; notes from friends show their author.
     #[command(subcommand)]
     Notes(crate::commands::notes::NotesCommand),

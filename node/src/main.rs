@@ -85,6 +85,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             say(rt.block_on(commands::join::join(&dir, &args, now))?)?;
         }
         Command::Llm(cmd) => say(commands::llm::llm(&dir, &cmd)?)?,
+        Command::Club(cmd) => {
+            let now = porfiry_node::clock::now_ms();
+            say(commands::club::club(&dir, &cmd, now)?)?;
+        }
         Command::Notes(cmd) => {
             let now = porfiry_node::clock::now_ms();
             say(commands::notes::notes(&dir, &cmd, now)?)?;

@@ -63,6 +63,9 @@ pub enum ItemError {
         /// What did not fit.
         detail: String,
     },
+    /// A club change names a malformed club or target.
+    #[error("bad club change: {0}")]
+    BadClub(String),
     /// The signature field has the wrong length.
     #[error("signature is {len} bytes, expected 64")]
     BadSignatureLength {

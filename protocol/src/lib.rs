@@ -11,11 +11,12 @@
 //! Layout: `item/` is everything about one item (id, kind, audience, body,
 //! payload, envelope, checks, verification, the routing record); `wire/` the
 //! messages friends exchange; `engine/` the sans-IO replication engine;
-//! `identity.rs` node keys; `policy.rs` who may receive what; `limits.rs`
+//! `club/` clubs and their member book; `identity.rs` node keys; `policy.rs` who may receive what; `limits.rs`
 //! and `error.rs` the item limits and errors all of them share.
 
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
+pub mod club;
 pub mod engine;
 pub mod error;
 mod fixed_bytes;
@@ -25,6 +26,7 @@ pub mod limits;
 pub mod policy;
 pub mod wire;
 
+pub use club::{ClubAction, ClubBook, ClubChange, ClubRef};
 pub use error::ItemError;
 pub use identity::{AuthorKey, IdentityError, NodeKey};
 pub use item::audience::Audience;

@@ -2,8 +2,10 @@
 //!
 //! Live push (the engine), catch-up (reconciliation of exactly the set a
 //! friend may receive) and the storage query behind both all call
-//! [`may_send`], so the three can never disagree.
+//! [`may_send`], so the three can never disagree. [`could_come_from`] is
+//! its mirror on the receiving side for club items.
 
+use crate::club::{ClubBook, ClubRef};
 use crate::item::audience::Audience;
 
 /// The routing facts of one stored item, as this node holds it.
@@ -19,6 +21,12 @@ pub struct ItemRoute<'a> {
     pub received_from: Option<&'a str>,
     /// Expiry in Unix milliseconds, if the author set one.
     pub expires_ms: Option<u64>,
+    /// The author's creation time (Unix ms): club membership is judged at it.
+    pub created_ms: u64,
+    /// For a club change: the member it concerns, who receives it too.
+    pub club_target: Option<&'a str>,
+    /// For a club change: true if it ends a membership (remove, leave).
+    pub club_removal: bool,
 }
 
 /// What this node knows of one friend when deciding what to send it.
@@ -36,11 +44,14 @@ pub struct FriendView<'a> {
 /// once expired or out of hops; `public` goes to any friend; `friends`,
 /// `group:NAME` and `peer:ID` travel one hop only, so only their author
 /// sends them; a group item goes only to friends tagged with that group,
-/// a peer item only to that one friend.
+/// a peer item only to that one friend. A club item goes, from any member,
+/// only to a friend [`club_entitled`] to it, and only while this node is a
+/// member itself.
 pub fn may_send(
     local_peer: &str,
     item: &ItemRoute<'_>,
     friend: &FriendView<'_>,
+    clubs: &ClubBook,
     now_ms: u64,
 ) -> bool {
     if friend.peer_id == item.author || item.received_from == Some(friend.peer_id) {
@@ -54,7 +65,70 @@ pub fn may_send(
         Audience::Friends => item.author == local_peer,
         Audience::Group(g) => item.author == local_peer && friend.groups.iter().any(|x| x == g),
         Audience::Peer(p) => item.author == local_peer && friend.peer_id == p,
+        Audience::Club(c) => {
+            let relays = if item.club_target.is_some() && item.club_removal {
+                clubs.was_member(c, local_peer)
+            } else {
+                clubs.is_member_now(c, local_peer)
+            };
+            relays && club_entitled(c, item, friend.peer_id, clubs)
+        }
     }
+}
+
+/// True when `peer` may hold the club item `item` of `club`: a club change
+/// goes to every member now (so a new member learns the whole list) and to
+/// the member it concerns, and a removal (remove, leave) to everyone who
+/// ever was a member and is relayed by them too — else members whose only
+/// path to the founder runs through removed members would never learn of
+/// it and would go on sending new items to the removed; any other club
+/// item goes to a peer that was a member at the item's creation time and
+/// still is one.
+pub fn club_entitled(club: &ClubRef, item: &ItemRoute<'_>, peer: &str, clubs: &ClubBook) -> bool {
+    match item.club_target {
+        Some(target) if item.club_removal => target == peer || clubs.was_member(club, peer),
+        Some(target) => target == peer || clubs.is_member_now(club, peer),
+        None => clubs.is_member(club, peer, item.created_ms) && clubs.is_member_now(club, peer),
+    }
+}
+
+/// Why a club item may not come to this node from a friend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClubRefusal {
+    /// This node is not entitled to it.
+    NotForUs,
+    /// Its author was not a member when it was created.
+    AuthorNotMember,
+    /// The friend that sent it is neither its author nor a member.
+    SenderNotMember,
+}
+
+/// The receiving side of [`may_send`] for a club item of `club`: the node
+/// `local_peer` may take `item` from `sender`. (A club change's own right is
+/// checked by the book: [`ClubBook::check`].)
+pub fn could_come_from(
+    local_peer: &str,
+    club: &ClubRef,
+    item: &ItemRoute<'_>,
+    sender: &str,
+    clubs: &ClubBook,
+) -> Result<(), ClubRefusal> {
+    // A change may reach a new member before the changes that make it one
+    // (catch-up sends in time order, not in the order that explains them):
+    // it is authentic by its signature and judged by the book, so it is
+    // taken whatever the book says of us.
+    if item.club_target.is_none() && !club_entitled(club, item, local_peer, clubs) {
+        return Err(ClubRefusal::NotForUs);
+    }
+    if item.club_target.is_none() && !clubs.is_member(club, item.author, item.created_ms) {
+        return Err(ClubRefusal::AuthorNotMember);
+    }
+    // A change is authentic by its signature and judged by the book, so it
+    // may come from anyone (a new member does not know the others yet).
+    if item.club_target.is_none() && sender != item.author && !clubs.is_member_now(club, sender) {
+        return Err(ClubRefusal::SenderNotMember);
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -64,6 +138,7 @@ mod tests {
     const ME: &str = "me";
     const BOB: &str = "bob";
     const CAROL: &str = "carol";
+    static NO_CLUBS: ClubBook = ClubBook::new();
 
     fn route<'a>(author: &'a str, audience: &'a Audience, from: Option<&'a str>) -> ItemRoute<'a> {
         ItemRoute {
@@ -72,6 +147,9 @@ mod tests {
             hops_left: 3,
             received_from: from,
             expires_ms: None,
+            created_ms: 0,
+            club_target: None,
+            club_removal: false,
         }
     }
 
@@ -87,14 +165,20 @@ mod tests {
             peer_id: CAROL,
             groups: &none,
         };
-        assert!(may_send(ME, &route(ME, &a, None), &bob, 0));
-        assert!(may_send(ME, &route(CAROL, &a, Some(CAROL)), &bob, 0));
+        assert!(may_send(ME, &route(ME, &a, None), &bob, &NO_CLUBS, 0));
+        assert!(may_send(
+            ME,
+            &route(CAROL, &a, Some(CAROL)),
+            &bob,
+            &NO_CLUBS,
+            0
+        ));
         assert!(
-            !may_send(ME, &route(CAROL, &a, Some(BOB)), &bob, 0),
+            !may_send(ME, &route(CAROL, &a, Some(BOB)), &bob, &NO_CLUBS, 0),
             "not back to sender"
         );
         assert!(
-            !may_send(ME, &route(CAROL, &a, Some(BOB)), &carol, 0),
+            !may_send(ME, &route(CAROL, &a, Some(BOB)), &carol, &NO_CLUBS, 0),
             "not back to author"
         );
     }
@@ -113,11 +197,23 @@ mod tests {
         };
         let f = Audience::Friends;
         let g = Audience::Group("family".into());
-        assert!(may_send(ME, &route(ME, &f, None), &bob, 0));
-        assert!(!may_send(ME, &route(CAROL, &f, Some(CAROL)), &bob, 0));
-        assert!(may_send(ME, &route(ME, &g, None), &bob_fam, 0));
-        assert!(!may_send(ME, &route(ME, &g, None), &bob, 0));
-        assert!(!may_send(ME, &route(CAROL, &g, Some(CAROL)), &bob_fam, 0));
+        assert!(may_send(ME, &route(ME, &f, None), &bob, &NO_CLUBS, 0));
+        assert!(!may_send(
+            ME,
+            &route(CAROL, &f, Some(CAROL)),
+            &bob,
+            &NO_CLUBS,
+            0
+        ));
+        assert!(may_send(ME, &route(ME, &g, None), &bob_fam, &NO_CLUBS, 0));
+        assert!(!may_send(ME, &route(ME, &g, None), &bob, &NO_CLUBS, 0));
+        assert!(!may_send(
+            ME,
+            &route(CAROL, &g, Some(CAROL)),
+            &bob_fam,
+            &NO_CLUBS,
+            0
+        ));
     }
 
     #[test]
@@ -133,15 +229,27 @@ mod tests {
             groups: &fam,
         };
         let to_bob = Audience::Peer(BOB.into());
-        assert!(may_send(ME, &route(ME, &to_bob, None), &bob, 0));
-        assert!(!may_send(ME, &route(ME, &to_bob, None), &carol, 0));
+        assert!(may_send(ME, &route(ME, &to_bob, None), &bob, &NO_CLUBS, 0));
+        assert!(!may_send(
+            ME,
+            &route(ME, &to_bob, None),
+            &carol,
+            &NO_CLUBS,
+            0
+        ));
         // Held by a relay (it should never be, but if so): not passed on,
         // even to its addressee.
         let to_carol = Audience::Peer(CAROL.into());
-        assert!(!may_send(ME, &route(BOB, &to_carol, Some(BOB)), &carol, 0));
+        assert!(!may_send(
+            ME,
+            &route(BOB, &to_carol, Some(BOB)),
+            &carol,
+            &NO_CLUBS,
+            0
+        ));
         let mut r = route(ME, &to_bob, None);
         r.hops_left = 0;
-        assert!(!may_send(ME, &r, &bob, 0));
+        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, 0));
     }
 
     #[test]
@@ -154,10 +262,10 @@ mod tests {
         };
         let mut r = route(ME, &a, None);
         r.hops_left = 0;
-        assert!(!may_send(ME, &r, &bob, 0));
+        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, 0));
         r.hops_left = 1;
         r.expires_ms = Some(100);
-        assert!(may_send(ME, &r, &bob, 99));
-        assert!(!may_send(ME, &r, &bob, 100));
+        assert!(may_send(ME, &r, &bob, &NO_CLUBS, 99));
+        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, 100));
     }
 }

@@ -348,13 +348,31 @@ fn route_feeds_may_send() {
     let own = item.route(item.max_hops(), None);
     assert_eq!(own.author, my_id);
     assert_eq!(own.hops_left, 3);
-    assert!(may_send(&my_id, &own, &bob, 0));
+    assert!(may_send(
+        &my_id,
+        &own,
+        &bob,
+        &porfiry_protocol::ClubBook::new(),
+        0
+    ));
     assert!(
-        !may_send(&my_id, &item.route(0, None), &bob, 0),
+        !may_send(
+            &my_id,
+            &item.route(0, None),
+            &bob,
+            &porfiry_protocol::ClubBook::new(),
+            0
+        ),
         "no hops left"
     );
     assert!(
-        !may_send(&my_id, &item.route(2, Some(&bob_id)), &bob, 0),
+        !may_send(
+            &my_id,
+            &item.route(2, Some(&bob_id)),
+            &bob,
+            &porfiry_protocol::ClubBook::new(),
+            0
+        ),
         "not back to sender"
     );
 }

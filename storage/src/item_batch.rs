@@ -1,10 +1,9 @@
 //! Item operations on the replication hot path that avoid whole-record
-//! round trips: changing one copy's route in place, loading just the
-//! envelopes of many items to send them, and finding this node's own items
+//! round trips: changing one copy's route in place and finding this node's own items
 //! another process stored.
 
 use porfiry_protocol::ItemId;
-use rusqlite::{OptionalExtension, params};
+use rusqlite::params;
 
 use crate::error::{Result, StorageError};
 use crate::peers::check_peer_id;
@@ -32,21 +31,6 @@ impl Store {
             .execute(params![received_from, hops_left, id.as_bytes()])
             .map_err(|e| StorageError::from_write("items", e))?;
         Ok(n > 0)
-    }
-
-    /// The stored envelope (`payload`) of each id, in the order asked;
-    /// `None` where the item is not (or no longer) stored.
-    pub fn item_payloads(&self, ids: &[ItemId]) -> Result<Vec<Option<Vec<u8>>>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT payload FROM items WHERE id = ?")?;
-        ids.iter()
-            .map(|id| {
-                stmt.query_row([id.as_bytes()], |r| r.get(0))
-                    .optional()
-                    .map_err(|e| StorageError::from_read("items", &["payload"], e))
-            })
-            .collect()
     }
 
     /// `(id, envelope)` of every item `author` created at or after

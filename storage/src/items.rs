@@ -7,7 +7,7 @@
 //! [`Store::items_for_friend`] is the single answer to "which items may this
 //! friend receive", decided by [`porfiry_protocol::may_send`].
 
-use porfiry_protocol::{FriendView, ItemId, ItemKind, ItemRecord, ItemRoute, may_send};
+use porfiry_protocol::{ClubBook, FriendView, ItemId, ItemKind, ItemRecord, ItemRoute, may_send};
 use rusqlite::types::Type;
 use rusqlite::{OptionalExtension, Row, params};
 
@@ -31,7 +31,7 @@ pub struct StoredItem {
     pub signature: Vec<u8>,
 }
 
-/// Reads columns 0..=10 of [`SELECT`] (or [`META`]) as an [`ItemRecord`].
+/// Reads columns 0..=12 of [`SELECT`] (or [`META`]) as an [`ItemRecord`].
 fn record_from_row(r: &Row<'_>) -> rusqlite::Result<ItemRecord> {
     let parsed = |i: usize| -> rusqlite::Result<&str> { Ok(r.get_ref(i)?.as_str()?) };
     let conv = |i: usize, e: Box<dyn std::error::Error + Send + Sync>| {
@@ -49,6 +49,8 @@ fn record_from_row(r: &Row<'_>) -> rusqlite::Result<ItemRecord> {
         hops_left: r.get(8)?,
         retracts: item_id_from_row(r, 9)?,
         replaces: item_id_from_row(r, 10)?,
+        club_target: r.get(11)?,
+        club_removal: r.get(12)?,
     })
 }
 
@@ -82,6 +84,9 @@ impl StoredItem {
         if r.retracts.is_some() != (r.kind == ItemKind::Retraction) {
             return bad("retracts is set exactly on retraction items".into());
         }
+        if r.club_target.is_some() != (r.kind == ItemKind::ClubChange) {
+            return bad("club_target is set exactly on club_change items".into());
+        }
         if let Err(e) = r.audience.check() {
             return bad(e.to_string());
         }
@@ -94,14 +99,14 @@ impl StoredItem {
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(StoredItem {
             record: record_from_row(r)?,
-            payload: r.get(11)?,
-            signature: r.get(12)?,
+            payload: r.get(13)?,
+            signature: r.get(14)?,
         })
     }
 }
 
 /// The columns in [`SELECT`] order, for error messages.
-const COLUMNS: [&str; 13] = [
+const COLUMNS: [&str; 15] = [
     "id",
     "author",
     "kind",
@@ -113,13 +118,15 @@ const COLUMNS: [&str; 13] = [
     "hops_left",
     "retracts",
     "replaces",
+    "club_target",
+    "club_removal",
     "payload",
     "signature",
 ];
 const META: &str = "SELECT id, author, kind, audience, created, expires, received_from, max_hops, hops_left, \
-                    retracts, replaces FROM items";
+                    retracts, replaces, club_target, club_removal FROM items";
 const SELECT: &str = "SELECT id, author, kind, audience, created, expires, received_from, max_hops, hops_left, \
-                      retracts, replaces, payload, signature FROM items";
+                      retracts, replaces, club_target, club_removal, payload, signature FROM items";
 
 fn read_err(e: rusqlite::Error) -> StorageError {
     StorageError::from_read("items", &COLUMNS, e)
@@ -145,8 +152,9 @@ impl Store {
         self.transaction(|s| {
             let mut stmt = s.conn.prepare_cached(
                 "INSERT INTO items (id, author, kind, audience, created, expires, received_from,
-                                    max_hops, hops_left, retracts, replaces, payload, signature)
-                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13
+                                    max_hops, hops_left, retracts, replaces, payload, signature,
+                                    club_target, club_removal)
+                 SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15
                  WHERE NOT EXISTS (SELECT 1 FROM retractions WHERE target = ?1 AND author = ?2)
                  ON CONFLICT (id) DO NOTHING",
             )?;
@@ -172,9 +180,14 @@ impl Store {
                         item_id_to_sql(&it.retracts),
                         item_id_to_sql(&it.replaces),
                         stored.payload,
-                        stored.signature
+                        stored.signature,
+                        it.club_target,
+                        it.club_removal
                     ])
                     .map_err(|e| StorageError::from_write("items", e))?;
+                if n > 0 && it.kind == ItemKind::ClubChange {
+                    s.record_club_change(stored)?;
+                }
                 if n > 0 {
                     for target in it.supersedes() {
                         s.retract(&target, &it.author, it.created_ms)?;
@@ -277,7 +290,8 @@ impl Store {
     }
 
     /// Every stored item the friend `friend_peer_id` (tagged with
-    /// `friend_groups`) may receive from this node `local_peer` at `now_ms`,
+    /// `friend_groups`) may receive from this node `local_peer` (in the
+    /// clubs `clubs` says) at `now_ms`,
     /// oldest first. Live push and catch-up both ask this; the decision is
     /// [`may_send`]'s, after an SQL prefilter that only drops rows it would
     /// refuse anyway.
@@ -286,6 +300,7 @@ impl Store {
         local_peer: &str,
         friend_peer_id: &str,
         friend_groups: &[String],
+        clubs: &ClubBook,
         now_ms: u64,
     ) -> Result<Vec<StoredItem>> {
         let friend = FriendView {
@@ -296,8 +311,7 @@ impl Store {
             SELECT,
             StoredItem::from_row,
             |r: &StoredItem| r.record.route(),
-            local_peer,
-            &friend,
+            (local_peer, &friend, clubs),
             now_ms,
         )
     }
@@ -310,6 +324,7 @@ impl Store {
         local_peer: &str,
         friend_peer_id: &str,
         friend_groups: &[String],
+        clubs: &ClubBook,
         now_ms: u64,
     ) -> Result<Vec<(u64, ItemId)>> {
         let friend = FriendView {
@@ -320,29 +335,29 @@ impl Store {
             META,
             record_from_row,
             ItemRecord::route,
-            local_peer,
-            &friend,
+            (local_peer, &friend, clubs),
             now_ms,
         )?;
         Ok(metas.into_iter().map(|m| (m.created_ms, m.id)).collect())
     }
 
     /// The one friend query: `select` rows passing the SQL prefilter, kept
-    /// when [`may_send`] admits them.
+    /// when [`may_send`] admits them (`who`: this node, the friend and the
+    /// club book, as `may_send` takes them).
     fn for_friend<T>(
         &self,
         select: &str,
         from_row: fn(&Row<'_>) -> rusqlite::Result<T>,
         route: fn(&T) -> ItemRoute<'_>,
-        local_peer: &str,
-        friend: &FriendView<'_>,
+        who: (&str, &FriendView<'_>, &ClubBook),
         now_ms: u64,
     ) -> Result<Vec<T>> {
+        let (local_peer, friend, clubs) = who;
         let now = int_param("now_ms", now_ms)?;
         let sql = format!(
             "{select} WHERE hops_left > 0 AND (expires IS NULL OR expires > ?1)
                AND author <> ?2 AND (received_from IS NULL OR received_from <> ?2)
-               AND (audience = 'public' OR author = ?3)
+               AND (audience = 'public' OR audience GLOB 'club:*' OR author = ?3)
              ORDER BY created, id"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
@@ -350,7 +365,7 @@ impl Store {
         let mut rows = stmt.query(params![now, friend.peer_id, local_peer])?;
         while let Some(row) = rows.next()? {
             let item = from_row(row).map_err(read_err)?;
-            if may_send(local_peer, &route(&item), friend, now_ms) {
+            if may_send(local_peer, &route(&item), friend, clubs, now_ms) {
                 out.push(item);
             }
         }

@@ -27,6 +27,7 @@
 
 mod record;
 
+mod clubs;
 mod crud;
 mod error;
 mod extensions;
@@ -34,6 +35,7 @@ mod goals;
 mod graph;
 mod invitations;
 mod item_batch;
+mod item_pages;
 mod items;
 pub mod limits;
 mod llm;
@@ -53,11 +55,13 @@ mod tags;
 mod users;
 mod values;
 
+pub use clubs::ClubChangeRow;
 pub use error::{Result, StorageError};
 pub use extensions::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 pub use goals::{Goal, Task};
 pub use graph::{Concept, Link};
 pub use invitations::{Invitation, MAX_INVITATION_NAME_BYTES, MAX_OPEN_INVITATIONS, NewInvitation};
+pub use item_pages::MAX_PAGE_IDS;
 pub use items::StoredItem;
 pub use llm::{LlmConfig, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, SECRET_CONFIG_KEYS};
 pub use memory::{DiaryEntry, MemoryEntry};

@@ -43,10 +43,14 @@ const MIGRATIONS: &[Migration] = &[
         version: 5,
         sql: include_str!("../migrations/0005_invitations.sql"),
     },
+    Migration {
+        version: 6,
+        sql: include_str!("../migrations/0006_clubs.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[
@@ -78,6 +82,8 @@ pub const TABLES: &[&str] = &[
     "items",
     "retractions",
     "invitations",
+    "club_changes",
+    "clubs",
 ];
 
 /// Reads `PRAGMA user_version`.

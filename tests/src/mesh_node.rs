@@ -288,6 +288,20 @@ impl MeshNode {
         }
     }
 
+    /// The running daemon's process id.
+    pub fn pid(&self) -> Option<u32> {
+        self.daemon.as_ref().map(|d| d.child.id())
+    }
+
+    /// The running daemon's peak resident memory so far, in bytes
+    /// (`VmHWM` in `/proc/PID/status`; Linux only, `None` elsewhere).
+    pub fn peak_rss_bytes(&self) -> Option<u64> {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.pid()?)).ok()?;
+        let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+        let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    }
+
     /// The daemon's stdout lines so far (of the current or last run).
     pub fn stdout_lines(&self) -> Vec<String> {
         self.daemon

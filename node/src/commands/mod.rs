@@ -1,6 +1,7 @@
 //! One file per `porfiry` subcommand.
 
 pub mod chat;
+pub mod club;
 pub mod friend_names;
 pub mod friends;
 pub mod init;

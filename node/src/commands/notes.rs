@@ -22,8 +22,8 @@ use crate::sharing::{SharingError, post_note, retract_item};
 pub const DEFAULT_AUDIENCE: &str = "friends";
 
 /// The audiences `notes post` takes, for error messages.
-pub const AUDIENCE_FORMS: &str =
-    "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME) or private";
+pub const AUDIENCE_FORMS: &str = "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME), \
+     club:NAME (or club:NAME@FOUNDER) or private";
 
 /// Notes read per page by `notes list`: the storage list cap.
 pub const LIST_PAGE: u32 = porfiry_storage::limits::MAX_LIST_LIMIT;
@@ -53,7 +53,9 @@ pub enum NotesCommand {
 pub struct PostArgs {
     /// Who receives it: public (friends and onward), friends, group:NAME
     /// (friends tagged NAME), peer:PEER_ID or peer:FRIEND_NAME (that one
-    /// friend only, never passed on), or private (never leaves this node).
+    /// friend only, never passed on), club:NAME or club:NAME@FOUNDER (the
+    /// club's members, relayed member to member), or private (never leaves
+    /// this node).
     #[arg(long, value_name = "AUDIENCE", default_value = DEFAULT_AUDIENCE)]
     pub audience: String,
     /// The text (several words are joined with spaces).
@@ -118,9 +120,11 @@ pub fn parse_audience(given: &str) -> Result<Sharing, NotesError> {
             given: given.to_owned(),
             reason: match given.parse::<porfiry_protocol::Audience>() {
                 // Say what is wrong with a group name or peer id.
-                Err(e @ (AudienceError::BadGroupName(_) | AudienceError::BadPeerId(_))) => {
-                    e.to_string()
-                }
+                Err(
+                    e @ (AudienceError::BadGroupName(_)
+                    | AudienceError::BadPeerId(_)
+                    | AudienceError::BadClub(_)),
+                ) => e.to_string(),
                 _ => AUDIENCE_FORMS.to_owned(),
             },
         })
@@ -134,6 +138,13 @@ pub fn resolve_audience(store: &Store, given: &str) -> Result<Sharing, NotesErro
         Ok(sharing) => return Ok(sharing),
         Err(e) => e,
     };
+    if let Some(name) = given.strip_prefix("club:")
+        && !name.contains('@')
+    {
+        let club = crate::sharing::clubs::resolve_club(store, name)
+            .map_err(|e| NotesError::Post(SharingError::Club(e)))?;
+        return Ok(Sharing::Shared(porfiry_protocol::Audience::Club(club)));
+    }
     match given.strip_prefix("peer:") {
         Some(who) if check_friend_name(who).is_ok() => {
             let peer = resolve_friend(store, who)?;
@@ -313,8 +324,10 @@ mod tests {
         for (given, says) in [
             (
                 "everyone",
-                "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME) or private",
+                "expected public, friends, group:NAME, peer:PEER_ID (or peer:FRIEND_NAME), \
+                 club:NAME (or club:NAME@FOUNDER) or private",
             ),
+            ("club:Chess@x", "bad club name \"Chess\""),
             ("peer:bob", "bad peer id \"bob\""),
             ("group:Big", "bad group name \"Big\""),
         ] {

@@ -19,8 +19,13 @@
 //! - Frames go only to connected friends (no dial on send): the engine learns of
 //!   connections from `PeerConnected` and catches up then. At most
 //!   `MAX_IN_FLIGHT_PER_PEER` frames are unacknowledged per peer, more wait in a
-//!   bounded queue. Frames to one peer may be delivered out of order (each
-//!   travels on its own stream).
+//!   bounded queue. A frame that does not fit is held, not dropped: the driver
+//!   takes no more commands until it fits (the senders wait on the bounded
+//!   command channel), and keeps running the swarm and handing out events
+//!   meanwhile, so acknowledgements still drain the queue. `SendTracked`
+//!   groups are reported with `FrameDone` once all their frames have ended,
+//!   which is how the engine learns a catch-up chunk has drained. Frames to
+//!   one peer may be delivered out of order (each travels on its own stream).
 //! - Friends with addresses are dialled by both profiles and redialled with
 //!   backoff ([`RedialPlan`]); only a server listens. A ping failure closes
 //!   that connection, which then counts as a drop.
@@ -50,11 +55,12 @@ use super::behaviour::{MeshBehaviour, MeshBehaviourEvent};
 use super::codec::Frame;
 use super::config::MeshConfig;
 use super::error::MeshError;
-use super::events::{MeshCommand, MeshEvent, SendFailure};
+use super::events::{MeshCommand, MeshEvent, SendFailure, SendTag};
 use super::gate::{GUEST_WINDOW, NotAFriend};
 use super::handle::MeshHandle;
 use super::limits::{
-    COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER,
+    COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_PENDING_EVENTS,
+    MAX_QUEUED_BYTES_PER_PEER,
 };
 use super::outbox::{Outbox, QueueFull};
 use super::redial::{Jitter, RedialPlan};
@@ -66,6 +72,17 @@ enum Wake {
     Command(Option<MeshCommand>),
     Swarm(Box<SwarmEvent<MeshBehaviourEvent>>),
     Timer,
+    /// An event was handed to the consumer (false: the consumer is gone).
+    Delivered(bool),
+}
+
+/// A `SendTracked` group whose frames have not all ended.
+#[derive(Debug)]
+struct Tracked {
+    peer: PeerId,
+    tag: SendTag,
+    remaining: usize,
+    delivered: bool,
 }
 
 /// Whether the loop goes on.
@@ -90,6 +107,11 @@ pub struct MeshDriver {
     /// connection has closed.
     guests: HashMap<PeerId, Option<u64>>,
     outbox: Outbox<PeerId, OutboundRequestId>,
+    /// Frames that did not fit their peer's queue, in order; while any
+    /// wait, no command is taken.
+    held: VecDeque<(PeerId, Vec<u8>, Option<u64>)>,
+    tracked: HashMap<u64, Tracked>,
+    next_track: u64,
     max_frame_bytes: u32,
     started: Instant,
 }
@@ -136,6 +158,9 @@ impl MeshDriver {
             redial: RedialPlan::new(config.backoff),
             guests: HashMap::new(),
             outbox: Outbox::new(MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER),
+            held: VecDeque::new(),
+            tracked: HashMap::new(),
+            next_track: 0,
             max_frame_bytes: config.max_frame_bytes,
             started: Instant::now(),
         };
@@ -171,16 +196,36 @@ impl MeshDriver {
                 (a, b) => a.or(b),
             }
             .map(|ms| self.started + Duration::from_millis(ms));
+            // Commands wait while a frame is held; the swarm is not read
+            // while the consumer lags (unless a frame is held: then its
+            // acknowledgements are what frees the queue).
+            let taking = self.held.is_empty();
+            let reading = self.pending.len() < MAX_PENDING_EVENTS || !self.held.is_empty();
             let wake = tokio::select! {
-                command = self.commands.recv() => Wake::Command(command),
-                event = self.swarm.select_next_some() => Wake::Swarm(Box::new(event)),
+                permit = self.events.reserve(), if !self.pending.is_empty() => match permit {
+                    Ok(permit) => {
+                        if let Some(event) = self.pending.pop_front() {
+                            permit.send(event);
+                        }
+                        Wake::Delivered(true)
+                    }
+                    Err(_) => Wake::Delivered(false),
+                },
+                command = self.commands.recv(), if taking => Wake::Command(command),
+                event = self.swarm.select_next_some(), if reading => Wake::Swarm(Box::new(event)),
                 () = sleep_until(wake_at) => Wake::Timer,
             };
             let flow = match wake {
+                Wake::Delivered(true) => Flow::Continue,
+                Wake::Delivered(false) => {
+                    tracing::info!("mesh event receiver dropped; driver stops");
+                    break;
+                }
                 Wake::Command(None) => Flow::Stop,
                 Wake::Command(Some(command)) => self.on_command(command),
                 Wake::Swarm(event) => {
                     self.on_swarm_event(*event);
+                    self.retry_held();
                     Flow::Continue
                 }
                 Wake::Timer => {
@@ -189,25 +234,23 @@ impl MeshDriver {
                     Flow::Continue
                 }
             };
-            if !self.flush_events().await {
-                tracing::info!("mesh event receiver dropped; driver stops");
-                break;
-            }
             if flow == Flow::Stop {
+                // What happened before the stop still reaches the consumer.
+                self.flush_events().await;
                 break;
             }
         }
         tracing::info!(peer = %self.local_peer_id(), "mesh driver stopped");
     }
 
-    /// Hands queued events to the consumer; false if it is gone.
-    async fn flush_events(&mut self) -> bool {
+    /// Hands queued events to the consumer (at shutdown; stops if it is
+    /// gone).
+    async fn flush_events(&mut self) {
         while let Some(event) = self.pending.pop_front() {
             if self.events.send(event).await.is_err() {
-                return false;
+                return;
             }
         }
-        true
     }
 
     fn now_ms(&self) -> u64 {
@@ -222,7 +265,8 @@ impl MeshDriver {
         match command {
             MeshCommand::AddFriend { peer, addresses } => self.add_friend(peer, addresses),
             MeshCommand::RemoveFriend { peer } => self.remove_friend(peer),
-            MeshCommand::Send { peer, frame } => self.send(peer, frame),
+            MeshCommand::Send { peer, frame } => self.send(peer, frame, None),
+            MeshCommand::SendTracked { peer, frames, tag } => self.send_tracked(peer, frames, tag),
             MeshCommand::Shutdown => return Flow::Stop,
         }
         Flow::Continue
@@ -267,38 +311,123 @@ impl MeshDriver {
         }
     }
 
-    fn send(&mut self, peer: PeerId, frame: Vec<u8>) {
-        let refusal = if frame.len() as u64 > u64::from(self.max_frame_bytes) {
-            Some(SendFailure::TooLarge {
-                len: frame.len() as u64,
-                max: self.max_frame_bytes,
-            })
-        } else if !self.friends.contains_key(&peer) {
-            Some(SendFailure::NotFriend)
-        } else if !self.swarm.is_connected(&peer) {
-            Some(SendFailure::NotConnected)
-        } else {
-            let swarm = &mut self.swarm;
-            match self
-                .outbox
-                .offer(&peer, frame, |f| swarm.behaviour_mut().send_frame(&peer, f))
-            {
-                Ok(()) => None,
-                Err(QueueFull(_)) => Some(SendFailure::QueueFull),
-            }
-        };
-        if let Some(reason) = refusal {
-            tracing::debug!(%peer, ?reason, "frame not sent");
-            self.emit(MeshEvent::SendFailed { peer, reason });
+    fn send_tracked(&mut self, peer: PeerId, frames: Vec<Vec<u8>>, tag: SendTag) {
+        if frames.is_empty() {
+            self.emit(MeshEvent::FrameDone {
+                peer,
+                tag,
+                delivered: true,
+            });
+            return;
+        }
+        self.next_track += 1;
+        let track = self.next_track;
+        self.tracked.insert(
+            track,
+            Tracked {
+                peer,
+                tag,
+                remaining: frames.len(),
+                delivered: true,
+            },
+        );
+        for frame in frames {
+            self.send(peer, frame, Some(track));
         }
     }
 
-    /// A request ended: free its slot and send the peer's next queued frame.
-    fn request_finished(&mut self, id: OutboundRequestId) -> bool {
+    /// Why a frame for `peer` cannot be sent at all, if it cannot.
+    fn refusal(&self, peer: &PeerId, len: usize) -> Option<SendFailure> {
+        if len as u64 > u64::from(self.max_frame_bytes) {
+            Some(SendFailure::TooLarge {
+                len: len as u64,
+                max: self.max_frame_bytes,
+            })
+        } else if !self.friends.contains_key(peer) {
+            Some(SendFailure::NotFriend)
+        } else if !self.swarm.is_connected(peer) {
+            Some(SendFailure::NotConnected)
+        } else {
+            None
+        }
+    }
+
+    fn send(&mut self, peer: PeerId, frame: Vec<u8>, track: Option<u64>) {
+        if let Some(reason) = self.refusal(&peer, frame.len()) {
+            tracing::debug!(%peer, ?reason, "frame not sent");
+            self.frame_failed(peer, track, reason);
+            return;
+        }
+        if !self.held.is_empty() {
+            // Behind a held frame (the rest of one tracked group): keep order.
+            self.held.push_back((peer, frame, track));
+            return;
+        }
         let swarm = &mut self.swarm;
-        self.outbox
-            .finished(&id, |peer, f| swarm.behaviour_mut().send_frame(peer, f))
-            .is_some()
+        if let Err(QueueFull(frame)) = self.outbox.offer_tracked(&peer, frame, track, |f| {
+            swarm.behaviour_mut().send_frame(&peer, f)
+        }) {
+            tracing::debug!(%peer, "friend's queue is full; holding the frame");
+            self.held.push_back((peer, frame, track));
+        }
+    }
+
+    /// Hands held frames to the outbox while they fit; fails those whose
+    /// friend is gone.
+    fn retry_held(&mut self) {
+        while let Some((peer, frame, track)) = self.held.pop_front() {
+            if let Some(reason) = self.refusal(&peer, frame.len()) {
+                self.frame_failed(peer, track, reason);
+                continue;
+            }
+            let swarm = &mut self.swarm;
+            if let Err(QueueFull(frame)) = self.outbox.offer_tracked(&peer, frame, track, |f| {
+                swarm.behaviour_mut().send_frame(&peer, f)
+            }) {
+                self.held.push_front((peer, frame, track));
+                return;
+            }
+        }
+    }
+
+    /// A frame ended without acknowledgement.
+    fn frame_failed(&mut self, peer: PeerId, track: Option<u64>, reason: SendFailure) {
+        match track {
+            Some(track) => self.frame_ended(track, false),
+            None => self.emit(MeshEvent::SendFailed { peer, reason }),
+        }
+    }
+
+    /// One frame of tracked group `track` ended; the group is reported once
+    /// all have.
+    fn frame_ended(&mut self, track: u64, ok: bool) {
+        let Some(t) = self.tracked.get_mut(&track) else {
+            return;
+        };
+        t.remaining = t.remaining.saturating_sub(1);
+        t.delivered &= ok;
+        if t.remaining == 0
+            && let Some(t) = self.tracked.remove(&track)
+        {
+            self.emit(MeshEvent::FrameDone {
+                peer: t.peer,
+                tag: t.tag,
+                delivered: t.delivered,
+            });
+        }
+    }
+
+    /// A request ended: free its slot and send the peer's next queued
+    /// frame. Returns whether it was ours, and its tracking key.
+    fn request_finished(&mut self, id: OutboundRequestId, ok: bool) -> Option<Option<u64>> {
+        let swarm = &mut self.swarm;
+        let (_, track) = self
+            .outbox
+            .finished_tracked(&id, |peer, f| swarm.behaviour_mut().send_frame(peer, f))?;
+        if let Some(track) = track {
+            self.frame_ended(track, ok);
+        }
+        Some(track)
     }
 
     fn dial_due(&mut self) {
@@ -385,11 +514,8 @@ impl MeshDriver {
                     return;
                 }
                 if num_established == 0 {
-                    for _ in self.outbox.drop_peer(&peer_id) {
-                        self.emit(MeshEvent::SendFailed {
-                            peer: peer_id,
-                            reason: SendFailure::ConnectionClosed,
-                        });
+                    for (_, track) in self.outbox.drop_peer_tracked(&peer_id) {
+                        self.frame_failed(peer_id, track, SendFailure::ConnectionClosed);
                     }
                     self.redial
                         .disconnected(&peer_id, self.now_ms(), Jitter::random());
@@ -507,7 +633,7 @@ impl MeshDriver {
                 message: Message::Response { request_id, .. },
                 ..
             } => {
-                self.request_finished(request_id);
+                self.request_finished(request_id, true);
             }
             request_response::Event::OutboundFailure {
                 peer,
@@ -515,7 +641,7 @@ impl MeshDriver {
                 error,
                 ..
             } => {
-                if self.request_finished(request_id) {
+                if self.request_finished(request_id, false) == Some(None) {
                     tracing::debug!(%peer, %error, "frame not acknowledged");
                     self.emit(MeshEvent::SendFailed {
                         peer,

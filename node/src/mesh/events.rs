@@ -32,8 +32,34 @@ pub enum MeshCommand {
         /// The frame body (one wire message).
         frame: Vec<u8>,
     },
+    /// Send a group of frames to a connected friend and report, with
+    /// [`MeshEvent::FrameDone`], when every one of them has been
+    /// acknowledged or has failed (an empty group is reported at once).
+    /// The replication daemon sends a catch-up chunk this way, so the
+    /// engine hands out the next chunk only once this one has drained.
+    SendTracked {
+        /// The friend.
+        peer: PeerId,
+        /// The frame bodies (one wire message each), sent in order.
+        frames: Vec<Vec<u8>>,
+        /// Opaque to the driver; handed back in `FrameDone`.
+        tag: SendTag,
+    },
     /// Stop the driver: listeners and connections close, the task ends.
     Shutdown,
+}
+
+/// What a [`MeshCommand::SendTracked`] group stands for, handed back
+/// unchanged in [`MeshEvent::FrameDone`]: a catch-up session's chunk and how
+/// many envelopes it carried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendTag {
+    /// The catch-up session.
+    pub session: u64,
+    /// The chunk's number within it.
+    pub chunk: u32,
+    /// Envelopes packed into the frames.
+    pub items: u32,
 }
 
 /// Something that happened on the mesh.
@@ -81,6 +107,17 @@ pub enum MeshEvent {
     PeerRefused {
         /// The peer refused.
         peer: PeerId,
+    },
+    /// Every frame of a [`MeshCommand::SendTracked`] group has left the
+    /// driver: acknowledged by the friend (`delivered`), or at least one
+    /// failed (link closed, refused, not connected).
+    FrameDone {
+        /// The friend.
+        peer: PeerId,
+        /// The group's tag.
+        tag: SendTag,
+        /// True if every frame was acknowledged.
+        delivered: bool,
     },
 }
 

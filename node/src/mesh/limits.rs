@@ -77,8 +77,10 @@ pub const MAX_CONCURRENT_STREAMS: usize = 32;
 pub const MAX_IN_FLIGHT_PER_PEER: usize = 8;
 
 /// Bytes queued for one peer behind the in-flight frames: four full frames. The
-/// engine batches and catches up on reconnect, so a deeper queue would only hold
-/// stale data; a frame that does not fit is reported as `QueueFull`.
+/// engine batches and sends catch-up in chunks it paces by their drain, so a
+/// deeper queue would only hold stale data. A frame that does not fit is held
+/// (nothing is dropped for being queued) and the driver takes no more commands
+/// until it fits, so its senders wait.
 pub const MAX_QUEUED_BYTES_PER_PEER: usize = 4 * MAX_TRANSPORT_FRAME_BYTES as usize;
 
 /// Interval between pings on each connection: 30 s is under the ~60 s idle
@@ -101,3 +103,9 @@ pub const COMMAND_QUEUE_LEN: usize = 256;
 /// Events waiting for the consumer: a burst of received frames; a full queue
 /// makes the driver stop reading the network until the consumer catches up.
 pub const EVENT_QUEUE_LEN: usize = 1024;
+
+/// Events the driver keeps on its side of the channel before it stops reading
+/// the swarm (it goes on reading while a frame is held, so acknowledgements
+/// still free the queue): one swarm event yields a few events at most, so 64
+/// is a burst with room, and a lagging consumer costs at most that many more.
+pub const MAX_PENDING_EVENTS: usize = 64;

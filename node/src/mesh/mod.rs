@@ -34,7 +34,7 @@ pub use codec::FrameError;
 pub use config::{Friend, MeshConfig, Profile};
 pub use driver::MeshDriver;
 pub use error::MeshError;
-pub use events::{MeshCommand, MeshEvent, SendFailure};
+pub use events::{MeshCommand, MeshEvent, SendFailure, SendTag};
 pub use gate::{GUEST_WINDOW, InviteDoor, MAX_GUESTS};
 pub use handle::MeshHandle;
 pub use invite_streams::{INVITE_PROTOCOL, IncomingInvites};

@@ -3,9 +3,13 @@
 //!
 //! libp2p refuses streams past `MAX_CONCURRENT_STREAMS` per connection, so the
 //! driver keeps at most `max_in_flight` unacknowledged frames per peer and
-//! queues the rest, bounded in bytes. Pure bookkeeping: the caller passes a
-//! `send` closure that starts a request and returns its id, so a frame leaves
-//! the queue exactly when it is handed to libp2p.
+//! queues the rest, bounded in bytes: a frame that does not fit is handed
+//! back (the driver then holds it and stops taking commands until the queue
+//! drains, so nothing is dropped for being queued). A frame may carry a
+//! tracking key, handed back when its request ends, so the driver can tell
+//! the sender when a group of frames has drained. Pure bookkeeping: the
+//! caller passes a `send` closure that starts a request and returns its id,
+//! so a frame leaves the queue exactly when it is handed to libp2p.
 
 use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
@@ -17,7 +21,7 @@ pub struct QueueFull(pub Vec<u8>);
 #[derive(Debug)]
 struct PeerWindow<R> {
     in_flight: Vec<R>,
-    queue: VecDeque<Vec<u8>>,
+    queue: VecDeque<(Vec<u8>, Option<u64>)>,
     queued_bytes: usize,
 }
 
@@ -37,7 +41,7 @@ pub struct Outbox<P, R> {
     max_in_flight: usize,
     max_queued_bytes: usize,
     peers: HashMap<P, PeerWindow<R>>,
-    owner: HashMap<R, P>,
+    owner: HashMap<R, (P, Option<u64>)>,
 }
 
 impl<P, R> Outbox<P, R>
@@ -62,18 +66,30 @@ where
         frame: Vec<u8>,
         send: impl FnOnce(Vec<u8>) -> R,
     ) -> Result<(), QueueFull> {
+        self.offer_tracked(peer, frame, None, send)
+    }
+
+    /// Like [`Outbox::offer`], with a tracking key handed back by
+    /// [`Outbox::finished_tracked`] or [`Outbox::drop_peer_tracked`].
+    pub fn offer_tracked(
+        &mut self,
+        peer: &P,
+        frame: Vec<u8>,
+        track: Option<u64>,
+        send: impl FnOnce(Vec<u8>) -> R,
+    ) -> Result<(), QueueFull> {
         let window = self.peers.entry(peer.clone()).or_default();
         if window.in_flight.len() < self.max_in_flight {
             let id = send(frame);
             window.in_flight.push(id.clone());
-            self.owner.insert(id, peer.clone());
+            self.owner.insert(id, (peer.clone(), track));
             return Ok(());
         }
         if window.queued_bytes.saturating_add(frame.len()) > self.max_queued_bytes {
             return Err(QueueFull(frame));
         }
         window.queued_bytes += frame.len();
-        window.queue.push_back(frame);
+        window.queue.push_back((frame, track));
         Ok(())
     }
 
@@ -81,24 +97,33 @@ where
     /// was ours; if it still held a slot in the peer's current window, the
     /// peer's next queued frame is handed to `send`.
     pub fn finished(&mut self, id: &R, send: impl FnOnce(&P, Vec<u8>) -> R) -> Option<P> {
-        let peer = self.owner.remove(id)?;
+        self.finished_tracked(id, send).map(|(peer, _)| peer)
+    }
+
+    /// Like [`Outbox::finished`], also returning the frame's tracking key.
+    pub fn finished_tracked(
+        &mut self,
+        id: &R,
+        send: impl FnOnce(&P, Vec<u8>) -> R,
+    ) -> Option<(P, Option<u64>)> {
+        let (peer, track) = self.owner.remove(id)?;
         let Some(window) = self.peers.get_mut(&peer) else {
-            return Some(peer);
+            return Some((peer, track));
         };
         let before = window.in_flight.len();
         window.in_flight.retain(|r| r != id);
         if window.in_flight.len() < before
-            && let Some(frame) = window.queue.pop_front()
+            && let Some((frame, next_track)) = window.queue.pop_front()
         {
             window.queued_bytes -= frame.len();
             let next = send(&peer, frame);
             window.in_flight.push(next.clone());
-            self.owner.insert(next, peer.clone());
+            self.owner.insert(next, (peer.clone(), next_track));
         }
         if window.in_flight.is_empty() && window.queue.is_empty() {
             self.peers.remove(&peer);
         }
-        Some(peer)
+        Some((peer, track))
     }
 
     /// Forgets `peer`'s window (its last connection closed): returns the frames
@@ -106,10 +131,23 @@ where
     /// through [`Outbox::finished`] (libp2p fails them), but no longer hold a
     /// slot, so they cannot free one of a later connection's.
     pub fn drop_peer(&mut self, peer: &P) -> Vec<Vec<u8>> {
+        self.drop_peer_tracked(peer)
+            .into_iter()
+            .map(|(frame, _)| frame)
+            .collect()
+    }
+
+    /// Like [`Outbox::drop_peer`], with each frame's tracking key.
+    pub fn drop_peer_tracked(&mut self, peer: &P) -> Vec<(Vec<u8>, Option<u64>)> {
         match self.peers.remove(peer) {
             Some(window) => window.queue.into(),
             None => Vec::new(),
         }
+    }
+
+    /// Bytes queued for `peer` behind those in flight.
+    pub fn queued_bytes(&self, peer: &P) -> usize {
+        self.peers.get(peer).map_or(0, |w| w.queued_bytes)
     }
 
     /// Frames in flight to `peer`.
@@ -227,5 +265,27 @@ mod tests {
             "unknown ids are ignored"
         );
         assert_eq!(outbox.drop_peer(&"zzz"), Vec::<Vec<u8>>::new());
+    }
+
+    #[test]
+    fn tracking_keys_come_back_when_requests_end_or_the_peer_drops() {
+        let mut ids = Ids(0, Vec::new());
+        let mut outbox = Outbox::new(1, 100);
+        for (f, k) in [(b"a", 7), (b"b", 8), (b"c", 9)] {
+            outbox
+                .offer_tracked(&"p", f.to_vec(), Some(k), |fr| ids.send(fr))
+                .unwrap();
+        }
+        assert_eq!(outbox.queued_bytes(&"p"), 2);
+        assert_eq!(
+            outbox.finished_tracked(&1, |_, fr| ids.send(fr)),
+            Some(("p", Some(7)))
+        );
+        assert_eq!(outbox.drop_peer_tracked(&"p"), [(b"c".to_vec(), Some(9))]);
+        assert_eq!(
+            outbox.finished_tracked(&2, |_, fr| ids.send(fr)),
+            Some(("p", Some(8))),
+            "a dropped peer's in-flight request still hands its key back"
+        );
     }
 }

@@ -58,6 +58,10 @@ impl NodeError {
                 | NotesError::BadItemId { .. }
                 | NotesError::NotYours(_) => true,
                 NotesError::Post(SharingError::Item(_) | SharingError::NotAFriend(_)) => true,
+                // An unknown or ambiguous club, or one we are not in.
+                NotesError::Post(SharingError::Club(c)) => {
+                    !matches!(c, crate::sharing::clubs::ClubsError::Storage(_))
+                }
                 // `peer:NAME` naming no friend, or a hand-edited repeat.
                 NotesError::Open(
                     FriendsError::NoFriendNamed(_)

@@ -1,6 +1,7 @@
 //! Carries out what the replication engine asks, in the order given:
-//! storage writes (`Store`, `UpdateRoute`, `Delete`), frames (`Send`, and
-//! `SendItems` after loading the envelopes from storage), the one timer
+//! storage writes (`Store`, `UpdateRoute`, `Delete`), frames (`Send`,
+//! `SendItems` after loading the envelopes from storage page by page, and
+//! `SendChunk`, one catch-up chunk, in `super::chunks`), the one timer
 //! (`WakeAt`) and log lines for events.
 //!
 //! Storage outputs are written in ONE transaction per run between frames
@@ -13,15 +14,22 @@
 
 use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
-use porfiry_storage::{StorageError, Store, StoredItem};
+use porfiry_storage::{MAX_PAGE_IDS, StorageError, Store, StoredItem};
+
+use super::chunks::send_chunk;
+use crate::mesh::SendTag;
 
 use crate::sharing::item_rows::stored_record;
 use crate::sharing::merge::{forget_merged, merge_items};
 
-/// Where encoded frames go (the mesh driver, or a test's list).
+/// Where encoded frames go (the mesh driver, or a test's list). Both calls
+/// may wait until the driver has room (they run on the database thread).
 pub trait FrameSink {
     /// Queues one frame for `peer` (a peer id string).
     fn send_frame(&mut self, peer: &str, frame: Vec<u8>);
+    /// Queues a group of frames for `peer` whose end is to be reported with
+    /// `tag` (`MeshEvent::FrameDone`).
+    fn send_tracked(&mut self, peer: &str, frames: Vec<Vec<u8>>, tag: SendTag);
 }
 
 /// Counters kept for the log and the shutdown line.
@@ -83,24 +91,35 @@ pub fn carry_out(
                 session,
                 items,
             } => {
-                let ids: Vec<_> = items.iter().map(|a| a.id).collect();
-                let payloads = store.item_payloads(&ids)?;
-                // Gone meanwhile (withdrawn, expired): skipped, as the
-                // engine expects.
-                let envelopes: Vec<WireItem> = items
-                    .iter()
-                    .zip(payloads)
-                    .filter_map(|(a, p)| {
+                let mut sent: u32 = 0;
+                for page in items.chunks(MAX_PAGE_IDS) {
+                    let ids: Vec<_> = page.iter().map(|a| a.id).collect();
+                    let payloads = store.item_page(&ids)?;
+                    // Gone meanwhile (withdrawn, expired): skipped, as the
+                    // engine expects.
+                    let envelopes = page.iter().zip(payloads).filter_map(|(a, p)| {
                         p.map(|envelope| WireItem {
                             hops: a.hops,
                             envelope,
                         })
-                    })
-                    .collect();
-                for message in wire::pack_items(session, envelopes) {
-                    send(&peer, &message, sink, counters);
+                    });
+                    let (messages, n) = wire::pack_chunk(session, envelopes);
+                    sent = sent.saturating_add(n);
+                    for message in messages {
+                        send(&peer, &message, sink, counters);
+                    }
+                }
+                if let Some(session) = session {
+                    let done = WireMessage::SyncDone { session, sent };
+                    send(&peer, &done, sink, counters);
                 }
             }
+            Output::SendChunk {
+                peer,
+                session,
+                chunk,
+                items,
+            } => send_chunk(store, &peer, session, chunk, &items, sink, counters)?,
             Output::Store { .. }
             | Output::UpdateRoute { .. }
             | Output::Delete { .. }
@@ -167,7 +186,11 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>
                     notes.extend(flush(s, &mut batch, &mut merges)?);
                     s.delete_item(&id)?;
                     match reason {
-                        DeleteReason::Retracted { .. } | DeleteReason::Replaced { .. } => {
+                        // A club item whose author turned out not to be a
+                        // member was never the club's: its note goes too.
+                        DeleteReason::Retracted { .. }
+                        | DeleteReason::Replaced { .. }
+                        | DeleteReason::NotAClubMember => {
                             forget_merged(s, &id)?;
                         }
                         // An expired item stops travelling; the note the

@@ -2,11 +2,14 @@
 //! libp2p driver and the SQLite file glued together in one loop.
 //!
 //! Files by job: [`service`] (the loop), [`engine_io`] (carrying out engine
-//! outputs), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
+//! outputs), [`chunks`] (one catch-up chunk: a page read, packed, tracked),
+//! [`engine_clock`] (engine time: wall clock, never back), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
 //! other processes' writes), [`friend_set`] (friends and their changes),
 //! [`limits`], [`error`]. Turning rows into items and items into rows is
 //! `crate::sharing`'s job, shared with the CLI.
 
+pub mod chunks;
+pub mod engine_clock;
 pub mod engine_io;
 pub mod error;
 pub mod friend_set;

@@ -32,6 +32,8 @@ use porfiry_skills::Clock;
 use porfiry_storage::PeerStatus;
 use tokio::sync::{mpsc, oneshot, watch};
 
+use super::chunks::drained;
+use super::engine_clock::EngineClock;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
@@ -118,11 +120,15 @@ pub async fn run_node(
     shutdown: impl Future<Output = ()>,
 ) -> Result<Stopped, ReplicationError> {
     let local = key.peer_id().to_string();
-    let (friends, records) = db
-        .read(|s| -> Result<_, ReplicationError> { Ok((friend_set::load(s)?, s.item_records()?)) })
+    let (friends, records, clubs) = db
+        .read(|s| -> Result<_, ReplicationError> {
+            Ok((friend_set::load(s)?, s.item_records()?, s.club_book()?))
+        })
         .await??;
     tracing::info!(peer = %local, items = records.len(), friends = friends.len(), "starting node");
-    let engine = Engine::new(EngineConfig::new(local.clone()), records);
+    // Club items are routed by the club book rebuilt from the stored club
+    // changes; the engine keeps it current with every change it accepts.
+    let engine = Engine::with_clubs(EngineConfig::new(local.clone()), records, clubs);
 
     let poll_interval = change_poll_interval(options.profile);
     let mut config = match options.profile {
@@ -152,7 +158,10 @@ pub async fn run_node(
         events: core_events,
     } = io;
     let now = clock.now().unix_ms();
+    let started = tokio::time::Instant::now();
     let mut node = Node {
+        engine_clock: std::cell::Cell::new(EngineClock::new(now, 0)),
+        started,
         key,
         local,
         db,
@@ -173,7 +182,16 @@ pub async fn run_node(
         .run(&mut events, &mut commands, &mut changes, shutdown)
         .await;
 
-    node.outgoing.command(MeshCommand::Shutdown);
+    // The driver may be gone already; waiting for room is bounded too.
+    if tokio::time::timeout(
+        SHUTDOWN_TIMEOUT,
+        node.outgoing.command(MeshCommand::Shutdown),
+    )
+    .await
+    .is_err()
+    {
+        tracing::warn!("mesh driver did not take the shutdown in time");
+    }
     drop(events); // a driver waiting to hand us an event stops instead
     if tokio::time::timeout(SHUTDOWN_TIMEOUT, driver_task)
         .await
@@ -208,6 +226,10 @@ struct Node {
     own_since: u64,
     listening: watch::Sender<Vec<String>>,
     clock: Arc<dyn Clock>,
+    /// The engine's time: wall clock that never goes back (`engine_clock`).
+    engine_clock: std::cell::Cell<EngineClock>,
+    /// The monotonic origin of `engine_clock`'s readings.
+    started: tokio::time::Instant,
     /// When a catch-up session with each friend last ended.
     last_catchup: BTreeMap<String, u64>,
     /// The cognitive core's wake-up events.
@@ -257,8 +279,14 @@ impl Node {
         }
     }
 
+    /// Engine time: Unix ms from the node's clock, never going back, so a
+    /// clock set back does not delay the engine's timers.
     fn now(&self) -> u64 {
-        self.clock.now().unix_ms()
+        let mono = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let mut c = self.engine_clock.get();
+        let now = c.now(self.clock.now().unix_ms(), mono);
+        self.engine_clock.set(c);
+        now
     }
 
     async fn on_command(&mut self, command: LoopCommand) -> Result<(), ReplicationError> {
@@ -380,6 +408,14 @@ impl Node {
             MeshEvent::PeerRefused { peer } => {
                 tracing::debug!(%peer, "stranger refused");
             }
+            MeshEvent::FrameDone {
+                peer,
+                tag,
+                delivered,
+            } => {
+                self.input(drained(peer.to_string(), tag, delivered))
+                    .await?;
+            }
         }
         Ok(())
     }
@@ -415,14 +451,18 @@ impl Node {
         self.friends = new;
         for f in changes.allow {
             tracing::info!(peer = %f.peer, addresses = ?f.addresses, "friend allowed");
-            self.outgoing.command(MeshCommand::AddFriend {
-                peer: f.peer,
-                addresses: f.addresses,
-            });
+            self.outgoing
+                .command(MeshCommand::AddFriend {
+                    peer: f.peer,
+                    addresses: f.addresses,
+                })
+                .await;
         }
         for peer in changes.drop {
             tracing::info!(%peer, "friend removed");
-            self.outgoing.command(MeshCommand::RemoveFriend { peer });
+            self.outgoing
+                .command(MeshCommand::RemoveFriend { peer })
+                .await;
         }
         for (peer, groups) in changes.regroup {
             if self.engine.connected_peers().any(|p| p == peer) {

@@ -20,4 +20,7 @@ pub enum SharingError {
     /// could never be delivered, so nothing is written.
     #[error("cannot send to {0}: not a friend (add it with `porfiry friends add` first)")]
     NotAFriend(String),
+    /// A club item or change this node may not make.
+    #[error(transparent)]
+    Club(#[from] super::clubs::ClubsError),
 }

@@ -101,7 +101,7 @@ impl<T: Publishable> Batch<T> {
     }
 }
 
-/// The row `item` becomes here; `None` for a retraction.
+/// The row `item` becomes here; `None` for a retraction or a club change.
 fn local_row(item: &VerifiedItem) -> Option<Row> {
     let author = Some(item.author_peer_id().to_owned());
     let origin = Some(item.id());
@@ -171,7 +171,8 @@ fn local_row(item: &VerifiedItem) -> Option<Row> {
                 ..Default::default()
             })
         }
-        Body::Retraction(_) => return None,
+        // Club changes live in `club_changes` (storage keeps them).
+        Body::Retraction(_) | Body::ClubChange(_) => return None,
     };
     Some(row)
 }

@@ -1,9 +1,11 @@
 //! What the running node and the CLI commands share about items: local rows
 //! becoming signed items ([`publish`]), friends' items becoming local rows
 //! ([`merge`]), mentions and hashtags parsed from a note's text
-//! ([`note_text`]), an item's `items` row ([`item_rows`]), and their
+//! ([`note_text`]), an item's `items` row ([`item_rows`]), clubs
+//! ([`clubs`]), and their
 //! [`limits`] and [`error`].
 
+pub mod clubs;
 pub mod error;
 pub mod item_rows;
 pub mod limits;

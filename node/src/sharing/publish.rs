@@ -10,6 +10,7 @@
 
 use std::collections::HashSet;
 
+use porfiry_protocol::club::CLUB_MAX_HOPS;
 use porfiry_protocol::{
     Audience, Body, ItemId, ItemRecord, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem,
     sign,
@@ -92,6 +93,9 @@ pub fn post_note(
         && store.find_friend(to)?.is_none()
     {
         return Err(SharingError::NotAFriend(to.clone()));
+    }
+    if let Sharing::Shared(Audience::Club(club)) = &row.audience {
+        super::clubs::check_member(store, club, &key.peer_id().to_string())?;
     }
     let id = store.transaction(|s| {
         let id = s.add(&row, now_ms)?;
@@ -207,6 +211,7 @@ pub fn note_draft(n: &Note, audience: &Audience, created_ms: u64) -> PayloadDraf
         audience: audience.clone(),
         max_hops: match audience {
             Audience::Peer(_) => DIRECT_MESSAGE_MAX_HOPS,
+            Audience::Club(_) => CLUB_MAX_HOPS,
             _ => DEFAULT_NOTE_MAX_HOPS,
         },
         expires_ms: None,

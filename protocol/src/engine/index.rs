@@ -20,6 +20,8 @@ pub(crate) struct Meta {
     pub(crate) received_from: Option<Arc<str>>,
     pub(crate) max_hops: u8,
     pub(crate) hops_left: u8,
+    pub(crate) club_target: Option<Arc<str>>,
+    pub(crate) club_removal: bool,
 }
 
 impl Meta {
@@ -31,6 +33,9 @@ impl Meta {
             hops_left: self.hops_left,
             received_from: self.received_from.as_deref(),
             expires_ms: self.expires_ms,
+            created_ms: self.created_ms,
+            club_target: self.club_target.as_deref(),
+            club_removal: self.club_removal,
         }
     }
 
@@ -112,6 +117,8 @@ impl Index {
             received_from: record.received_from.as_deref().map(|p| self.intern(p)),
             max_hops: record.max_hops,
             hops_left: record.hops_left,
+            club_target: record.club_target.as_deref().map(|p| self.intern(p)),
+            club_removal: record.club_removal,
         }
     }
 

@@ -39,6 +39,23 @@ pub enum Input {
         /// The item.
         item: VerifiedItem,
     },
+    /// The frames of one `Output::SendChunk` have all left: acknowledged by
+    /// the friend's transport (`delivered`), or failed (the link broke, a
+    /// frame was refused). The engine hands the driver the session's next
+    /// chunk only after this, and sends `SyncDone` after the last one.
+    ItemsDrained {
+        /// The friend.
+        peer: String,
+        /// The session of the chunk.
+        session: u64,
+        /// The chunk's number, as given in `SendChunk`.
+        chunk: u32,
+        /// Envelopes actually packed and sent for it (items no longer in
+        /// storage or over the envelope cap are skipped and not counted).
+        sent: u32,
+        /// False if any of its frames failed.
+        delivered: bool,
+    },
     /// The timer asked for with `Output::WakeAt` fired (early or spurious
     /// ticks are harmless).
     Tick,

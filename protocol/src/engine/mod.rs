@@ -11,10 +11,14 @@
 //! - on connect and periodically, each side starts a negentropy session
 //!   over what it may send the other and pushes what the other lacks; a
 //!   node serves one such session at a time, so it gets each item once;
+//!   the sender hands its items to the driver a chunk at a time, at most
+//!   `MAX_CHUNKS_IN_FLIGHT` chunks not yet drained (`session_send.rs`);
 //! - after such a session, public items the friend holds and that we offered
 //!   it without confirmation (or all, on the first session after connect)
 //!   are re-announced with our hops, so a copy that came by a longer path is
 //!   raised (`hop_check.rs`);
+//! - club items go member to member only, judged by the engine's club book
+//!   (`clubs.rs`), which every accepted club change updates;
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
 //!
@@ -27,6 +31,7 @@
 
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod clubs;
 mod config;
 mod hop_check;
 mod index;
@@ -34,7 +39,9 @@ mod input;
 mod output;
 mod push;
 mod receive;
+mod schedule;
 mod serve;
+mod session_send;
 mod sync;
 mod wants;
 
@@ -42,18 +49,21 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use config::{
-    EngineConfig, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
-    RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
+    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS, MAX_WANTED_ITEMS,
+    MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS, RESYNC_INTERVAL_MS, RESYNC_JITTER_MS,
+    SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
 pub use input::{Inbound, Input, ReceivedItem};
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
+use crate::club::ClubBook;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
 use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;
 use push::PushQueue;
+use schedule::Schedule;
 use sync::SyncState;
 use wants::Wants;
 
@@ -75,7 +85,9 @@ pub struct Engine {
     wants: Wants,
     sync: SyncState,
     hop_checks: HopChecks,
+    schedule: Schedule,
     wake_sent: Option<u64>,
+    clubs: ClubBook,
 }
 
 impl Engine {
@@ -84,6 +96,17 @@ impl Engine {
     /// Call `handle(now, Input::Tick)` once after this to drop anything
     /// that expired while the node was down and to get the first `WakeAt`.
     pub fn new(cfg: EngineConfig, stored: impl IntoIterator<Item = ItemRecord>) -> Engine {
+        Engine::with_clubs(cfg, stored, ClubBook::new())
+    }
+
+    /// Like [`Engine::new`], routing club items by `clubs` (the book the
+    /// driver built from its stored club changes). The engine keeps it up
+    /// to date with every club change it accepts.
+    pub fn with_clubs(
+        cfg: EngineConfig,
+        stored: impl IntoIterator<Item = ItemRecord>,
+        clubs: ClubBook,
+    ) -> Engine {
         let records: Vec<ItemRecord> = stored.into_iter().collect();
         let mut index = Index::from_records(&records);
         let local = index.intern(&cfg.local_peer);
@@ -104,7 +127,9 @@ impl Engine {
             wants: Wants::default(),
             sync: SyncState::default(),
             hop_checks: HopChecks::default(),
+            schedule: Schedule::default(),
             wake_sent: None,
+            clubs,
         }
     }
 
@@ -124,10 +149,18 @@ impl Engine {
             Input::PeerDisconnected { peer } => self.on_disconnect(now_ms, &peer, out),
             Input::Received { peer, message } => self.on_message(now_ms, &peer, message, out),
             Input::Publish { item } => self.publish(now_ms, item, out),
+            Input::ItemsDrained {
+                peer,
+                session,
+                chunk,
+                sent,
+                delivered,
+            } => self.on_items_drained(now_ms, &peer, session, chunk, sent, delivered, out),
             // The timer that fired is spent: ask again for whatever is next.
             Input::Tick => self.wake_sent = None,
         }
         self.run_timers(now_ms, out);
+        self.start_waiting(now_ms, out);
         self.wants.flush_asks(
             now_ms,
             self.cfg.want_timeout_ms,
@@ -167,13 +200,19 @@ impl Engine {
         self.peers.keys().map(String::as_str)
     }
 
+    /// Friends whose catch-up session waits for a free slot
+    /// (`EngineConfig::max_outbound_sessions`).
+    pub fn sessions_waiting(&self) -> usize {
+        self.schedule.waiting_len()
+    }
+
     /// The time of the next timer, if any is pending.
     pub fn next_wake(&self) -> Option<u64> {
         [
             self.push.deadline(),
             self.wants.next_deadline(),
             self.index.next_expiry(),
-            self.peers.values().map(|p| p.next_resync_ms).min(),
+            self.schedule.next_deadline(),
             self.sync.next_deadline(&self.cfg),
         ]
         .into_iter()
@@ -198,10 +237,10 @@ impl Engine {
         if let Some(p) = self.peers.get_mut(&peer) {
             // Already connected: new groups, reconcile at once.
             p.groups = groups;
-            self.start_outbound_sync(now_ms, &peer, out);
+            self.request_session(now_ms, &peer, out);
             return;
         }
-        let next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
+        let next_resync_ms = self.schedule_resync(now_ms, &peer, None);
         self.peers.insert(
             peer.clone(),
             Peer {
@@ -211,13 +250,14 @@ impl Engine {
         );
         self.hop_checks.connected(&peer);
         self.announce_short_of_author(&peer, out);
-        self.start_outbound_sync(now_ms, &peer, out);
+        self.request_session(now_ms, &peer, out);
     }
 
     fn on_disconnect(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
-        if self.peers.remove(peer).is_none() {
+        let Some(gone) = self.peers.remove(peer) else {
             return;
-        }
+        };
+        self.unschedule(peer, gone.next_resync_ms);
         self.hop_checks.disconnected(peer);
         let gave_up = self.wants.peer_gone(
             peer,
@@ -275,18 +315,7 @@ impl Engine {
             out.push(Output::Event(Event::WantGaveUp { id }));
         }
         self.sync_timers(now_ms, out);
-        let due: Vec<String> = self
-            .peers
-            .iter()
-            .filter(|(_, p)| p.next_resync_ms <= now_ms)
-            .map(|(k, _)| k.clone())
-            .collect();
-        for peer in due {
-            if let Some(p) = self.peers.get_mut(&peer) {
-                p.next_resync_ms = now_ms.saturating_add(self.cfg.resync_interval_ms);
-            }
-            self.start_outbound_sync(now_ms, &peer, out);
-        }
+        self.resync_due(now_ms, out);
     }
 
     fn request_wake(&mut self, out: &mut Vec<Output>) {

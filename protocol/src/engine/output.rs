@@ -2,6 +2,7 @@
 //! send, items to store, update or delete, one timer, and events to log or
 //! count. A driver carries them out in the order given.
 
+use crate::club::ClubError;
 use crate::error::ItemError;
 use crate::item::id::ItemId;
 use crate::item::verified::VerifiedItem;
@@ -26,6 +27,24 @@ pub enum Output {
         peer: String,
         /// The catch-up session they answer, if any.
         session: Option<u64>,
+        /// Which items, each with the hops to put on the wire.
+        items: Vec<Announce>,
+    },
+    /// One chunk of a catch-up session's items: load these items' envelopes
+    /// from storage (one page, never the whole session), pack them with
+    /// `wire::pack_chunk(session, …)` into `Items` frames, send them, and
+    /// once every frame has been acknowledged or has failed feed
+    /// `Input::ItemsDrained` with the same `peer`, `session` and `chunk`
+    /// and how many envelopes went out. Items no longer in storage are
+    /// skipped. The engine sends the session's `SyncDone` itself, after the
+    /// last chunk drained.
+    SendChunk {
+        /// The friend.
+        peer: String,
+        /// The catch-up session.
+        session: u64,
+        /// The chunk's number within the session (0, 1, …).
+        chunk: u32,
         /// Which items, each with the hops to put on the wire.
         items: Vec<Announce>,
     },
@@ -79,6 +98,9 @@ pub enum DeleteReason {
     },
     /// Its expiry passed.
     Expired,
+    /// A club item whose author, a later-arriving change showed, was not a
+    /// member of the club when it wrote it.
+    NotAClubMember,
 }
 
 /// Why an item was refused.
@@ -102,6 +124,13 @@ pub enum RejectReason {
     OwnItem,
     /// `Publish` of an item signed by another key.
     NotOurs,
+    /// A club item this node may not take: we are not entitled to it, its
+    /// author was not a member when it wrote it, or the friend that sent
+    /// it is not a member (nor its author).
+    NotAClubMember,
+    /// A club change its author had no right to make (as far as the
+    /// changes held show), or one the club book has no room for.
+    BadClubChange(ClubError),
 }
 
 /// Which side of a catch-up session this node is.

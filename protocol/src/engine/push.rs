@@ -7,11 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::Engine;
-use super::hop_check::offers_hops;
+use super::hop_check::{offers_hops, travels_far};
 use super::output::{Event, Output};
+use crate::club::ClubBook;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
-use crate::policy::{FriendView, ItemRoute, may_send};
+use crate::policy::{FriendView, ItemRoute, club_entitled, may_send};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, WireMessage};
 
 /// Items waiting for the next push, and the friends known to hold them
@@ -109,7 +110,7 @@ impl Engine {
                     // The session's end checks its hops if the friend holds it.
                     if *meta.author != *self.local
                         && offers_hops(meta)
-                        && may_send(&self.local, &meta.route(), &view, now_ms)
+                        && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
                     {
                         offered.push((peer.clone(), *id));
                     }
@@ -122,8 +123,9 @@ impl Engine {
                 {
                     continue;
                 }
-                let admitted = may_send(&self.local, &meta.route(), &view, now_ms)
-                    || (*by_catch_up && catch_up_announce(&meta.route(), &view));
+                let admitted = may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+                    || (*by_catch_up
+                        && catch_up_announce(&self.local, &meta.route(), &view, &self.clubs));
                 if !admitted {
                     continue;
                 }
@@ -178,9 +180,9 @@ impl Engine {
             let offer = a.hops.checked_sub(1);
             if let Some(meta) = self.index.get(&a.id) {
                 let ours = meta.hops_left.saturating_sub(1).min(meta.max_hops);
-                let admitted = self
-                    .friend_view(peer)
-                    .is_some_and(|view| may_send(&self.local, &meta.route(), &view, now_ms));
+                let admitted = self.friend_view(peer).is_some_and(|view| {
+                    may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+                });
                 if ours > a.hops && admitted {
                     counter.push(Announce {
                         id: a.id,
@@ -253,7 +255,7 @@ impl Engine {
             .iter()
             .filter(|(_, m)| {
                 *m.author == *peer
-                    && *m.audience == Audience::Public
+                    && travels_far(&m.audience)
                     && m.hops_left < m.max_hops.saturating_sub(1)
             })
             .map(|(id, m)| Announce {
@@ -286,7 +288,7 @@ impl Engine {
         let mut refused = 0;
         for id in ids {
             match self.index.get(id) {
-                Some(meta) if may_send(&self.local, &meta.route(), &view, now_ms) => {
+                Some(meta) if may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms) => {
                     items.push(Announce {
                         id: *id,
                         hops: meta.hops_left,
@@ -320,7 +322,23 @@ impl Engine {
 /// to every friend but the one that sent it. Catch-up compares ids, not hop
 /// counts, so our copy may have fewer hops than a friend (above all its
 /// author) can offer; such a friend answers with a counter-announce, which
-/// raises ours. Nothing else is ever announced outside `may_send`.
-fn catch_up_announce(item: &ItemRoute<'_>, friend: &FriendView<'_>) -> bool {
-    *item.audience == Audience::Public && item.received_from != Some(friend.peer_id)
+/// raises ours. A club item likewise, but only to friends entitled to it
+/// (a non-member never even hears its id) and while we are a member.
+/// Nothing else is ever announced outside `may_send`.
+fn catch_up_announce(
+    local: &str,
+    item: &ItemRoute<'_>,
+    friend: &FriendView<'_>,
+    clubs: &ClubBook,
+) -> bool {
+    if item.received_from == Some(friend.peer_id) {
+        return false;
+    }
+    match item.audience {
+        Audience::Public => true,
+        Audience::Club(c) => {
+            clubs.is_member_now(c, local) && club_entitled(c, item, friend.peer_id, clubs)
+        }
+        _ => false,
+    }
 }

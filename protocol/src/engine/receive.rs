@@ -9,6 +9,7 @@ use super::input::ReceivedItem;
 use super::output::{DeleteReason, Event, Output, RejectReason};
 use crate::error::ItemError;
 use crate::item::audience::Audience;
+use crate::item::body::Body;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
 use crate::item::verified::VerifiedItem;
@@ -82,12 +83,13 @@ impl Engine {
             Some(RejectReason::OwnItem)
         } else if !item.audience().admits_receiver(&self.local) {
             Some(RejectReason::NotAddressedToUs)
-        } else if *item.audience() != Audience::Public && author != peer {
+        } else if !matches!(item.audience(), Audience::Public | Audience::Club(_)) && author != peer
+        {
             Some(RejectReason::NotFromAuthor)
         } else if r.hops == 0 {
             Some(RejectReason::NoHopsLeft)
         } else {
-            None
+            self.club_refusal(Some(peer), &item)
         };
         if let Some(reason) = reason {
             out.push(reject(reason));
@@ -140,6 +142,8 @@ impl Engine {
             out.push(Output::Event(Event::Duplicate { id, from: None }));
         } else if self.index.is_withdrawn(&id, &self.local) {
             out.push(reject(RejectReason::Withdrawn));
+        } else if let Some(reason) = self.club_refusal(None, &item) {
+            out.push(reject(reason));
         } else {
             out.push(Output::Event(Event::Accepted { id, from: None }));
             let hops = item.max_hops();
@@ -159,6 +163,10 @@ impl Engine {
         out: &mut Vec<Output>,
     ) {
         let record = ItemRecord::of(&item, hops_left, received_from.clone());
+        let club_change = match item.body() {
+            Body::ClubChange(c) => Some(c.clone()),
+            _ => None,
+        };
         self.index.insert(&record);
         out.push(Output::Store {
             item,
@@ -178,6 +186,16 @@ impl Engine {
                 target,
                 &record.author,
                 DeleteReason::Replaced { by: record.id },
+                out,
+            );
+        }
+        if let Some(change) = club_change {
+            self.apply_club_change(
+                now_ms,
+                record.id,
+                record.created_ms,
+                &record.author,
+                &change,
                 out,
             );
         }
@@ -204,7 +222,7 @@ impl Engine {
             self.index.remove(&target);
             let by = match &reason {
                 DeleteReason::Retracted { by } | DeleteReason::Replaced { by } => *by,
-                DeleteReason::Expired => target,
+                DeleteReason::Expired | DeleteReason::NotAClubMember => target,
             };
             out.push(Output::Delete { id: target, reason });
             out.push(Output::Event(Event::Withdrawn { target, by }));

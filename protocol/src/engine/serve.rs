@@ -87,11 +87,13 @@ impl Engine {
             let mut storage = NegentropyStorageVector::new();
             for (id, meta) in self.index.iter() {
                 // Anything this friend could send us: not ours, not expired,
-                // and public unless the friend wrote it (one-hop items come
-                // only from their author).
+                // and public or club unless the friend wrote it (one-hop
+                // items come only from their author; club items from any
+                // member, and a superset here costs only a few ids).
                 let could_come = *meta.author != *self.local
                     && !meta.expired(now_ms)
-                    && (*meta.audience == Audience::Public || *meta.author == *q.peer);
+                    && (matches!(*meta.audience, Audience::Public | Audience::Club(_))
+                        || *meta.author == *q.peer);
                 if could_come {
                     let _ = storage.insert(meta.created_ms, Id::from_byte_array(id.0));
                 }

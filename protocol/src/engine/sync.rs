@@ -7,7 +7,8 @@
 //! finally sends is filtered by the exact `may_send`. The receiving side
 //! answers with everything it holds that could have come from that friend.
 //! The initiator learns which items the friend lacks and pushes them in
-//! `Items` tagged with the session, then `SyncDone` with their count.
+//! `Items` tagged with the session, chunk by chunk under flow control
+//! (`session_send.rs`), then `SyncDone` with their count.
 //! Then it re-announces, with its hops, the items the friend holds that
 //! still need a hop check (`hop_check.rs`).
 //!
@@ -22,6 +23,7 @@ use super::Engine;
 use super::config::EngineConfig;
 use super::hop_check::offers_hops;
 use super::output::{Event, Output, SyncRole};
+use super::session_send::SendCursor;
 use crate::item::id::ItemId;
 use crate::policy::may_send;
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
@@ -41,7 +43,8 @@ struct OutSession {
     hop_candidates: Vec<ItemId>,
     /// This session checks every shared item's hops (first after connect).
     full_check: bool,
-    started_ms: u64,
+    /// Last progress (start or a reply), for the idle timeout.
+    last_ms: u64,
 }
 
 /// The one session we serve: we receive.
@@ -69,6 +72,8 @@ pub(super) struct Queued {
 pub(super) struct SyncState {
     next_session: u64,
     outbound: BTreeMap<String, OutSession>,
+    /// Sessions we started whose reconciliation is done: sending items.
+    pub(super) sending: BTreeMap<String, SendCursor>,
     pub(super) active: Option<InSession>,
     pub(super) queue: VecDeque<Queued>,
 }
@@ -79,7 +84,12 @@ impl SyncState {
         let out = self
             .outbound
             .values()
-            .map(|s| s.started_ms.saturating_add(cfg.sync_timeout_ms))
+            .map(|s| s.last_ms.saturating_add(cfg.sync_timeout_ms))
+            .min();
+        let sending = self
+            .sending
+            .values()
+            .map(|s| s.last_ms.saturating_add(cfg.sync_timeout_ms))
             .min();
         let active = self
             .active
@@ -90,7 +100,17 @@ impl SyncState {
             .iter()
             .map(|q| q.at_ms.saturating_add(cfg.sync_timeout_ms))
             .min();
-        [out, active, queued].into_iter().flatten().min()
+        [out, sending, active, queued].into_iter().flatten().min()
+    }
+
+    /// True while a session we started toward `peer` runs (either phase).
+    pub(super) fn runs_session_to(&self, peer: &str) -> bool {
+        self.outbound.contains_key(peer) || self.sending.contains_key(peer)
+    }
+
+    /// Sessions we started that still run.
+    pub(super) fn initiated(&self) -> usize {
+        self.outbound.len() + self.sending.len()
     }
 
     /// The last push-queue number covered by our running session to `peer`.
@@ -121,7 +141,7 @@ impl Engine {
     /// Starts a session toward `peer` unless one is running or we hold
     /// nothing it may receive.
     pub(super) fn start_outbound_sync(&mut self, now_ms: u64, peer: &str, out: &mut Vec<Output>) {
-        if self.sync.outbound.contains_key(peer) {
+        if self.sync.runs_session_to(peer) {
             return;
         }
         let Some(view) = self.friend_view(peer) else {
@@ -133,7 +153,7 @@ impl Engine {
         for (id, meta) in self.index.iter() {
             let mut route = meta.route();
             route.received_from = None;
-            if may_send(&self.local, &route, &view, now_ms) {
+            if may_send(&self.local, &route, &view, &self.clubs, now_ms) {
                 // Our own items too: the friend also announces its short
                 // copies to us (`announce_short_of_author`), but that
                 // announce can be lost as well. Only the full check takes
@@ -178,7 +198,7 @@ impl Engine {
                         have: Vec::new(),
                         hop_candidates,
                         full_check,
-                        started_ms: now_ms,
+                        last_ms: now_ms,
                     },
                 );
                 out.push(Output::Send {
@@ -205,6 +225,7 @@ impl Engine {
         let Some(s) = self.sync.outbound.get_mut(peer).filter(|s| s.id == session) else {
             return;
         };
+        s.last_ms = now_ms;
         let mut need = Vec::new();
         match s.neg.reconcile_with_ids(frame, &mut s.have, &mut need) {
             Ok(Some(next)) => {
@@ -226,17 +247,7 @@ impl Engine {
                 for a in &items {
                     self.note_holder(a.id, peer, a.hops);
                 }
-                out.push(Output::Event(Event::SyncFinished {
-                    peer: peer.to_owned(),
-                    session,
-                    role: SyncRole::Initiator,
-                    items: items.len(),
-                }));
-                out.push(Output::SendItems {
-                    peer: peer.to_owned(),
-                    session: Some(session),
-                    items,
-                });
+                self.begin_sending(now_ms, peer, session, items, out);
                 self.hops_check(now_ms, peer, &done, out);
                 let index = &self.index;
                 self.hop_checks.retain_held(peer, |id| index.contains(id));
@@ -260,10 +271,12 @@ impl Engine {
             .filter_map(|raw| {
                 let id = crate::item::id::ItemId(raw.to_bytes());
                 let meta = self.index.get(&id)?;
-                may_send(&self.local, &meta.route(), &view, now_ms).then_some(Announce {
-                    id,
-                    hops: meta.hops_left,
-                })
+                may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms).then_some(
+                    Announce {
+                        id,
+                        hops: meta.hops_left,
+                    },
+                )
             })
             .collect()
     }
@@ -304,7 +317,8 @@ impl Engine {
             let Some(meta) = self.index.get(id) else {
                 continue;
             };
-            if offers_hops(meta) && may_send(&self.local, &meta.route(), &view, now_ms) {
+            if offers_hops(meta) && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+            {
                 announces.push(Announce {
                     id: *id,
                     hops: meta.hops_left,
@@ -348,6 +362,13 @@ impl Engine {
                 format!("friend aborted: {reason}"),
             ));
         }
+        self.drop_sending(
+            peer,
+            Some(session),
+            &format!("friend aborted: {reason}"),
+            false,
+            out,
+        );
         self.sync
             .queue
             .retain(|q| !(q.peer == peer && q.id == session));
@@ -366,23 +387,35 @@ impl Engine {
                 "disconnected",
             ));
         }
+        self.drop_sending(peer, None, "disconnected", false, out);
         self.sync.queue.retain(|q| q.peer != peer);
         if self.sync.active.as_ref().is_some_and(|a| a.peer == peer) {
             self.end_active(now_ms, Some("disconnected".into()), out);
         }
     }
 
-    /// Session timeouts: ours that took too long, the one we serve gone
-    /// quiet, queued ones whose initiator must have given up.
+    /// Session timeouts (all idle timeouts: a session that progresses never
+    /// times out): ours gone quiet while reconciling or sending, the one we
+    /// serve gone quiet, queued ones whose initiator must have given up.
     pub(super) fn sync_timers(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         let timeout = self.cfg.sync_timeout_ms;
         let late: Vec<String> = self
             .sync
             .outbound
             .iter()
-            .filter(|(_, s)| s.started_ms.saturating_add(timeout) <= now_ms)
+            .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
+        let idle: Vec<String> = self
+            .sync
+            .sending
+            .iter()
+            .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
+            .map(|(p, _)| p.clone())
+            .collect();
+        for peer in idle {
+            self.drop_sending(&peer, None, "timed out", true, out);
+        }
         for peer in late {
             if let Some(s) = self.sync.outbound.remove(&peer) {
                 self.hop_checks.session_failed(&peer, s.full_check);

@@ -1,6 +1,8 @@
-//! Who may receive an item: public, friends, one named group, or one friend.
+//! Who may receive an item: public, friends, one named group, one friend,
+//! or the members of one club.
 //!
-//! The textual form (`public`, `friends`, `group:NAME`, `peer:PEER_ID`) is
+//! The textual form (`public`, `friends`, `group:NAME`, `peer:PEER_ID`,
+//! `club:NAME@FOUNDER`) is
 //! what the CLI takes, what the `items.audience` column holds and what the
 //! CBOR payload carries.
 
@@ -10,6 +12,7 @@ use std::str::FromStr;
 use libp2p_identity::PeerId;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::club::{ClubRef, ClubRefError};
 use crate::identity::AuthorKey;
 
 /// Longest group name: enough for "family", "chess-club-2026", short enough
@@ -30,13 +33,18 @@ pub enum Audience {
     /// (`12D3KooW…`): one hop, never relayed, never offered to anyone else.
     /// A direct message.
     Peer(String),
+    /// The members of a club, relayed member to member up to `max_hops`;
+    /// a non-member never receives one, even as a relay.
+    Club(ClubRef),
 }
 
 /// Why a string is not an audience.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AudienceError {
-    /// Neither `public`, `friends`, `group:NAME` nor `peer:PEER_ID`.
-    #[error("unknown audience {0:?}: expected public, friends, group:NAME or peer:PEER_ID")]
+    /// Neither `public`, `friends`, `group:NAME`, `peer:PEER_ID` nor `club:NAME@FOUNDER`.
+    #[error(
+        "unknown audience {0:?}: expected public, friends, group:NAME, peer:PEER_ID or club:NAME@FOUNDER"
+    )]
     Unknown(String),
     /// `group:` with an empty, too long or oddly spelled name.
     #[error("bad group name {0:?}: 1 to {MAX_GROUP_NAME_LEN} characters of a-z, 0-9, '-' or '_'")]
@@ -46,6 +54,9 @@ pub enum AudienceError {
         "bad peer id {0:?}: expected a node id as `porfiry id` prints it (12D3KooW…, an ed25519 PeerId)"
     )]
     BadPeerId(String),
+    /// `club:` with something that is not `NAME@FOUNDER`.
+    #[error(transparent)]
+    BadClub(#[from] ClubRefError),
 }
 
 /// Checks a group name: 1..=MAX_GROUP_NAME_LEN of `[a-z0-9_-]`.
@@ -75,6 +86,7 @@ impl Audience {
                 Err(AudienceError::BadGroupName(g.clone()))
             }
             Audience::Peer(p) if !valid_peer_id(p) => Err(AudienceError::BadPeerId(p.clone())),
+            Audience::Club(c) => Ok(c.check()?),
             _ => Ok(()),
         }
     }
@@ -96,6 +108,7 @@ impl fmt::Display for Audience {
             Audience::Friends => f.write_str("friends"),
             Audience::Group(g) => write!(f, "group:{g}"),
             Audience::Peer(p) => write!(f, "peer:{p}"),
+            Audience::Club(c) => write!(f, "club:{c}"),
         }
     }
 }
@@ -120,6 +133,8 @@ impl FromStr for Audience {
                     } else {
                         Err(AudienceError::BadPeerId(id.to_owned()))
                     }
+                } else if let Some(club) = s.strip_prefix("club:") {
+                    Ok(Audience::Club(club.parse()?))
                 } else {
                     Err(AudienceError::Unknown(s.to_owned()))
                 }
@@ -157,6 +172,7 @@ mod tests {
             Audience::Friends,
             Audience::Group("chess-club".into()),
             Audience::Peer(bob()),
+            Audience::Club(ClubRef::new("chess", &bob()).unwrap()),
         ] {
             assert_eq!(a.check(), Ok(()));
             assert_eq!(a.to_string().parse::<Audience>(), Ok(a));

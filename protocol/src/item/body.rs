@@ -5,6 +5,7 @@
 
 use serde::{Deserialize, Serialize, Serializer};
 
+use crate::club::ClubChange;
 use crate::error::ItemError;
 use crate::item::id::ItemId;
 use crate::item::kinds::ItemKind;
@@ -128,6 +129,8 @@ pub enum Body {
     LlmAddress(LlmAddress),
     /// See [`Retraction`].
     Retraction(Retraction),
+    /// A change to a club's member list.
+    ClubChange(ClubChange),
 }
 
 /// Written as the bare struct of its variant; the kind travels in the header.
@@ -140,6 +143,7 @@ impl Serialize for Body {
             Body::Rating(b) => b.serialize(serializer),
             Body::LlmAddress(b) => b.serialize(serializer),
             Body::Retraction(b) => b.serialize(serializer),
+            Body::ClubChange(b) => b.serialize(serializer),
         }
     }
 }
@@ -154,6 +158,7 @@ impl Body {
             Body::Rating(_) => ItemKind::Rating,
             Body::LlmAddress(_) => ItemKind::LlmAddress,
             Body::Retraction(_) => ItemKind::Retraction,
+            Body::ClubChange(_) => ItemKind::ClubChange,
         }
     }
 
@@ -176,6 +181,7 @@ impl Body {
             ItemKind::Rating => Body::Rating(read(kind, value)?),
             ItemKind::LlmAddress => Body::LlmAddress(read(kind, value)?),
             ItemKind::Retraction => Body::Retraction(read(kind, value)?),
+            ItemKind::ClubChange => Body::ClubChange(read(kind, value)?),
         })
     }
 }

@@ -56,6 +56,16 @@ impl Body {
                 list("llm_address.features", &a.features, MAX_NAME_LEN)
             }
             Body::Retraction(_) => Ok(()),
+            Body::ClubChange(c) => {
+                if c.club.check().is_err() {
+                    return Err(ItemError::BadClub(c.club.to_string()));
+                }
+                if crate::item::audience::valid_peer_id(&c.target) {
+                    Ok(())
+                } else {
+                    Err(ItemError::BadClub(format!("target {:?}", c.target)))
+                }
+            }
         }
     }
 }

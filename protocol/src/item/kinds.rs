@@ -24,17 +24,20 @@ pub enum ItemKind {
     LlmAddress,
     /// A tombstone: the author withdraws one of its own items.
     Retraction,
+    /// A change to a club's member list (add, add_admin, remove, leave).
+    ClubChange,
 }
 
 impl ItemKind {
     /// Every kind, in code order.
-    pub const ALL: [ItemKind; 6] = [
+    pub const ALL: [ItemKind; 7] = [
         ItemKind::Note,
         ItemKind::StagnationStrategy,
         ItemKind::ThinkingMethod,
         ItemKind::Rating,
         ItemKind::LlmAddress,
         ItemKind::Retraction,
+        ItemKind::ClubChange,
     ];
 
     /// The stable numeric code written in the payload.
@@ -46,6 +49,7 @@ impl ItemKind {
             ItemKind::Rating => 4,
             ItemKind::LlmAddress => 5,
             ItemKind::Retraction => 6,
+            ItemKind::ClubChange => 7,
         }
     }
 
@@ -58,7 +62,7 @@ impl ItemKind {
     }
 
     /// The text name: `note`, `stagnation_strategy`, `thinking_method`,
-    /// `rating`, `llm_address` or `retraction`.
+    /// `rating`, `llm_address`, `retraction` or `club_change`.
     pub const fn as_str(self) -> &'static str {
         match self {
             ItemKind::Note => "note",
@@ -67,6 +71,7 @@ impl ItemKind {
             ItemKind::Rating => "rating",
             ItemKind::LlmAddress => "llm_address",
             ItemKind::Retraction => "retraction",
+            ItemKind::ClubChange => "club_change",
         }
     }
 }
@@ -116,7 +121,7 @@ mod tests {
         codes.dedup();
         assert_eq!(
             codes,
-            vec![1, 2, 3, 4, 5, 6],
+            vec![1, 2, 3, 4, 5, 6, 7],
             "codes are wire format: never change them"
         );
     }
@@ -124,7 +129,7 @@ mod tests {
     #[test]
     fn unknown_names_and_codes_are_refused() {
         assert_eq!(ItemKind::from_code(0), Err(ItemError::UnknownKind(0)));
-        assert_eq!(ItemKind::from_code(7), Err(ItemError::UnknownKind(7)));
+        assert_eq!(ItemKind::from_code(8), Err(ItemError::UnknownKind(8)));
         assert!(matches!(
             "Note".parse::<ItemKind>(),
             Err(ItemError::UnknownKindName(_))

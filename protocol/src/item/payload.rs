@@ -92,6 +92,15 @@ impl Payload {
             what: "audience",
             detail: e.to_string(),
         })?;
+        // A club change travels to the club it changes, and only there.
+        if let Body::ClubChange(c) = &self.body
+            && self.audience != Audience::Club(c.club.clone())
+        {
+            return Err(ItemError::BadClub(format!(
+                "a change to {} must have audience club:{}",
+                c.club, c.club
+            )));
+        }
         if let Some(expires_ms) = self.expires_ms
             && expires_ms <= self.created_ms
         {

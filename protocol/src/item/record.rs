@@ -6,6 +6,7 @@
 //! and [`ItemRecord::route`] hands [`may_send`](crate::policy::may_send)
 //! what it decides on.
 
+use crate::club::ClubAction;
 use crate::item::audience::Audience;
 use crate::item::body::Body;
 use crate::item::id::ItemId;
@@ -39,6 +40,10 @@ pub struct ItemRecord {
     pub retracts: Option<ItemId>,
     /// The earlier item of the same author this one supersedes.
     pub replaces: Option<ItemId>,
+    /// For a club change: the member it concerns (who also receives it).
+    pub club_target: Option<String>,
+    /// For a club change: true if it ends a membership (remove, leave).
+    pub club_removal: bool,
 }
 
 impl ItemRecord {
@@ -56,6 +61,8 @@ impl ItemRecord {
             hops_left,
             retracts: retraction_target(item),
             replaces: item.replaces(),
+            club_target: club_target(item).map(str::to_owned),
+            club_removal: club_removal(item),
         }
     }
 
@@ -73,6 +80,9 @@ impl ItemRecord {
             hops_left: self.hops_left,
             received_from: self.received_from.as_deref(),
             expires_ms: self.expires_ms,
+            created_ms: self.created_ms,
+            club_target: self.club_target.as_deref(),
+            club_removal: self.club_removal,
         }
     }
 }
@@ -83,4 +93,17 @@ pub fn retraction_target(item: &VerifiedItem) -> Option<ItemId> {
         Body::Retraction(r) => Some(r.target),
         _ => None,
     }
+}
+
+/// The member a club change concerns, `None` for every other kind.
+pub fn club_target(item: &VerifiedItem) -> Option<&str> {
+    match item.body() {
+        Body::ClubChange(c) => Some(&c.target),
+        _ => None,
+    }
+}
+
+/// True for a club change that ends a membership (remove, leave).
+pub fn club_removal(item: &VerifiedItem) -> bool {
+    matches!(item.body(), Body::ClubChange(c) if matches!(c.action, ClubAction::Remove | ClubAction::Leave))
 }

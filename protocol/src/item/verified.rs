@@ -17,6 +17,7 @@ use crate::item::envelope::{TAIL_LEN, decode_envelope, encode_envelope};
 use crate::item::id::ItemId;
 use crate::item::kinds::ItemKind;
 use crate::item::payload::{Payload, PayloadDraft};
+use crate::item::record::{club_removal, club_target};
 use crate::limits::{MAX_ENVELOPE_BYTES, SIGNATURE_LEN};
 use crate::policy::ItemRoute;
 
@@ -258,6 +259,9 @@ impl VerifiedItem {
             hops_left,
             received_from,
             expires_ms: self.0.payload.expires_ms,
+            created_ms: self.0.payload.created_ms,
+            club_target: club_target(self),
+            club_removal: club_removal(self),
         }
     }
 }

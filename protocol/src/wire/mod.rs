@@ -240,6 +240,21 @@ pub fn pack_items(
     session: Option<u64>,
     items: impl IntoIterator<Item = WireItem>,
 ) -> Vec<WireMessage> {
+    let (mut messages, sent) = pack_chunk(session, items);
+    if let Some(session) = session {
+        messages.push(WireMessage::SyncDone { session, sent });
+    }
+    messages
+}
+
+/// Packs one chunk of a session's envelopes (or a live batch, without a
+/// session) into as few `Items` messages as the caps allow, in order, with
+/// no `SyncDone`; also returns how many envelopes were packed. Envelopes
+/// over [`MAX_ENVELOPE_BYTES`] are skipped and not counted.
+pub fn pack_chunk(
+    session: Option<u64>,
+    items: impl IntoIterator<Item = WireItem>,
+) -> (Vec<WireMessage>, u32) {
     let budget = MAX_WIRE_MESSAGE_BYTES - FRAME_HEADER_SLACK;
     let mut messages = Vec::new();
     let mut current: Vec<WireItem> = Vec::new();
@@ -267,10 +282,7 @@ pub fn pack_items(
             items: current,
         });
     }
-    if let Some(session) = session {
-        messages.push(WireMessage::SyncDone { session, sent });
-    }
-    messages
+    (messages, sent)
 }
 
 /// Bytes one item adds to an `Items` array: array header, hops, byte-string

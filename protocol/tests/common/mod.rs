@@ -4,8 +4,8 @@
 
 use porfiry_protocol::limits::{MAX_HOPS, MAX_SCORE, MIN_SCORE};
 use porfiry_protocol::{
-    Audience, Body, ItemId, LlmAddress, LlmLimits, NodeKey, Note, PayloadDraft, Rating, Retraction,
-    StagnationStrategy, ThinkingMethod, VerifiedItem, sign,
+    Audience, Body, ClubAction, ClubChange, ClubRef, ItemId, LlmAddress, LlmLimits, NodeKey, Note,
+    PayloadDraft, Rating, Retraction, StagnationStrategy, ThinkingMethod, VerifiedItem, sign,
 };
 use proptest::prelude::*;
 
@@ -114,6 +114,25 @@ pub fn body() -> impl Strategy<Value = Body> {
                 })
             }),
         item_id().prop_map(|target| Body::Retraction(Retraction { target })),
+        (
+            "[a-z0-9_-]{1,32}",
+            any::<[u8; 32]>(),
+            any::<[u8; 32]>(),
+            0usize..4
+        )
+            .prop_map(|(name, founder, target, action)| {
+                let peer = |seed| NodeKey::from_seed(seed).peer_id().to_string();
+                Body::ClubChange(ClubChange {
+                    club: ClubRef::new(&name, &peer(founder)).expect("valid club"),
+                    action: [
+                        ClubAction::Add,
+                        ClubAction::AddAdmin,
+                        ClubAction::Remove,
+                        ClubAction::Leave,
+                    ][action],
+                    target: peer(target),
+                })
+            }),
     ]
 }
 
@@ -129,7 +148,11 @@ pub fn draft() -> impl Strategy<Value = PayloadDraft> {
         .prop_map(
             |(created_ms, audience, max_hops, ttl, replaces, body)| PayloadDraft {
                 created_ms,
-                audience,
+                // A club change travels to its own club only.
+                audience: match &body {
+                    Body::ClubChange(c) => Audience::Club(c.club.clone()),
+                    _ => audience,
+                },
                 max_hops,
                 expires_ms: ttl.map(|t| created_ms + t),
                 replaces,

@@ -4,7 +4,8 @@
 //!
 //! The network plays the driver's part exactly as docs/wire.md describes:
 //! it stores what `Store` says, deletes what `Delete` says, fills
-//! `SendItems` from its store with `wire::pack_items`, encodes every message
+//! `SendItems` from its store with `wire::pack_items` (and `SendChunk` with
+//! `wire::pack_chunk`, reporting `ItemsDrained` when the frames arrive), encodes every message
 //! with `wire::encode`, decodes it at the far end with `wire::decode` and
 //! verifies envelopes with `Inbound::from_wire`. It counts every envelope
 //! delivered (payload copies) and every byte on the wire.
@@ -109,12 +110,16 @@ pub fn sent_to<'a>(outputs: &'a [Output], to: &str) -> Vec<&'a WireMessage> {
         .collect()
 }
 
-/// Ids in `SendItems` outputs addressed to `to`.
+/// Ids in `SendItems` and `SendChunk` outputs addressed to `to`.
 pub fn items_sent_to(outputs: &[Output], to: &str) -> Vec<ItemId> {
     outputs
         .iter()
         .filter_map(|o| match o {
-            Output::SendItems { peer, items, .. } if peer == to => Some(items.iter().map(|a| a.id)),
+            Output::SendItems { peer, items, .. } | Output::SendChunk { peer, items, .. }
+                if peer == to =>
+            {
+                Some(items.iter().map(|a| a.id))
+            }
             _ => None,
         })
         .flatten()

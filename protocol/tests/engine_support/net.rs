@@ -25,6 +25,15 @@ enum Ev {
         node: usize,
         at: u64,
     },
+    /// A chunk's frames arrived (or their link dropped): tell the sender.
+    Drained {
+        node: usize,
+        to: usize,
+        epoch: u64,
+        session: u64,
+        chunk: u32,
+        sent: u32,
+    },
 }
 
 /// One simulated node: the engine and its "storage".
@@ -285,6 +294,44 @@ impl Net {
                         self.send(n, &peer, &m);
                     }
                 }
+                Output::SendChunk {
+                    peer,
+                    session,
+                    chunk,
+                    items,
+                } => {
+                    let store = &self.nodes[n].store;
+                    let wire_items: Vec<WireItem> = items
+                        .iter()
+                        .filter_map(|a| {
+                            store.get(&a.id).map(|(it, _)| WireItem {
+                                hops: a.hops,
+                                envelope: it.envelope_bytes().to_vec(),
+                            })
+                        })
+                        .collect();
+                    let (messages, sent) = wire::pack_chunk(Some(session), wire_items);
+                    for m in &messages {
+                        self.send(n, &peer, m);
+                    }
+                    // The transport acknowledges when the frames arrive.
+                    if let Some(&to) = self.by_peer.get(&peer) {
+                        let e = edge(n, to);
+                        let epoch = self.up.get(&e).copied().unwrap_or(u64::MAX);
+                        let latency = self.edges.get(&e).copied().unwrap_or(0);
+                        self.schedule(
+                            self.now + latency,
+                            Ev::Drained {
+                                node: n,
+                                to,
+                                epoch,
+                                session,
+                                chunk,
+                                sent,
+                            },
+                        );
+                    }
+                }
                 Output::Store {
                     item, hops_left, ..
                 } => {
@@ -323,6 +370,30 @@ impl Net {
                         self.nodes[node].wake = None;
                         self.input(node, Input::Tick);
                     }
+                }
+                Ev::Drained {
+                    node,
+                    to,
+                    epoch,
+                    session,
+                    chunk,
+                    sent,
+                } => {
+                    if !self.online[node] {
+                        continue;
+                    }
+                    let delivered = self.up.get(&edge(node, to)) == Some(&epoch);
+                    let peer = self.nodes[to].peer.clone();
+                    self.input(
+                        node,
+                        Input::ItemsDrained {
+                            peer,
+                            session,
+                            chunk,
+                            sent,
+                            delivered,
+                        },
+                    );
                 }
                 Ev::Deliver {
                     to,
@@ -445,6 +516,8 @@ impl Net {
                 .into_iter()
                 .filter(|f| self.nodes[*f].peer == *p)
                 .collect(),
+            // Depends on the club's membership: engine_clubs.rs computes it.
+            Audience::Club(_) => panic!("club audiences: see engine_clubs.rs"),
         };
         set.insert(author);
         set

@@ -41,6 +41,8 @@ fn batch_item(n: usize) -> StoredItem {
             hops_left: 2,
             retracts: None,
             replaces: None,
+            club_target: None,
+            club_removal: false,
         },
         payload: vec![(n % 251) as u8; PAYLOAD],
         signature: vec![1; 64],

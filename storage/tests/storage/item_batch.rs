@@ -23,6 +23,8 @@ fn item(n: u8) -> StoredItem {
             hops_left: 1,
             retracts: None,
             replaces: None,
+            club_target: None,
+            club_removal: false,
         },
         payload: vec![n, 0xCB, 0x0F],
         signature: vec![n; 64],
@@ -86,14 +88,27 @@ fn a_route_update_with_a_bad_peer_id_is_refused_and_changes_nothing() {
 }
 
 #[test]
-fn payloads_come_in_the_order_asked_with_none_for_missing_items() {
+fn a_page_comes_in_the_order_asked_with_none_for_missing_items() {
     let (_dir, store) = temp_store();
     store.insert_items(&[item(1), item(2)]).unwrap();
     let got = store
-        .item_payloads(&[ItemId([2; 32]), ItemId([9; 32]), ItemId([1; 32])])
+        .item_page(&[ItemId([2; 32]), ItemId([9; 32]), ItemId([1; 32])])
         .unwrap();
     assert_eq!(got, [Some(item(2).payload), None, Some(item(1).payload)]);
-    assert!(store.item_payloads(&[]).unwrap().is_empty());
+    assert!(store.item_page(&[]).unwrap().is_empty());
+}
+
+#[test]
+fn a_page_holds_at_most_max_page_ids() {
+    let (_dir, store) = temp_store();
+    store.insert_items(&[item(1)]).unwrap();
+    let full = vec![ItemId([1; 32]); porfiry_storage::MAX_PAGE_IDS];
+    let got = store.item_page(&full).unwrap();
+    assert_eq!(got.len(), porfiry_storage::MAX_PAGE_IDS);
+    assert!(got.iter().all(|p| p.as_ref() == Some(&item(1).payload)));
+    let over = vec![ItemId([1; 32]); porfiry_storage::MAX_PAGE_IDS + 1];
+    let err = store.item_page(&over).unwrap_err();
+    assert!(matches!(err, StorageError::Invalid { .. }), "{err}");
 }
 
 #[test]

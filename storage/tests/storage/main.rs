@@ -1,6 +1,7 @@
 //! Integration tests of porfiry-storage, all in one test binary (one link):
 //! every test works on a real SQLite file in a temp directory.
 
+mod clubs;
 mod cognition;
 mod crash;
 mod friends;

@@ -66,7 +66,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 5);
+    assert_eq!(SCHEMA_VERSION, 6);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
 
@@ -86,7 +86,13 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     assert_eq!(store.item_count().unwrap(), 1);
     // The routing columns came through: the item is still for a friend.
     let keys = store
-        .item_keys_for_friend(&peer(1), &peer(2), &[], 100)
+        .item_keys_for_friend(
+            &peer(1),
+            &peer(2),
+            &[],
+            &porfiry_protocol::ClubBook::new(),
+            100,
+        )
         .unwrap();
     assert_eq!(keys.len(), 1);
     assert_eq!(keys[0].0, 10);
@@ -167,6 +173,8 @@ fn a_version_three_file_with_repeated_names_upgrades() {
         raw.execute_batch(
             "DROP INDEX agent_peers_name;
              DROP TABLE invitations;
+             DROP TABLE club_changes;
+             DROP TABLE clubs;
              UPDATE agent_peers SET name = 'Anna' WHERE id = 1;
              UPDATE agent_peers SET name = 'anna' WHERE id = 2;
              UPDATE agent_peers SET name = 'bob' WHERE id = 3;

@@ -79,3 +79,48 @@ async fn notes_friends_and_status_go_through_to_the_node() {
     node.shutdown();
     join.await.unwrap();
 }
+
+#[tokio::test]
+async fn a_note_posted_to_a_club_by_its_short_name_is_for_that_club() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let db = dir.db_path();
+    let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
+    let club: porfiry_protocol::ClubRef = format!("chess@{}", node.peer_id()).parse().unwrap();
+    porfiry_storage::Store::open(&db)
+        .unwrap()
+        .create_club(&club, 1)
+        .unwrap();
+    let state = ApiState::new(
+        Arc::new(NodeAdapter::new(node.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    );
+    let (status, posted) = call(
+        &state,
+        request(
+            "POST",
+            "/api/notes",
+            r#"{"text":"blitz on Thursday","audience":"club:chess"}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{posted}");
+    assert_eq!(posted["audience"], format!("club:{club}"));
+    // An unknown club is the caller's mistake, named as such.
+    let (status, json) = call(
+        &state,
+        request("POST", "/api/notes", r#"{"text":"x","audience":"club:go"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no club \"go\"")
+    );
+    node.shutdown();
+    join.await.unwrap();
+}

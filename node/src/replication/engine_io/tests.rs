@@ -12,11 +12,18 @@ use super::*;
 use crate::sharing::publish::post_note;
 
 #[derive(Default)]
-struct Frames(Vec<(String, Vec<u8>)>);
+struct Frames(Vec<(String, Vec<u8>)>, Vec<crate::mesh::SendTag>);
 
 impl FrameSink for Frames {
     fn send_frame(&mut self, peer: &str, frame: Vec<u8>) {
         self.0.push((peer.to_owned(), frame));
+    }
+
+    fn send_tracked(&mut self, peer: &str, frames: Vec<Vec<u8>>, tag: crate::mesh::SendTag) {
+        self.1.push(tag);
+        for frame in frames {
+            self.0.push((peer.to_owned(), frame));
+        }
     }
 }
 
@@ -88,9 +95,11 @@ fn pump(a: &mut Side, b: &mut Side, now: u64) -> usize {
     }
 }
 
-/// Delivers `from`'s queued frames to `to`.
+/// Delivers `from`'s queued frames to `to`, then tells `from` its tracked
+/// chunks drained (as the driver's `FrameDone` does).
 fn deliver(from: &mut Side, to: &mut Side, now: u64) -> usize {
     let frames = std::mem::take(&mut from.frames.0);
+    let tags = std::mem::take(&mut from.frames.1);
     for (peer, frame) in &frames {
         assert_eq!(peer, &to.local);
         let message = Inbound::from_wire(wire::decode(frame).unwrap(), now);
@@ -102,7 +111,13 @@ fn deliver(from: &mut Side, to: &mut Side, now: u64) -> usize {
             },
         );
     }
-    frames.len()
+    for tag in &tags {
+        from.feed(
+            now,
+            crate::replication::chunks::drained(to.local.clone(), *tag, true),
+        );
+    }
+    frames.len() + tags.len()
 }
 
 fn connect(a: &mut Side, b: &mut Side, now: u64) {

@@ -49,6 +49,8 @@ fn record(i: usize) -> ItemRecord {
         hops_left: 2,
         retracts: None,
         replaces: None,
+        club_target: None,
+        club_removal: false,
     }
 }
 

@@ -8,12 +8,12 @@
 
 mod engine_support;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use engine_support::*;
 use porfiry_protocol::engine::{
-    CHUNK_ITEMS, Engine, Event, Input, MAX_CHUNKS_IN_FLIGHT, Output, SYNC_SESSION_TIMEOUT_MS,
-    SYNC_STALL_MS, SyncRole,
+    CHUNK_ITEMS, Engine, Event, Input, MAX_CHUNKS_IN_FLIGHT, Output, RESYNC_INTERVAL_MS,
+    SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, SyncRole,
 };
 use porfiry_protocol::wire::{self, Announce, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId, ItemRecord, VerifiedItem};
@@ -41,23 +41,35 @@ struct Pair {
     done: Vec<(u64, u32)>,
     events: Vec<Event>,
     aborts_to_b: usize,
+    /// Every id A announced to B in a `Have`, with its hops.
+    haves: Vec<Announce>,
 }
 
 impl Pair {
     fn new(n: usize) -> Pair {
-        let key = key(0);
+        Pair::of(n, Audience::Friends, 0)
+    }
+
+    /// A holds `n` notes for `audience` by node `author` (A itself is 0;
+    /// another author's notes came to A from that author).
+    fn of(n: usize, audience: Audience, author: usize) -> Pair {
+        let key = key(author);
         let items: Vec<VerifiedItem> = (0..n)
             .map(|i| {
                 note(
                     &key,
                     T0 - 10_000 + i as u64,
-                    Audience::Friends,
+                    audience.clone(),
                     3,
                     &format!("n{i}"),
                 )
             })
             .collect();
-        let records: Vec<ItemRecord> = items.iter().map(|x| ItemRecord::of(x, 3, None)).collect();
+        let from = (author != 0).then(|| peer(author));
+        let records: Vec<ItemRecord> = items
+            .iter()
+            .map(|x| ItemRecord::of(x, 3, from.clone()))
+            .collect();
         let mut pair = Pair {
             a: Engine::new(config(&peer(0)), records),
             b: Engine::new(config(&peer(1)), Vec::<ItemRecord>::new()),
@@ -67,6 +79,7 @@ impl Pair {
             done: Vec::new(),
             events: Vec::new(),
             aborts_to_b: 0,
+            haves: Vec::new(),
         };
         let to_a = pair.b.handle(
             T0,
@@ -97,6 +110,7 @@ impl Pair {
                             self.done.push((*session, *sent));
                         }
                         WireMessage::SyncAbort { .. } => self.aborts_to_b += 1,
+                        WireMessage::Have { items } => self.haves.extend(items.iter().copied()),
                         _ => {}
                     }
                     let inbound = over_wire(&message, self.now);
@@ -281,6 +295,63 @@ fn an_undelivered_chunk_aborts_the_session_and_later_drains_change_nothing() {
     p.drain(0, None, true);
     assert_eq!(p.out.len(), left - 1, "no new chunk for a dead session");
     assert!(p.done.is_empty(), "no SyncDone for it either");
+}
+
+#[test]
+fn items_of_an_undelivered_chunk_get_the_next_sessions_hop_check() {
+    // Public items A relays (not its own: the author's short copies have a
+    // repair of their own): the friend may get them by a longer path, with
+    // fewer hops than ours, while our chunk is lost.
+    let mut p = Pair::of(2 * CHUNK_ITEMS, Audience::Public, 9);
+    let lost: Vec<ItemId> = p.out[1].items.iter().map(|a| a.id).collect();
+    p.drain(0, None, true);
+    p.drain(0, None, false);
+    assert_eq!(p.aborts_to_b, 1);
+    // The lost chunk's items reach B another way, with no hops left to give.
+    let short: Vec<WireItem> = lost
+        .iter()
+        .map(|id| WireItem {
+            hops: 1,
+            envelope: p.store[id].envelope_bytes().to_vec(),
+        })
+        .collect();
+    let (frames, _) = wire::pack_chunk(None, short);
+    let b_out = p.b.handle(
+        p.now,
+        Input::PeerConnected {
+            peer: peer(2),
+            groups: vec![],
+        },
+    );
+    drop(b_out);
+    for m in &frames {
+        let inbound = over_wire(m, p.now);
+        let _ = p.b.handle(
+            p.now,
+            Input::Received {
+                peer: peer(2),
+                message: inbound,
+            },
+        );
+    }
+    assert_eq!(p.b.item_count(), 2 * CHUNK_ITEMS);
+    assert!(p.haves.is_empty());
+    // The next resync finds nothing missing, and offers B our hops for
+    // exactly the items the lost chunk carried.
+    p.tick(p.now + RESYNC_INTERVAL_MS + 1);
+    let offered: BTreeSet<ItemId> = p.haves.iter().map(|a| a.id).collect();
+    let lost: BTreeSet<ItemId> = lost.into_iter().collect();
+    assert_eq!(offered, lost);
+    assert!(p.haves.iter().all(|a| a.hops == 3));
+    let raised: BTreeSet<ItemId> = p
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            Event::HopsRaised { id, .. } => Some(*id),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(raised, lost, "B takes our hops for each of them");
 }
 
 #[test]

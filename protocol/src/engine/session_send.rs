@@ -11,7 +11,7 @@
 //! drain, so it cannot overtake the items it counts. A chunk that failed
 //! (the link broke) aborts the session; the next resync starts over.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 
 use super::Engine;
 use super::output::{Event, Output, SyncRole};
@@ -27,7 +27,9 @@ pub(super) struct SendCursor {
     /// The first item not yet handed to the driver.
     next: usize,
     next_chunk: u32,
-    in_flight: BTreeSet<u32>,
+    /// Chunks handed out and not yet drained, with where each starts in
+    /// `items`.
+    in_flight: BTreeMap<u32, usize>,
     /// Envelopes the driver reported sent.
     sent: u32,
     /// Last progress (start or a drained chunk), for the idle timeout.
@@ -52,7 +54,7 @@ impl Engine {
                 items,
                 next: 0,
                 next_chunk: 0,
-                in_flight: BTreeSet::new(),
+                in_flight: BTreeMap::new(),
                 sent: 0,
                 last_ms: now_ms,
             },
@@ -69,6 +71,7 @@ impl Engine {
             return;
         };
         while c.in_flight.len() < window && c.next < c.items.len() {
+            let start = c.next;
             let end = c.next.saturating_add(chunk_items).min(c.items.len());
             // Items withdrawn or expired since reconciliation stay home.
             let index = &self.index;
@@ -83,7 +86,7 @@ impl Engine {
             }
             let chunk = c.next_chunk;
             c.next_chunk += 1;
-            c.in_flight.insert(chunk);
+            c.in_flight.insert(chunk, start);
             out.push(Output::SendChunk {
                 peer: peer.to_owned(),
                 session: c.id,
@@ -123,13 +126,16 @@ impl Engine {
             // A session already ended (aborted, disconnected): nothing to do.
             return;
         };
-        if !c.in_flight.remove(&chunk) {
+        let Some(start) = c.in_flight.remove(&chunk) else {
             return;
-        }
+        };
         c.sent = c.sent.saturating_add(sent);
         c.last_ms = now_ms;
         if !delivered {
-            self.sync.sending.remove(peer);
+            c.in_flight.insert(chunk, start);
+            if let Some(c) = self.sync.sending.remove(peer) {
+                self.offers_unconfirmed(peer, &c);
+            }
             out.push(abort_message(peer, session, &"items not delivered"));
             out.push(sync_aborted(
                 peer,
@@ -161,10 +167,23 @@ impl Engine {
             return;
         }
         if let Some(c) = self.sync.sending.remove(peer) {
+            self.offers_unconfirmed(peer, &c);
             if tell_friend {
                 out.push(abort_message(peer, c.id, &reason));
             }
             out.push(sync_aborted(peer, c.id, SyncRole::Initiator, reason));
+        }
+    }
+
+    /// A session ended before all its chunks drained: what it may not have
+    /// delivered (from the first chunk not known drained to the end) is
+    /// owed a hop check. The friend may get those items by a longer path
+    /// meanwhile, with fewer hops than ours; the next session's hop check
+    /// then gives it ours (`hops_check`), as for a lost live offer.
+    fn offers_unconfirmed(&mut self, peer: &str, c: &SendCursor) {
+        let from = c.in_flight.values().min().copied().unwrap_or(c.next);
+        for a in &c.items[from.min(c.items.len())..] {
+            self.hop_checks.offered(peer, a.id);
         }
     }
 }

@@ -89,6 +89,7 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
                     profile,
                     listen,
                     streams: porfiry_node::mesh::StreamControl::new(),
+                    reach: porfiry_node::mesh::ReachConfig::default(),
                 },
                 io,
                 shutdown,

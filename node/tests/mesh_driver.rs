@@ -91,6 +91,8 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
         MAX_TRANSPORT_FRAME_BYTES,
         libp2p_stream::Behaviour::new(),
         porfiry_node::mesh::InviteDoor::default(),
+        porfiry_node::mesh::ReachConfig::default(),
+        Default::default(),
     )
     .unwrap();
     x.behaviour_mut().allow(s.peer);

@@ -318,6 +318,14 @@ impl MeshNode {
             .unwrap_or_else(|| self.last_stderr.clone())
     }
 
+    /// How many stderr lines hold every one of `needles`.
+    pub fn logged_count(&self, needles: &[&str]) -> usize {
+        self.stderr()
+            .lines()
+            .filter(|l| needles.iter().all(|n| l.contains(n)))
+            .count()
+    }
+
     /// True when one stderr line holds every one of `needles`.
     pub fn logged(&self, needles: &[&str]) -> bool {
         self.stderr()

@@ -190,13 +190,9 @@ pub fn parse_address(address: &str, peer: &PeerId) -> Result<Multiaddr, FriendsE
     if m.is_empty() {
         return Err(bad("empty".into()));
     }
-    let text = m.to_string();
-    for named in text.split("/p2p/").skip(1) {
-        let named = named.split('/').next().unwrap_or_default();
-        if named != peer.to_string() {
-            return Err(bad(format!("it names peer {named}, not {peer}")));
-        }
-    }
+    // A relay circuit (`<relay addr>/p2p/<relay>/p2p-circuit[/p2p/<peer>]`)
+    // names its relay before `/p2p-circuit`; only `peer` may be named after.
+    crate::mesh::check_friend_address(&m, peer).map_err(bad)?;
     Ok(m)
 }
 
@@ -467,4 +463,26 @@ pub fn open(dir: &DataDir) -> Result<(NodeKey, Store), FriendsError> {
     let key = NodeKey::load(&dir.identity_path())?;
     let store = Store::open(dir.db_path())?;
     Ok((key, store))
+}
+
+#[cfg(test)]
+mod address_tests {
+    use super::*;
+
+    #[test]
+    fn a_friend_address_may_go_through_a_relay_naming_the_friend_last() {
+        let friend = crate::mesh::Keypair::generate_ed25519()
+            .public()
+            .to_peer_id();
+        let relay = crate::mesh::Keypair::generate_ed25519()
+            .public()
+            .to_peer_id();
+        let circuit = format!("/ip4/192.0.2.1/tcp/4001/p2p/{relay}/p2p-circuit/p2p/{friend}");
+        assert!(parse_address(&circuit, &friend).is_ok());
+        let quic = format!("/ip4/192.0.2.1/udp/4001/quic-v1/p2p/{friend}");
+        assert!(parse_address(&quic, &friend).is_ok());
+        let wrong = format!("/ip4/192.0.2.1/tcp/4001/p2p/{relay}");
+        let err = parse_address(&wrong, &friend).unwrap_err().to_string();
+        assert!(err.contains(&relay.to_string()), "{err}");
+    }
 }

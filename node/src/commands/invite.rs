@@ -18,6 +18,7 @@ use crate::invite::secret::{hash_secret, new_secret};
 use crate::invite::service::LISTENING_CONFIG_KEY;
 use crate::invite::{CodeError, InviteCode};
 use crate::mesh::Multiaddr;
+use crate::mesh::Protocol;
 
 /// Arguments of `porfiry invite`.
 #[derive(Debug, Args)]
@@ -92,18 +93,16 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
     let mut addresses: Vec<Multiaddr> = Vec::new();
     for a in &given {
         let m = parse_address(a, &peer)?;
-        // The code names the peer once; drop a trailing /p2p/<id>.
-        let bare: Multiaddr = m
-            .to_string()
-            .split("/p2p/")
-            .next()
-            .unwrap_or_default()
-            .parse()
-            .map_err(|_| InviteError::NoAddress)?;
+        // The code names the peer once; drop a trailing /p2p/<id> (a relay
+        // circuit address keeps its relay's /p2p/<relay>/p2p-circuit).
+        let bare = crate::mesh::without_peer_suffix(m, &peer);
         if !addresses.contains(&bare) {
             addresses.push(bare);
         }
     }
+    // Relay circuit addresses first, so the cut below never drops the only
+    // way to reach a node that cannot be dialled (the joiner tries all at once).
+    addresses.sort_by_key(|a| !a.iter().any(|p| p == Protocol::P2pCircuit));
     addresses.truncate(MAX_CODE_ADDRESSES);
     if addresses.is_empty() {
         return Err(InviteError::NoAddress);
@@ -152,4 +151,37 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
         args.valid_for.trim()
     ));
     Ok(out)
+}
+
+#[cfg(test)]
+mod reach_tests {
+    use super::*;
+    use crate::commands::init::open_or_init;
+
+    #[test]
+    fn a_code_carries_a_relay_circuit_address_first() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = DataDir::new(tmp.path());
+        let (key, _) = open_or_init(&dir).unwrap();
+        let me = key.peer_id();
+        let relay = crate::mesh::Keypair::generate_ed25519()
+            .public()
+            .to_peer_id();
+        let mut addresses: Vec<String> = (1..=8)
+            .map(|port| format!("/ip4/10.0.0.1/tcp/{port}/p2p/{me}"))
+            .collect();
+        let circuit = format!("/ip4/192.0.2.1/tcp/4001/p2p/{relay}/p2p-circuit");
+        addresses.push(format!("{circuit}/p2p/{me}"));
+        let args = InviteArgs {
+            name: None,
+            groups: Vec::new(),
+            valid_for: "1h".into(),
+            addresses,
+            no_qr: true,
+        };
+        let out = invite(&dir, &args, 1).unwrap();
+        let code = InviteCode::decode(out.lines().next().unwrap()).unwrap();
+        assert_eq!(code.addresses.len(), MAX_CODE_ADDRESSES);
+        assert_eq!(code.addresses[0].to_string(), circuit);
+    }
 }

@@ -13,6 +13,7 @@ pub mod llm_registry;
 pub mod model_choice;
 pub mod notes;
 pub mod offload_flags;
+pub mod reach_flags;
 pub mod run;
 pub mod run_core;
 pub mod status;

@@ -15,8 +15,10 @@ use crate::commands::init::InitError;
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::{self, OffloadStartError};
 use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
+use crate::commands::reach_flags::{ReachArgs, ReachFlagsError};
 use crate::commands::run_core::{CHAT_SETS, ThinkFlags, node_registry, start_core};
 use crate::data_dir::DataDir;
+use crate::mesh::limits::DEFAULT_SERVER_LISTEN_QUIC;
 use crate::mesh::{self, Multiaddr};
 use crate::node::{Node, NodeConfig, NodeError};
 use crate::replication::ReplicationError;
@@ -28,8 +30,8 @@ pub use crate::mesh::Profile;
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Address to listen on (repeatable), e.g. /ip4/127.0.0.1/tcp/4001.
-    /// A server without one listens on /ip4/0.0.0.0/tcp/4001; a phone
-    /// never listens.
+    /// A server without one listens on /ip4/0.0.0.0/tcp/4001 and
+    /// /ip4/0.0.0.0/udp/4001/quic-v1; a phone never listens.
     #[arg(long = "listen", value_name = "MULTIADDR")]
     pub listen: Vec<String>,
     /// Network profile.
@@ -47,6 +49,9 @@ pub struct RunArgs {
     /// The cognitive core.
     #[command(flatten)]
     pub think: ThinkFlags,
+    /// Relaying, listening nowhere, LAN discovery.
+    #[command(flatten)]
+    pub reach: ReachArgs,
 }
 
 /// Why `run` stopped with an error.
@@ -70,6 +75,9 @@ pub enum RunError {
     /// The offload service could not start.
     #[error(transparent)]
     OffloadService(#[from] OffloadStartError),
+    /// The reach flags do not fit together (`--relay` with `--no-listen`, …).
+    #[error(transparent)]
+    Reach(#[from] ReachFlagsError),
     /// The cognitive core could not start.
     #[error("cognitive core: {0:#}")]
     Core(anyhow::Error),
@@ -119,8 +127,10 @@ pub fn lock_data_dir(dir: &DataDir) -> Result<std::fs::File, RunError> {
 
 /// The listen addresses `args` ask for, parsed.
 pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationError> {
-    let given: Vec<&str> = if args.listen.is_empty() && args.profile == Profile::Server {
-        vec![DEFAULT_SERVER_LISTEN]
+    let given: Vec<&str> = if args.reach.no_listen {
+        Vec::new()
+    } else if args.listen.is_empty() && args.profile == Profile::Server {
+        vec![DEFAULT_SERVER_LISTEN, DEFAULT_SERVER_LISTEN_QUIC]
     } else {
         args.listen.iter().map(String::as_str).collect()
     };
@@ -144,11 +154,13 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationErr
 pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
+    let reach = args.reach.to_config(args.profile)?;
     let api = ApiPlan::from_args(&args.api, &args.llm)?;
     // What the offload server and the model choice get (issue 10).
     // A friend's name after --llm-peer becomes its peer id (issue 12).
     let offload = OffloadPlan::from_args(&args.llm, &args.offload.with_peer_resolved(dir)?)?;
-    let config = NodeConfig::new(dir.clone(), args.profile, listen);
+    let mut config = NodeConfig::new(dir.clone(), args.profile, listen);
+    config.reach = reach;
     let (node, mut join) = Node::spawn(config)?;
     let mut stdout = std::io::stdout();
     print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
@@ -337,13 +349,23 @@ mod tests {
             },
             offload: OffloadArgs::default(),
             think: ThinkFlags::default(),
+            reach: ReachArgs::default(),
         }
     }
 
     #[test]
     fn a_server_without_listen_gets_the_default_and_a_phone_none() {
         let s = listen_addresses(&args(&[], Profile::Server)).unwrap();
-        assert_eq!(s, [DEFAULT_SERVER_LISTEN.parse::<Multiaddr>().unwrap()]);
+        assert_eq!(
+            s,
+            [
+                DEFAULT_SERVER_LISTEN.parse::<Multiaddr>().unwrap(),
+                DEFAULT_SERVER_LISTEN_QUIC.parse::<Multiaddr>().unwrap()
+            ]
+        );
+        let mut hidden = args(&[], Profile::Server);
+        hidden.reach.no_listen = true;
+        assert!(listen_addresses(&hidden).unwrap().is_empty());
         assert!(
             listen_addresses(&args(&[], Profile::Phone))
                 .unwrap()

@@ -15,7 +15,8 @@ use libp2p::connection_limits::{self, ConnectionLimits};
 use libp2p::identity::PublicKey;
 use libp2p::request_response::{self, OutboundRequestId, ProtocolSupport, ResponseChannel};
 use libp2p::swarm::NetworkBehaviour;
-use libp2p::{PeerId, identify, ping};
+use libp2p::swarm::behaviour::toggle::Toggle;
+use libp2p::{PeerId, dcutr, identify, mdns, ping, relay};
 
 use super::codec::{Frame, FrameCodec};
 use super::gate::{FriendGate, InviteDoor};
@@ -23,6 +24,9 @@ use super::limits::{
     FRAME_PROTOCOL, IDENTIFY_PROTOCOL_VERSION, MAX_CONCURRENT_STREAMS, MAX_ESTABLISHED_PER_PEER,
     MAX_ESTABLISHED_TOTAL, MAX_PENDING_INCOMING, PING_INTERVAL, REQUEST_TIMEOUT,
 };
+use super::reach::ReachConfig;
+use super::relay::relay_config;
+use super::streams::FriendSet;
 
 /// Every protocol a Porfiry node speaks, behind the friend gate.
 #[derive(NetworkBehaviour)]
@@ -41,6 +45,24 @@ pub struct MeshBehaviour {
     frames: request_response::Behaviour<FrameCodec>,
     /// Raw offload streams (`/porfiry/offload/1`), see [`super::streams`].
     streams: libp2p_stream::Behaviour,
+    /// With `--relay`: circuits for friends only (see [`super::relay`]).
+    pub(crate) relay: Toggle<relay::Behaviour>,
+    /// Reserving slots at relaying friends and dialling through them.
+    pub(crate) relay_client: relay::client::Behaviour,
+    /// Hole punching: upgrades a relayed link to a direct one.
+    dcutr: dcutr::Behaviour,
+    /// With `--mdns`: friends on the LAN (strangers found are ignored).
+    pub(crate) mdns: Toggle<mdns::tokio::Behaviour>,
+}
+
+/// The parts of [`MeshBehaviour`] that reach friends that cannot be dialled.
+pub struct ReachParts {
+    /// The relay client half the swarm builder made with its transport.
+    pub relay_client: relay::client::Behaviour,
+    /// What to enable.
+    pub config: ReachConfig,
+    /// The friend set the relay checks (the driver keeps it current).
+    pub friends: FriendSet,
 }
 
 impl MeshBehaviour {
@@ -51,7 +73,27 @@ impl MeshBehaviour {
         max_frame_bytes: u32,
         streams: libp2p_stream::Behaviour,
         door: InviteDoor,
+        reach: ReachParts,
     ) -> Self {
+        let local = local_key.to_peer_id();
+        let relay = reach.config.relay.map(|limits| {
+            let mut relay = relay::Behaviour::new(local, relay_config(limits, &reach.friends));
+            // Serve reservations whether or not libp2p has confirmed an
+            // external address: the operator said this node is reachable.
+            relay.set_status(Some(relay::Status::Enable));
+            relay
+        });
+        let mdns = if reach.config.mdns {
+            match mdns::tokio::Behaviour::new(mdns::Config::default(), local) {
+                Ok(m) => Some(m),
+                Err(error) => {
+                    tracing::warn!(%error, "LAN discovery (mDNS) is off: cannot start it");
+                    None
+                }
+            }
+        } else {
+            None
+        };
         let limits = ConnectionLimits::default()
             .with_max_established_per_peer(Some(MAX_ESTABLISHED_PER_PEER))
             .with_max_established(Some(MAX_ESTABLISHED_TOTAL))
@@ -73,6 +115,10 @@ impl MeshBehaviour {
                 frames_config,
             ),
             streams,
+            relay: relay.into(),
+            relay_client: reach.relay_client,
+            dcutr: dcutr::Behaviour::new(local),
+            mdns: mdns.into(),
         }
     }
 

@@ -9,6 +9,7 @@ use libp2p::{Multiaddr, PeerId};
 
 use super::error::MeshError;
 use super::limits::{MAX_TRANSPORT_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
+use super::reach::ReachConfig;
 use super::redial::{Backoff, REDIAL_BACKOFF};
 use super::streams::StreamControl;
 
@@ -84,6 +85,8 @@ pub struct MeshConfig {
     /// Offload streams; the driver takes its behaviour. Pass a clone of one
     /// made earlier to hold the control before the driver runs.
     pub streams: StreamControl,
+    /// Relaying for friends, LAN discovery and the links snapshot.
+    pub reach: ReachConfig,
 }
 
 impl MeshConfig {
@@ -96,6 +99,7 @@ impl MeshConfig {
             max_frame_bytes: MAX_TRANSPORT_FRAME_BYTES,
             backoff: REDIAL_BACKOFF,
             streams: StreamControl::new(),
+            reach: ReachConfig::default(),
         }
     }
 

@@ -51,6 +51,9 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+#[path = "driver_reach.rs"]
+mod driver_reach;
+
 use super::behaviour::{MeshBehaviour, MeshBehaviourEvent};
 use super::codec::Frame;
 use super::config::MeshConfig;
@@ -114,6 +117,8 @@ pub struct MeshDriver {
     next_track: u64,
     max_frame_bytes: u32,
     started: Instant,
+    /// Links, relay slots and LAN discovery (see `driver_reach.rs`).
+    reach: driver_reach::ReachState,
 }
 
 impl MeshDriver {
@@ -137,6 +142,8 @@ impl MeshDriver {
             config.max_frame_bytes,
             stream_behaviour,
             door,
+            config.reach.clone(),
+            Arc::clone(config.streams.friends()),
         )?;
         for address in &config.listen {
             swarm
@@ -163,6 +170,7 @@ impl MeshDriver {
             next_track: 0,
             max_frame_bytes: config.max_frame_bytes,
             started: Instant::now(),
+            reach: driver_reach::ReachState::new(config.reach),
         };
         for friend in config.friends {
             driver.add_friend(friend.peer, friend.addresses);
@@ -472,6 +480,7 @@ impl MeshDriver {
     }
 
     fn on_swarm_event(&mut self, event: SwarmEvent<MeshBehaviourEvent>) {
+        self.reach_observe(&event);
         match event {
             SwarmEvent::NewListenAddr { address, .. } => {
                 tracing::info!(%address, "listening");
@@ -597,6 +606,11 @@ impl MeshDriver {
             }
             MeshBehaviourEvent::Gate(never) | MeshBehaviourEvent::Limits(never) => match never {},
             MeshBehaviourEvent::Streams(()) => {}
+            // Seen by `driver_reach.rs` before this match.
+            MeshBehaviourEvent::Relay(_)
+            | MeshBehaviourEvent::RelayClient(_)
+            | MeshBehaviourEvent::Dcutr(_)
+            | MeshBehaviourEvent::Mdns(_) => {}
             MeshBehaviourEvent::Ping(_) | MeshBehaviourEvent::Identify(_) => {}
         }
     }

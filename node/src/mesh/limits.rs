@@ -36,8 +36,10 @@ pub const FRAME_PREFIX_BYTES: usize = 4;
 
 /// Most established connections to one peer: two lets two friends that both
 /// know each other's address dial at the same moment without one dial being
-/// refused; a third is always a bug or abuse.
-pub const MAX_ESTABLISHED_PER_PEER: u32 = 2;
+/// refused; a third is the relayed link that hole punching (DCUtR) replaces,
+/// kept until the direct one is up and then closed by the driver. A fourth
+/// is always a bug or abuse.
+pub const MAX_ESTABLISHED_PER_PEER: u32 = 3;
 
 /// Most established connections in total: 128 friends (a person's circle plus
 /// their servers and phones) with two links each. Strangers never get this far.
@@ -95,6 +97,12 @@ pub const BACKOFF_BASE_MS: u64 = 1_000;
 /// Longest redial delay, in ms: 5 min, so a phone that was offline for hours
 /// reconnects within five minutes of its friend coming back, at ~12 dials/hour.
 pub const BACKOFF_CAP_MS: u64 = 5 * 60 * 1_000;
+
+/// Where a server listens over QUIC when `--listen` is not given: the same
+/// port as TCP (UDP and TCP ports are separate), so a friend is told one
+/// port number; QUIC handshakes in one round trip and rides out a phone's
+/// network change better than TCP.
+pub const DEFAULT_SERVER_LISTEN_QUIC: &str = "/ip4/0.0.0.0/udp/4001/quic-v1";
 
 /// Commands waiting for the driver: enough for a burst of engine output; a full
 /// queue makes the sender wait (back-pressure) rather than drop.

@@ -13,7 +13,10 @@
 //! ping, frames), [`swarm`] (TCP + noise + yamux), [`redial`] (pure backoff
 //! schedule), [`outbox`] (pure per-peer send window), [`events`] (commands and
 //! events), [`streams`] (raw offload streams), [`gate`] (friends only, and invitation guests),
-//! [`invite_streams`] (`/porfiry/invite/1` streams), [`handle`] (the command handle), [`driver`] (the task), [`error`].
+//! [`invite_streams`] (`/porfiry/invite/1` streams), [`handle`] (the command handle), [`driver`] (the task), [`error`],
+//! [`relay`] (`--relay`: circuits for friends only), [`reach`] (relay
+//! reservations, circuit addresses, LAN discovery settings), [`links`]
+//! (direct / relayed / not connected per friend, `links.json`).
 
 pub mod behaviour;
 pub mod codec;
@@ -25,8 +28,11 @@ pub mod gate;
 pub mod handle;
 pub mod invite_streams;
 pub mod limits;
+pub mod links;
 pub mod outbox;
+pub mod reach;
 pub mod redial;
+pub mod relay;
 pub mod streams;
 pub mod swarm;
 
@@ -38,9 +44,13 @@ pub use events::{MeshCommand, MeshEvent, SendFailure, SendTag};
 pub use gate::{GUEST_WINDOW, InviteDoor, MAX_GUESTS};
 pub use handle::MeshHandle;
 pub use invite_streams::{INVITE_PROTOCOL, IncomingInvites};
+pub use links::{LINKS_FILE_NAME, Link, LinkRecord, LinksFile};
+pub use reach::{LinksWatch, ReachConfig, check_friend_address, without_peer_suffix};
 pub use redial::Backoff;
+pub use relay::RelayLimits;
 pub use streams::{IncomingOffload, OFFLOAD_PROTOCOL, StreamControl};
 
 /// The libp2p types the rest of the node needs, so it never imports libp2p.
 pub use libp2p::identity::Keypair;
+pub use libp2p::multiaddr::Protocol;
 pub use libp2p::{Multiaddr, PeerId, Stream};

@@ -1,18 +1,24 @@
-//! Builds the libp2p swarm: TCP + noise + yamux under the [`MeshBehaviour`],
-//! with the profile's idle timeout.
+//! Builds the libp2p swarm: TCP + noise + yamux and QUIC, plus the relay
+//! client transport (dialling and listening through a relaying friend), under
+//! the [`MeshBehaviour`], with the profile's idle timeout.
 
 use libp2p::identity::Keypair;
 use libp2p::{Swarm, SwarmBuilder, noise, tcp, yamux};
 
-use super::behaviour::MeshBehaviour;
+use super::reach::ReachConfig;
+use super::streams::FriendSet;
+
+use super::behaviour::{MeshBehaviour, ReachParts};
 use super::config::Profile;
 use super::error::MeshError;
 use super::gate::InviteDoor;
 use super::limits::CONNECT_TIMEOUT;
 
 /// A swarm for `keypair` speaking TCP with noise encryption and yamux
-/// multiplexing, Nagle off, an empty friend list, the frame cap given and
-/// guests admitted while `door` is open.
+/// multiplexing (Nagle off) and QUIC, able to dial and listen through relay
+/// circuits, with an empty friend list, the frame cap given, guests admitted
+/// while `door` is open, and relaying / LAN discovery as `reach` says (the
+/// relay checks `friends`).
 /// Must be called inside a tokio runtime.
 pub fn build_swarm(
     keypair: Keypair,
@@ -20,6 +26,8 @@ pub fn build_swarm(
     max_frame_bytes: u32,
     streams: libp2p_stream::Behaviour,
     door: InviteDoor,
+    reach: ReachConfig,
+    friends: FriendSet,
 ) -> Result<Swarm<MeshBehaviour>, MeshError> {
     let Ok(with_behaviour) = SwarmBuilder::with_existing_identity(keypair)
         .with_tokio()
@@ -28,7 +36,16 @@ pub fn build_swarm(
             noise::Config::new,
             yamux::Config::default,
         )?
-        .with_behaviour(|key| MeshBehaviour::new(&key.public(), max_frame_bytes, streams, door));
+        .with_quic()
+        .with_relay_client(noise::Config::new, yamux::Config::default)?
+        .with_behaviour(|key, relay_client| {
+            let parts = ReachParts {
+                relay_client,
+                config: reach,
+                friends,
+            };
+            MeshBehaviour::new(&key.public(), max_frame_bytes, streams, door, parts)
+        });
     Ok(with_behaviour
         .with_swarm_config(|c| c.with_idle_connection_timeout(profile.idle_timeout()))
         .with_connection_timeout(CONNECT_TIMEOUT)

@@ -6,7 +6,7 @@ use porfiry_skills::{Clock, SystemClock};
 
 use crate::cognition::CoreEvents;
 use crate::data_dir::DataDir;
-use crate::mesh::{Multiaddr, Profile};
+use crate::mesh::{Multiaddr, Profile, ReachConfig};
 
 /// What to run: which data dir, as a server or a phone, listening where.
 #[derive(Clone)]
@@ -23,6 +23,9 @@ pub struct NodeConfig {
     /// Where notes merged from friends and posted through the handle are
     /// announced (the cognitive core waits on them).
     pub events: CoreEvents,
+    /// Relaying for friends and LAN discovery (the node sets `links_file`
+    /// to `links.json` in the data dir).
+    pub reach: ReachConfig,
 }
 
 impl NodeConfig {
@@ -34,6 +37,7 @@ impl NodeConfig {
             listen,
             clock: Arc::new(SystemClock::utc()),
             events: CoreEvents::new(),
+            reach: ReachConfig::default(),
         }
     }
 }

@@ -18,7 +18,7 @@ use super::limits::COMMAND_QUEUE_CAPACITY;
 use crate::commands::init::open_or_init;
 use crate::commands::run::lock_data_dir;
 use crate::db::Db;
-use crate::mesh::{MeshError, Profile, StreamControl};
+use crate::mesh::{LINKS_FILE_NAME, MeshError, Profile, ReachConfig, StreamControl};
 use crate::replication::{DaemonOptions, LoopIo, ReplicationError, run_node};
 
 pub use crate::replication::Stopped;
@@ -64,6 +64,10 @@ impl Node {
             profile: config.profile,
             listen: config.listen,
             streams,
+            reach: ReachConfig {
+                links_file: Some(config.data_dir.root().join(LINKS_FILE_NAME)),
+                ..config.reach
+            },
         };
         let io = LoopIo {
             commands,

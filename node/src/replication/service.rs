@@ -55,6 +55,8 @@ pub struct DaemonOptions {
     pub listen: Vec<Multiaddr>,
     /// Offload streams; the node handle holds a clone made before the mesh runs.
     pub streams: StreamControl,
+    /// Relaying, LAN discovery and the links file (see `mesh::reach`).
+    pub reach: crate::mesh::ReachConfig,
 }
 
 /// What the node held when it stopped.
@@ -134,11 +136,13 @@ pub async fn run_node(
     let mut config = match options.profile {
         Profile::Server => MeshConfig {
             streams: options.streams,
+            reach: options.reach,
             ..MeshConfig::server(options.listen)
         },
         Profile::Phone => MeshConfig {
             listen: options.listen,
             streams: options.streams,
+            reach: options.reach,
             ..MeshConfig::phone()
         },
     };

@@ -1,0 +1,150 @@
+//! The flags of `porfiry run` for reaching friends that cannot be dialled:
+//! `--no-listen`, `--relay` with its `--relay-*` limits, and `--mdns`.
+
+use std::time::Duration;
+
+use clap::Args;
+
+use crate::mesh::relay::{
+    DEFAULT_MAX_CIRCUIT_BYTES, DEFAULT_MAX_CIRCUIT_DURATION, DEFAULT_MAX_CIRCUITS,
+    DEFAULT_MAX_CIRCUITS_PER_FRIEND, DEFAULT_MAX_RESERVATIONS,
+};
+use crate::mesh::{Profile, ReachConfig, RelayLimits};
+
+/// Reaching friends that cannot be dialled.
+#[derive(Debug, Clone, Args)]
+pub struct ReachArgs {
+    /// Listen nowhere (no TCP, no QUIC): friends reach this node only
+    /// through a relaying friend, where it reserves a slot by itself.
+    #[arg(long, conflicts_with = "listen")]
+    pub no_listen: bool,
+    /// Relay circuits for friends (circuit relay v2): slots only for
+    /// friends, circuits only between two friends. Needs a public address.
+    #[arg(long)]
+    pub relay: bool,
+    /// Relay slots held at once.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_RESERVATIONS)]
+    pub relay_max_reservations: usize,
+    /// Relay circuits open at once.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CIRCUITS)]
+    pub relay_max_circuits: usize,
+    /// Relay circuits one friend may have open at once.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_CIRCUITS_PER_FRIEND)]
+    pub relay_circuits_per_friend: usize,
+    /// Longest life of one relay circuit, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = DEFAULT_MAX_CIRCUIT_DURATION.as_secs())]
+    pub relay_circuit_secs: u64,
+    /// Bytes one relay circuit may carry.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_CIRCUIT_BYTES)]
+    pub relay_circuit_bytes: u64,
+    /// Find friends on the local network (mDNS); strangers found are ignored.
+    #[arg(long)]
+    pub mdns: bool,
+}
+
+impl Default for ReachArgs {
+    fn default() -> Self {
+        Self {
+            no_listen: false,
+            relay: false,
+            relay_max_reservations: DEFAULT_MAX_RESERVATIONS,
+            relay_max_circuits: DEFAULT_MAX_CIRCUITS,
+            relay_circuits_per_friend: DEFAULT_MAX_CIRCUITS_PER_FRIEND,
+            relay_circuit_secs: DEFAULT_MAX_CIRCUIT_DURATION.as_secs(),
+            relay_circuit_bytes: DEFAULT_MAX_CIRCUIT_BYTES,
+            mdns: false,
+        }
+    }
+}
+
+/// Why the reach flags cannot be used together.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ReachFlagsError {
+    /// A relay must be dialled, so it must listen as a server.
+    #[error("--relay needs a node friends can dial: not with --profile phone or --no-listen")]
+    RelayHidden,
+    /// A limit of zero would refuse every friend.
+    #[error("{0} must be above zero")]
+    ZeroLimit(&'static str),
+}
+
+impl ReachArgs {
+    /// The mesh settings these flags ask for (`links_file` is set by the node).
+    pub fn to_config(&self, profile: Profile) -> Result<ReachConfig, ReachFlagsError> {
+        let relay = if self.relay {
+            if profile == Profile::Phone || self.no_listen {
+                return Err(ReachFlagsError::RelayHidden);
+            }
+            for (name, value) in [
+                (
+                    "--relay-max-reservations",
+                    self.relay_max_reservations as u64,
+                ),
+                ("--relay-max-circuits", self.relay_max_circuits as u64),
+                (
+                    "--relay-circuits-per-friend",
+                    self.relay_circuits_per_friend as u64,
+                ),
+                ("--relay-circuit-secs", self.relay_circuit_secs),
+                ("--relay-circuit-bytes", self.relay_circuit_bytes),
+            ] {
+                if value == 0 {
+                    return Err(ReachFlagsError::ZeroLimit(name));
+                }
+            }
+            Some(RelayLimits {
+                max_reservations: self.relay_max_reservations,
+                max_circuits: self.relay_max_circuits,
+                max_circuits_per_friend: self.relay_circuits_per_friend,
+                max_circuit_duration: Duration::from_secs(self.relay_circuit_secs),
+                max_circuit_bytes: self.relay_circuit_bytes,
+            })
+        } else {
+            None
+        };
+        Ok(ReachConfig {
+            relay,
+            mdns: self.mdns,
+            ..ReachConfig::default()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn relay_flags_become_limits_and_a_hidden_relay_is_refused() {
+        let mut args = ReachArgs {
+            relay: true,
+            relay_circuit_secs: 60,
+            ..ReachArgs::default()
+        };
+        let config = args.to_config(Profile::Server).unwrap();
+        let limits = config.relay.unwrap();
+        assert_eq!(limits.max_circuit_duration, Duration::from_secs(60));
+        assert_eq!(limits.max_circuit_bytes, DEFAULT_MAX_CIRCUIT_BYTES);
+        assert_eq!(
+            args.to_config(Profile::Phone),
+            Err(ReachFlagsError::RelayHidden)
+        );
+        args.no_listen = true;
+        assert_eq!(
+            args.to_config(Profile::Server),
+            Err(ReachFlagsError::RelayHidden)
+        );
+        args.no_listen = false;
+        args.relay_max_circuits = 0;
+        assert_eq!(
+            args.to_config(Profile::Server),
+            Err(ReachFlagsError::ZeroLimit("--relay-max-circuits"))
+        );
+        let plain = ReachArgs {
+            mdns: true,
+            ..ReachArgs::default()
+        };
+        let config = plain.to_config(Profile::Phone).unwrap();
+        assert!(config.relay.is_none() && config.mdns);
+    }
+}

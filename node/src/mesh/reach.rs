@@ -1,0 +1,299 @@
+//! Reaching friends that cannot be dialled: relay use, hole punching, LAN
+//! discovery — the settings and the pure decisions behind them.
+//!
+//! - [`ReachConfig`]: whether this node relays for its friends
+//!   (`--relay`, with [`RelayLimits`]), looks for friends on the LAN
+//!   (`--mdns`), and where the daemon writes `links.json`.
+//! - [`Reservations`]: a node that is not a relay itself reserves a slot at
+//!   every friend that offers the relay protocol (learnt from identify), so
+//!   its other friends can dial it at `RELAY/p2p/R/p2p-circuit/p2p/US`. A
+//!   node cannot tell on its own whether its listen address is reachable from
+//!   outside (a home server behind NAT listens, yet cannot be dialled), so it
+//!   reserves whether or not it listens; a slot costs the relay little.
+//! - [`Unreachable`]: one log line per friend when the reason it cannot be
+//!   reached changes, rather than one per redial.
+
+use std::collections::{HashMap, HashSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use libp2p::core::transport::ListenerId;
+use libp2p::multiaddr::Protocol;
+use libp2p::{Multiaddr, PeerId};
+
+use tokio::sync::watch;
+
+use super::links::LinksFile;
+use super::relay::RelayLimits;
+
+/// How this node helps and uses relays and the LAN.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReachConfig {
+    /// Relay circuits for friends, within these limits (`--relay`).
+    pub relay: Option<RelayLimits>,
+    /// Find friends on the LAN with mDNS (`--mdns`); strangers are ignored.
+    pub mdns: bool,
+    /// Where to write the per-friend link snapshot (`links.json`), if anywhere.
+    pub links_file: Option<PathBuf>,
+    /// The same snapshot, published in process whenever it changes.
+    pub links_watch: LinksWatch,
+}
+
+/// The driver's per-friend link snapshot, published whenever a link changes
+/// (for embedding programs and tests; `status` reads the file).
+#[derive(Debug, Clone)]
+pub struct LinksWatch(Arc<watch::Sender<LinksFile>>);
+
+impl Default for LinksWatch {
+    fn default() -> Self {
+        Self(Arc::new(watch::Sender::new(LinksFile::default())))
+    }
+}
+
+impl PartialEq for LinksWatch {
+    fn eq(&self, other: &Self) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
+impl Eq for LinksWatch {}
+
+impl LinksWatch {
+    /// A receiver of every snapshot from now on.
+    pub fn subscribe(&self) -> watch::Receiver<LinksFile> {
+        self.0.subscribe()
+    }
+
+    /// Publishes `snapshot` (kept even while nobody listens).
+    pub fn publish(&self, snapshot: LinksFile) {
+        self.0.send_replace(snapshot);
+    }
+}
+
+/// The address at which this node listens through relay `relay` reached at
+/// `relay_addr` (its `/p2p/` part, if any, is replaced).
+pub fn circuit_listen_address(relay_addr: &Multiaddr, relay: PeerId) -> Multiaddr {
+    let mut base: Multiaddr = relay_addr
+        .iter()
+        .take_while(|p| !matches!(p, Protocol::P2p(_) | Protocol::P2pCircuit))
+        .collect();
+    base.push(Protocol::P2p(relay));
+    base.push(Protocol::P2pCircuit);
+    base
+}
+
+/// Checks that `address` is a place to dial `peer`: any `/p2p/` before a
+/// `/p2p-circuit` names the relay; after it (or, without a circuit, at the
+/// end) only `peer` may be named. Returns why not.
+pub fn check_friend_address(address: &Multiaddr, peer: &PeerId) -> Result<(), String> {
+    let parts: Vec<Protocol<'_>> = address.iter().collect();
+    let circuit = parts
+        .iter()
+        .rposition(|p| matches!(p, Protocol::P2pCircuit));
+    let (relay_part, target_part) = match circuit {
+        Some(i) => (&parts[..i], &parts[i + 1..]),
+        None => (&parts[..0], &parts[..]),
+    };
+    if let Some(i) = circuit {
+        if parts[..i].iter().any(|p| matches!(p, Protocol::P2pCircuit)) {
+            return Err("it goes through more than one relay".into());
+        }
+        if !matches!(relay_part.last(), Some(Protocol::P2p(_))) {
+            return Err("the relay before /p2p-circuit is not named by /p2p/<relay id>".into());
+        }
+        if relay_part.len() < 2 {
+            return Err("the relay has no address before /p2p/<relay id>".into());
+        }
+        if matches!(relay_part.last(), Some(Protocol::P2p(r)) if r == peer) {
+            return Err("a friend cannot be its own relay".into());
+        }
+    }
+    for p in target_part {
+        if let Protocol::P2p(named) = p
+            && named != peer
+        {
+            return Err(format!("it names peer {named}, not {peer}"));
+        }
+    }
+    Ok(())
+}
+
+/// `address` without a trailing `/p2p/<peer>` (any relay named before a
+/// `/p2p-circuit` stays).
+pub fn without_peer_suffix(mut address: Multiaddr, peer: &PeerId) -> Multiaddr {
+    if matches!(address.iter().last(), Some(Protocol::P2p(p)) if p == *peer) {
+        address.pop();
+    }
+    address
+}
+
+/// Where this node holds (or is asking for) a relay slot.
+#[derive(Debug, Default)]
+pub struct Reservations {
+    /// Relays asked, by the listener the request runs on.
+    asked: HashMap<ListenerId, PeerId>,
+    relays: HashSet<PeerId>,
+}
+
+impl Reservations {
+    /// An empty set.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Whether to ask `friend` for a slot now: it offers the relay protocol
+    /// and we have not asked it yet (or the last slot ended).
+    pub fn should_reserve(&self, we_relay: bool, friend: &PeerId, offers_relay: bool) -> bool {
+        !we_relay && offers_relay && !self.relays.contains(friend)
+    }
+
+    /// A slot was asked of `relay` on `listener`.
+    pub fn asked(&mut self, listener: ListenerId, relay: PeerId) {
+        self.asked.insert(listener, relay);
+        self.relays.insert(relay);
+    }
+
+    /// The listener `listener` closed (the relay refused, the connection to
+    /// it closed, or the slot ran out): the relay may be asked again.
+    pub fn listener_closed(&mut self, listener: ListenerId) -> Option<PeerId> {
+        let relay = self.asked.remove(&listener)?;
+        self.relays.remove(&relay);
+        Some(relay)
+    }
+
+    /// Whether a slot is held or asked at `relay`.
+    pub fn holds(&self, relay: &PeerId) -> bool {
+        self.relays.contains(relay)
+    }
+}
+
+/// The last reason logged for each unreachable friend.
+#[derive(Debug, Default)]
+pub struct Unreachable {
+    last: HashMap<PeerId, String>,
+}
+
+impl Unreachable {
+    /// An empty record.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A dial of `peer` failed for `reason`: returns true when the line is
+    /// worth logging (the first failure, or a different reason).
+    pub fn failed(&mut self, peer: PeerId, reason: &str) -> bool {
+        if self.last.get(&peer).is_some_and(|r| r == reason) {
+            return false;
+        }
+        self.last.insert(peer, reason.to_owned());
+        true
+    }
+
+    /// `peer` is connected: its next failure is logged again.
+    pub fn reached(&mut self, peer: &PeerId) {
+        self.last.remove(peer);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(n: u8) -> PeerId {
+        porfiry_protocol::NodeKey::from_seed([n; 32]).peer_id()
+    }
+
+    #[test]
+    fn circuit_addresses_name_a_relay_then_the_friend() {
+        let relay = key(1);
+        let friend = key(2);
+        let via: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit/p2p/{friend}")
+            .parse()
+            .unwrap();
+        assert_eq!(check_friend_address(&via, &friend), Ok(()));
+        let bare: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit")
+            .parse()
+            .unwrap();
+        assert_eq!(check_friend_address(&bare, &friend), Ok(()));
+        let direct: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{friend}")
+            .parse()
+            .unwrap();
+        assert_eq!(check_friend_address(&direct, &friend), Ok(()));
+        let wrong_target: Multiaddr =
+            format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit/p2p/{relay}")
+                .parse()
+                .unwrap();
+        assert!(check_friend_address(&wrong_target, &friend).is_err());
+        let no_relay_id: Multiaddr = "/ip4/1.2.3.4/tcp/4001/p2p-circuit".parse().unwrap();
+        assert!(check_friend_address(&no_relay_id, &friend).is_err());
+        let own_relay: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{friend}/p2p-circuit")
+            .parse()
+            .unwrap();
+        assert!(check_friend_address(&own_relay, &friend).is_err());
+        let twice: Multiaddr = format!(
+            "/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit/p2p/{relay}/p2p-circuit/p2p/{friend}"
+        )
+        .parse()
+        .unwrap();
+        assert!(check_friend_address(&twice, &friend).is_err());
+        let stranger: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}")
+            .parse()
+            .unwrap();
+        assert!(check_friend_address(&stranger, &friend).is_err());
+    }
+
+    #[test]
+    fn only_the_trailing_peer_id_is_dropped() {
+        let relay = key(1);
+        let friend = key(2);
+        let via: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit/p2p/{friend}")
+            .parse()
+            .unwrap();
+        let bare: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit")
+            .parse()
+            .unwrap();
+        assert_eq!(without_peer_suffix(via, &friend), bare);
+        assert_eq!(without_peer_suffix(bare.clone(), &friend), bare);
+    }
+
+    #[test]
+    fn the_listen_address_goes_through_the_relay() {
+        let relay = key(1);
+        let with_id: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}")
+            .parse()
+            .unwrap();
+        let expected: Multiaddr = format!("/ip4/1.2.3.4/tcp/4001/p2p/{relay}/p2p-circuit")
+            .parse()
+            .unwrap();
+        assert_eq!(circuit_listen_address(&with_id, relay), expected);
+        let bare: Multiaddr = "/ip4/1.2.3.4/tcp/4001".parse().unwrap();
+        assert_eq!(circuit_listen_address(&bare, relay), expected);
+    }
+
+    #[test]
+    fn a_node_reserves_once_per_relaying_friend_and_again_after_the_slot_ends() {
+        let mut r = Reservations::new();
+        let relay = key(1);
+        assert!(!r.should_reserve(false, &relay, false), "not a relay");
+        assert!(!r.should_reserve(true, &relay, true), "we relay ourselves");
+        assert!(r.should_reserve(false, &relay, true));
+        let (asked, other) = (ListenerId::next(), ListenerId::next());
+        r.asked(asked, relay);
+        assert!(r.holds(&relay));
+        assert!(!r.should_reserve(false, &relay, true));
+        assert_eq!(r.listener_closed(other), None);
+        assert_eq!(r.listener_closed(asked), Some(relay));
+        assert!(r.should_reserve(false, &relay, true));
+    }
+
+    #[test]
+    fn an_unreachable_friend_is_logged_once_per_reason() {
+        let mut u = Unreachable::new();
+        let p = key(3);
+        assert!(u.failed(p, "connection refused"));
+        assert!(!u.failed(p, "connection refused"));
+        assert!(u.failed(p, "timeout"));
+        u.reached(&p);
+        assert!(u.failed(p, "timeout"));
+    }
+}

@@ -1,0 +1,96 @@
+//! End to end over real `porfiry run` processes on loopback: a server
+//! started with `--no-listen` (H) reserves a slot at its relaying friend R
+//! (`porfiry run --relay`) by itself; a phone P that knows H only by its
+//! circuit address through R reaches it, a friends-only note from H arrives
+//! at P, and `status` on P shows H as `relayed`. A stranger X cannot use R:
+//! R refuses its connection, so it gets no slot and no circuit.
+//!
+//! ```text
+//!   H (--no-listen) ──► R (--relay) ◄── P (phone)
+//!                        ▲                └─ dials H at R/p2p-circuit/p2p/H
+//!                        └── X (stranger to R, H and P)
+//! ```
+
+use porfiry_tests::mesh_node::{MeshNode, wait_for};
+
+#[test]
+fn a_hidden_server_is_reached_through_a_relaying_friend_and_a_stranger_is_not() {
+    let mut r = MeshNode::init("R");
+    let mut h = MeshNode::init("H");
+    let mut p = MeshNode::init("P");
+    let mut x = MeshNode::init("X");
+    r.befriend(&h, false, &[]);
+    r.befriend(&p, false, &[]);
+    let r_addr = r.start_server_with(0, &["--relay"]);
+
+    h.befriend(&r, true, &[]);
+    h.befriend(&p, false, &[]);
+    h.start(&["--no-listen"]);
+    h.wait_logged(&["relay slot reserved", &r.peer_id]);
+    let circuit = format!("{r_addr}/p2p-circuit/p2p/{}", h.peer_id);
+    wait_for("H to print its circuit address", || {
+        h.stdout_lines()
+            .iter()
+            .any(|l| l.starts_with("listening on ") && l.contains("/p2p-circuit"))
+    });
+
+    p.befriend(&r, true, &[]);
+    p.cli_ok(&["friends", "add", &h.peer_id, &circuit, "--name", "home"]);
+    p.start_phone();
+    p.wait_logged(&["friend connected", &h.peer_id]);
+
+    h.post("friends", "from the hidden server");
+    wait_for("P to get H's friends-only note", || {
+        p.has_note(&h, "from the hidden server")
+    });
+
+    let status: serde_json::Value =
+        serde_json::from_str(&p.cli_ok(&["status", "--json"])).expect("status json");
+    let friends = status["friends"].as_array().expect("friends");
+    let home = friends
+        .iter()
+        .find(|f| f["peer_id"] == h.peer_id.as_str())
+        .expect("H in P's status");
+    assert_eq!(home["link"], "relayed", "{home}");
+    assert!(home["link_since_ms"].as_u64().is_some(), "{home}");
+    let relay = friends
+        .iter()
+        .find(|f| f["peer_id"] == r.peer_id.as_str())
+        .expect("R in P's status");
+    assert_eq!(relay["link"], "direct", "{relay}");
+    let text = p.cli_ok(&["status"]);
+    assert!(
+        text.contains("home") && text.contains("link: relayed"),
+        "{text}"
+    );
+
+    // The stranger trusts R and H, but neither knows it.
+    x.befriend(&r, true, &[]);
+    x.cli_ok(&["friends", "add", &h.peer_id, &circuit]);
+    x.start_phone();
+    r.wait_logged(&["not a friend", &x.peer_id]);
+    x.wait_logged(&["friend unreachable", &h.peer_id]);
+    x.post("friends", "from the stranger");
+    h.post("friends", "after the stranger tried");
+    wait_for("P to get H's later note", || {
+        p.has_note(&h, "after the stranger tried")
+    });
+    assert!(!h.logged(&[&x.peer_id]), "H never heard of X");
+    assert!(x.notes_from(&h).is_empty(), "X got nothing from H");
+    assert!(h.notes_from(&x).is_empty(), "H got nothing from X");
+
+    for n in [&mut x, &mut p, &mut h, &mut r] {
+        n.terminate();
+    }
+    // With no daemon running, nobody is connected.
+    let status: serde_json::Value =
+        serde_json::from_str(&p.cli_ok(&["status", "--json"])).expect("status json");
+    assert!(
+        status["friends"]
+            .as_array()
+            .expect("friends")
+            .iter()
+            .all(|f| f["link"] == "not connected"),
+        "{status}"
+    );
+}

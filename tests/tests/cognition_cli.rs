@@ -228,10 +228,19 @@ fn a_dead_endpoint_is_recorded_each_tick_and_think_goes_on() {
 #[test]
 fn run_starts_the_core_with_a_model_and_no_think_keeps_it_off() {
     let llm = diarist();
+    // Two servers at once: each on a port of its own, not the default 4001.
+    let args = [
+        "--listen",
+        "/ip4/127.0.0.1/tcp/0",
+        "--llm-url",
+        &llm.url(),
+        "--llm-model",
+        "scripted",
+    ];
     let mut off = MeshNode::init("quiet");
-    off.start(&["--llm-url", &llm.url(), "--llm-model", "scripted"]);
+    off.start(&args);
     let mut on = MeshNode::init("busy");
-    on.start_thinking(&["--llm-url", &llm.url(), "--llm-model", "scripted"]);
+    on.start_thinking(&args);
     wait_for("the core's first tick", || {
         !all::<TickRecord>(&on).is_empty()
     });

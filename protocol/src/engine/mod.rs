@@ -113,7 +113,7 @@ impl Engine {
         for r in &records {
             for target in r.supersedes() {
                 index.add_tombstone(target, &r.author);
-                if index.get(&target).is_some_and(|m| *m.author == *r.author) {
+                if index.get(&target).is_some_and(|m| m.author() == r.author) {
                     index.remove(&target);
                 }
             }

@@ -167,11 +167,10 @@ impl Index {
     /// in one bulk pass (`collect` sorts once, then fills the B-tree from
     /// sorted keys) rather than by a million single inserts in random id
     /// order; a later record with the same id wins, as with [`Self::insert`].
-    pub(crate) fn from_records(records: &[ItemRecord]) -> Index {
+    pub(crate) fn from_records(records: impl Iterator<Item = ItemRecord>) -> Index {
         let mut index = Index::default();
         let metas: Vec<(ItemId, Meta)> = records
-            .iter()
-            .map(|record| (record.id, index.meta(record)))
+            .map(|record| (record.id, index.meta(&record)))
             .collect();
         index.expiry = metas
             .iter()

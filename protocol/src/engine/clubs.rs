@@ -96,9 +96,9 @@ impl Engine {
             .index
             .iter()
             .filter(|(_, m)| {
-                matches!(&*m.audience, Audience::Club(c) if c == club)
-                    && m.club_target.is_none()
-                    && !self.clubs.is_member(club, &m.author, m.created_ms)
+                matches!(m.audience(), Audience::Club(c) if c == club)
+                    && m.club_target().is_none()
+                    && !self.clubs.is_member(club, m.author(), m.created_ms)
             })
             .map(|(id, _)| *id)
             .collect();

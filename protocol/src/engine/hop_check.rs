@@ -18,15 +18,15 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::index::Meta;
+use super::index::MetaRef;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
 
 /// True for a public or club item whose copy here lets a friend pass it on
 /// at least once more (our hops − 1 ≥ 1): only then can a friend's copy be
 /// short of what we offer in a way that matters further out.
-pub(super) fn offers_hops(meta: &Meta) -> bool {
-    travels_far(&meta.audience) && meta.hops_left.saturating_sub(1).min(meta.max_hops) >= 1
+pub(super) fn offers_hops(meta: &MetaRef<'_>) -> bool {
+    travels_far(meta.audience()) && meta.hops_left.saturating_sub(1).min(meta.max_hops) >= 1
 }
 
 /// True for the audiences relayed beyond one hop (public, club): their

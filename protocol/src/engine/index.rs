@@ -3,6 +3,7 @@
 //! of retracted and replaced items and an expiry queue.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::num::{NonZeroU32, NonZeroU64};
 use std::sync::Arc;
 
 use crate::item::audience::Audience;
@@ -10,38 +11,90 @@ use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
 use crate::policy::ItemRoute;
 
-/// The in-memory form of a record: names and audiences interned.
+/// A peer id interned in the index: its place in `Index::by_name`, plus one
+/// (4 bytes where an `Arc<str>` takes 16, for up to 4 billion names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Name(NonZeroU32);
+
+/// The in-memory form of a record: names and audiences interned as 4-byte
+/// indices and the expiry as a `NonZeroU64` (Unix ms 0 is never an expiry),
+/// so an entry is 40 bytes beside its 32-byte id (it was 88 with `Arc<str>`
+/// names and an `Option<u64>`). Read it through [`MetaRef`].
 #[derive(Debug, Clone)]
 pub(crate) struct Meta {
     pub(crate) created_ms: u64,
-    pub(crate) expires_ms: Option<u64>,
-    pub(crate) author: Arc<str>,
-    pub(crate) audience: Arc<Audience>,
-    pub(crate) received_from: Option<Arc<str>>,
+    expires_ms: Option<NonZeroU64>,
+    author: Name,
+    audience: u32,
+    received_from: Option<Name>,
+    club_target: Option<Name>,
     pub(crate) max_hops: u8,
     pub(crate) hops_left: u8,
-    pub(crate) club_target: Option<Arc<str>>,
-    pub(crate) club_removal: bool,
+    club_removal: bool,
 }
 
 impl Meta {
-    /// The routing facts for `may_send`.
-    pub(crate) fn route(&self) -> ItemRoute<'_> {
-        ItemRoute {
-            author: &self.author,
-            audience: &self.audience,
-            hops_left: self.hops_left,
-            received_from: self.received_from.as_deref(),
-            expires_ms: self.expires_ms,
-            created_ms: self.created_ms,
-            club_target: self.club_target.as_deref(),
-            club_removal: self.club_removal,
-        }
+    /// The expiry, if the author set one.
+    pub(crate) fn expires_ms(&self) -> Option<u64> {
+        self.expires_ms.map(NonZeroU64::get)
     }
 
     /// True once `now_ms` reaches the expiry.
     pub(crate) fn expired(&self, now_ms: u64) -> bool {
-        self.expires_ms.is_some_and(|e| e <= now_ms)
+        self.expires_ms().is_some_and(|e| e <= now_ms)
+    }
+}
+
+/// A held item's metadata with the index that resolves its names.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct MetaRef<'a> {
+    meta: &'a Meta,
+    index: &'a Index,
+}
+
+impl<'a> std::ops::Deref for MetaRef<'a> {
+    type Target = Meta;
+    fn deref(&self) -> &Meta {
+        self.meta
+    }
+}
+
+impl<'a> MetaRef<'a> {
+    /// The author's peer id.
+    pub(crate) fn author(&self) -> &'a str {
+        self.index.name(self.meta.author)
+    }
+
+    /// Who may receive it.
+    pub(crate) fn audience(&self) -> &'a Audience {
+        self.index
+            .audiences
+            .get(self.meta.audience as usize)
+            .map_or(&Audience::Public, |a| &**a)
+    }
+
+    /// The friend this copy came from; `None` for our own items.
+    pub(crate) fn received_from(&self) -> Option<&'a str> {
+        self.meta.received_from.map(|n| self.index.name(n))
+    }
+
+    /// For a club change: the member it concerns.
+    pub(crate) fn club_target(&self) -> Option<&'a str> {
+        self.meta.club_target.map(|n| self.index.name(n))
+    }
+
+    /// The routing facts for `may_send`.
+    pub(crate) fn route(&self) -> ItemRoute<'a> {
+        ItemRoute {
+            author: self.author(),
+            audience: self.audience(),
+            hops_left: self.meta.hops_left,
+            received_from: self.received_from(),
+            expires_ms: self.meta.expires_ms(),
+            created_ms: self.meta.created_ms,
+            club_target: self.club_target(),
+            club_removal: self.meta.club_removal,
+        }
     }
 }
 
@@ -64,44 +117,64 @@ pub(crate) struct Index {
     expiry: BTreeSet<(u64, ItemId)>,
     /// Withdrawn id → the author who withdrew it; refused if offered by them.
     tombstones: BTreeMap<ItemId, Arc<str>>,
-    /// Interned peer ids (lookups only; as many as authors and friends).
-    names: BTreeSet<Arc<str>>,
+    /// Interned peer ids (as many as authors and friends): the id of each
+    /// name, and the names by id.
+    names: BTreeMap<Arc<str>, Name>,
+    by_name: Vec<Arc<str>>,
     audiences: Vec<Arc<Audience>>,
 }
 
 impl Index {
     /// One shared copy of a peer id string.
     pub(crate) fn intern(&mut self, name: &str) -> Arc<str> {
-        if let Some(n) = self.names.get(name) {
-            return n.clone();
-        }
-        let n: Arc<str> = Arc::from(name);
-        self.names.insert(n.clone());
-        n
+        let n = self.name_of(name);
+        self.by_name[(n.0.get() - 1) as usize].clone()
     }
 
-    fn intern_audience(&mut self, audience: &Audience) -> Arc<Audience> {
-        if let Some(a) = self.audiences.iter().find(|a| ***a == *audience) {
-            return a.clone();
+    /// The interned id of a peer id string.
+    fn name_of(&mut self, name: &str) -> Name {
+        if let Some(n) = self.names.get(name) {
+            return *n;
         }
-        let a = Arc::new(audience.clone());
-        self.audiences.push(a.clone());
-        a
+        let next = u32::try_from(self.by_name.len() + 1)
+            .ok()
+            .and_then(NonZeroU32::new)
+            .map(Name)
+            // Four billion distinct peer ids cannot be held in memory.
+            .unwrap_or(Name(NonZeroU32::MAX));
+        let n: Arc<str> = Arc::from(name);
+        self.by_name.push(n.clone());
+        self.names.insert(n, next);
+        next
+    }
+
+    /// The peer id string of an interned name.
+    fn name(&self, n: Name) -> &str {
+        self.by_name
+            .get((n.0.get() - 1) as usize)
+            .map_or("", |s| &**s)
+    }
+
+    fn intern_audience(&mut self, audience: &Audience) -> u32 {
+        if let Some(i) = self.audiences.iter().position(|a| **a == *audience) {
+            return i as u32;
+        }
+        self.audiences.push(Arc::new(audience.clone()));
+        (self.audiences.len() - 1) as u32
     }
 
     /// The index of the items a node holds at start-up. The maps are built
     /// in one bulk pass (`collect` sorts once, then fills the B-tree from
     /// sorted keys) rather than by a million single inserts in random id
     /// order; a later record with the same id wins, as with [`Self::insert`].
-    pub(crate) fn from_records(records: &[ItemRecord]) -> Index {
+    pub(crate) fn from_records(records: impl Iterator<Item = ItemRecord>) -> Index {
         let mut index = Index::default();
         let metas: Vec<(ItemId, Meta)> = records
-            .iter()
-            .map(|record| (record.id, index.meta(record)))
+            .map(|record| (record.id, index.meta(&record)))
             .collect();
         index.expiry = metas
             .iter()
-            .filter_map(|(id, meta)| meta.expires_ms.map(|e| (e, *id)))
+            .filter_map(|(id, meta)| meta.expires_ms().map(|e| (e, *id)))
             .collect();
         index.items = metas.into_iter().collect();
         index
@@ -111,13 +184,13 @@ impl Index {
     fn meta(&mut self, record: &ItemRecord) -> Meta {
         Meta {
             created_ms: record.created_ms,
-            expires_ms: record.expires_ms,
-            author: self.intern(&record.author),
+            expires_ms: record.expires_ms.and_then(NonZeroU64::new),
+            author: self.name_of(&record.author),
             audience: self.intern_audience(&record.audience),
-            received_from: record.received_from.as_deref().map(|p| self.intern(p)),
+            received_from: record.received_from.as_deref().map(|p| self.name_of(p)),
             max_hops: record.max_hops,
             hops_left: record.hops_left,
-            club_target: record.club_target.as_deref().map(|p| self.intern(p)),
+            club_target: record.club_target.as_deref().map(|p| self.name_of(p)),
             club_removal: record.club_removal,
         }
     }
@@ -125,14 +198,14 @@ impl Index {
     /// Adds (or overwrites) an item.
     pub(crate) fn insert(&mut self, record: &ItemRecord) {
         let meta = self.meta(record);
-        if let Some(e) = meta.expires_ms {
+        if let Some(e) = meta.expires_ms() {
             self.expiry.insert((e, record.id));
         }
         self.items.insert(record.id, meta);
     }
 
-    pub(crate) fn get(&self, id: &ItemId) -> Option<&Meta> {
-        self.items.get(id)
+    pub(crate) fn get(&self, id: &ItemId) -> Option<MetaRef<'_>> {
+        self.items.get(id).map(|meta| MetaRef { meta, index: self })
     }
 
     pub(crate) fn contains(&self, id: &ItemId) -> bool {
@@ -145,7 +218,7 @@ impl Index {
 
     /// Raises the hop count of a held item; false if not held or not higher.
     pub(crate) fn raise_hops(&mut self, id: &ItemId, hops_left: u8, from: &str) -> bool {
-        let from = self.intern(from);
+        let from = self.name_of(from);
         match self.items.get_mut(id) {
             Some(meta) if hops_left > meta.hops_left => {
                 meta.hops_left = hops_left;
@@ -158,15 +231,17 @@ impl Index {
 
     pub(crate) fn remove(&mut self, id: &ItemId) -> Option<Meta> {
         let meta = self.items.remove(id)?;
-        if let Some(e) = meta.expires_ms {
+        if let Some(e) = meta.expires_ms() {
             self.expiry.remove(&(e, *id));
         }
         Some(meta)
     }
 
     /// Every held item, in id order.
-    pub(crate) fn iter(&self) -> impl Iterator<Item = (&ItemId, &Meta)> {
-        self.items.iter()
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&ItemId, MetaRef<'_>)> {
+        self.items
+            .iter()
+            .map(|(id, meta)| (id, MetaRef { meta, index: self }))
     }
 
     /// Remembers that `author` withdrew `target`.

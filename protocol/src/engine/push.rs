@@ -108,8 +108,8 @@ impl Engine {
                 };
                 if covered.is_some_and(|c| *number <= c) {
                     // The session's end checks its hops if the friend holds it.
-                    if *meta.author != *self.local
-                        && offers_hops(meta)
+                    if meta.author() != &*self.local
+                        && offers_hops(&meta)
                         && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
                     {
                         offered.push((peer.clone(), *id));
@@ -133,10 +133,10 @@ impl Engine {
                     id: *id,
                     hops: meta.hops_left,
                 };
-                if *meta.author == *self.local {
+                if meta.author() == &*self.local {
                     eager.push(announce)
                 } else {
-                    if offers_hops(meta) {
+                    if offers_hops(&meta) {
                         offered.push((peer.clone(), *id));
                     }
                     lazy.push(announce)
@@ -254,8 +254,8 @@ impl Engine {
             .index
             .iter()
             .filter(|(_, m)| {
-                *m.author == *peer
-                    && travels_far(&m.audience)
+                m.author() == &*peer
+                    && travels_far(m.audience())
                     && m.hops_left < m.max_hops.saturating_sub(1)
             })
             .map(|(id, m)| Announce {

@@ -217,7 +217,7 @@ impl Engine {
         if self
             .index
             .get(&target)
-            .is_some_and(|m| *m.author == *author)
+            .is_some_and(|m| m.author() == &*author)
         {
             self.index.remove(&target);
             let by = match &reason {

@@ -90,10 +90,11 @@ impl Engine {
                 // and public or club unless the friend wrote it (one-hop
                 // items come only from their author; club items from any
                 // member, and a superset here costs only a few ids).
-                let could_come = *meta.author != *self.local
+                let author = meta.author();
+                let could_come = author != &*self.local
                     && !meta.expired(now_ms)
-                    && (matches!(*meta.audience, Audience::Public | Audience::Club(_))
-                        || *meta.author == *q.peer);
+                    && (matches!(meta.audience(), Audience::Public | Audience::Club(_))
+                        || author == q.peer);
                 if could_come {
                     let _ = storage.insert(meta.created_ms, Id::from_byte_array(id.0));
                 }

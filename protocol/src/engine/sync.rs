@@ -158,7 +158,7 @@ impl Engine {
                 // copies to us (`announce_short_of_author`), but that
                 // announce can be lost as well. Only the full check takes
                 // them: they are pushed eagerly, never pending.
-                if offers_hops(meta) && meta.received_from.as_deref() != Some(peer) {
+                if offers_hops(&meta) && meta.received_from() != Some(peer) {
                     hop_candidates.push(*id);
                 }
                 // Insert only fails on a sealed storage, and this one is not.
@@ -317,7 +317,8 @@ impl Engine {
             let Some(meta) = self.index.get(id) else {
                 continue;
             };
-            if offers_hops(meta) && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+            if offers_hops(&meta)
+                && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
             {
                 announces.push(Announce {
                     id: *id,

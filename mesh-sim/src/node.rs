@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use porfiry_protocol::ItemRecord;
 use porfiry_protocol::club::ClubBook;
 use porfiry_protocol::engine::{Engine, EngineConfig};
+use porfiry_protocol::wire::{Announce, WireItem};
 use porfiry_protocol::{ItemId, VerifiedItem};
 
 /// A stored item with its route columns, as a node's database keeps it.
@@ -37,6 +38,20 @@ pub(crate) struct SimNode {
 }
 
 impl SimNode {
+    /// The wire form of `items` this node holds (those it no longer holds
+    /// are left out, as the real driver's page read leaves them).
+    pub(crate) fn wire_items(&self, items: &[Announce]) -> Vec<WireItem> {
+        items
+            .iter()
+            .filter_map(|a| {
+                self.store.get(&a.id).map(|s| WireItem {
+                    hops: a.hops,
+                    envelope: s.item.envelope_bytes().to_vec(),
+                })
+            })
+            .collect()
+    }
+
     /// A fresh node with an empty store and no club.
     #[allow(dead_code)] // the simulator starts nodes with their book
     pub(crate) fn new(cfg: EngineConfig) -> SimNode {

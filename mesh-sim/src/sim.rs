@@ -10,7 +10,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use porfiry_protocol::VerifiedItem;
 use porfiry_protocol::engine::{EngineConfig, Input, Output};
-use porfiry_protocol::wire::{self, WireItem, WireMessage};
+use porfiry_protocol::wire::{self, WireMessage};
 use rand_chacha::ChaCha20Rng;
 
 use crate::clubs::ClubMeter;
@@ -303,16 +303,7 @@ impl<'w> Sim<'w> {
                 session,
                 items,
             } => {
-                let store = &self.nodes[n].store;
-                let wire_items: Vec<WireItem> = items
-                    .iter()
-                    .filter_map(|a| {
-                        store.get(&a.id).map(|s| WireItem {
-                            hops: a.hops,
-                            envelope: s.item.envelope_bytes().to_vec(),
-                        })
-                    })
-                    .collect();
+                let wire_items = self.nodes[n].wire_items(&items);
                 for m in wire::pack_items(session, wire_items) {
                     self.send(n, &peer, &m);
                 }

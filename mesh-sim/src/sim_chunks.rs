@@ -7,7 +7,7 @@
 //! starts over.
 
 use porfiry_protocol::engine::Input;
-use porfiry_protocol::wire::{self, Announce, WireItem};
+use porfiry_protocol::wire::{self, Announce};
 
 use super::Sim;
 use crate::queue::Ev;
@@ -22,16 +22,7 @@ impl Sim<'_> {
         chunk: u32,
         items: &[Announce],
     ) {
-        let store = &self.nodes[n].store;
-        let wire_items: Vec<WireItem> = items
-            .iter()
-            .filter_map(|a| {
-                store.get(&a.id).map(|s| WireItem {
-                    hops: a.hops,
-                    envelope: s.item.envelope_bytes().to_vec(),
-                })
-            })
-            .collect();
+        let wire_items = self.nodes[n].wire_items(items);
         let (messages, sent) = wire::pack_chunk(Some(session), wire_items);
         let Some(&to) = self.by_peer.get(peer) else {
             return;

@@ -239,6 +239,36 @@ impl Store {
         rows.collect::<rusqlite::Result<_>>().map_err(read_err)
     }
 
+    /// Hands `f` every stored item's record, oldest first, one row at a
+    /// time, so a caller that keeps a compact form (the replication engine
+    /// at start-up) never holds the whole list: about 377 B per record
+    /// against the engine's 78 B per item. The iterator stops at the first
+    /// row that does not read; that error is returned after `f` ends, and
+    /// `f`'s result is then dropped.
+    pub fn with_item_records<T>(
+        &self,
+        f: impl FnOnce(&mut dyn Iterator<Item = ItemRecord>) -> T,
+    ) -> Result<T> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{META} ORDER BY created, id"))?;
+        let mut rows = stmt.query_map([], record_from_row)?;
+        let mut failed = None;
+        let mut records = std::iter::from_fn(|| match rows.next()? {
+            Ok(record) => Some(record),
+            Err(e) => {
+                failed = Some(e);
+                None
+            }
+        });
+        let out = f(&mut records);
+        drop(records);
+        match failed {
+            Some(e) => Err(read_err(e)),
+            None => Ok(out),
+        }
+    }
+
     /// Deletes an item (expiry, cleanup); it may be received again later.
     /// Returns whether it was there.
     pub fn delete_item(&self, id: &ItemId) -> Result<bool> {

@@ -122,15 +122,21 @@ pub async fn run_node(
     shutdown: impl Future<Output = ()>,
 ) -> Result<Stopped, ReplicationError> {
     let local = key.peer_id().to_string();
-    let (friends, records, clubs) = db
-        .read(|s| -> Result<_, ReplicationError> {
-            Ok((friend_set::load(s)?, s.item_records()?, s.club_book()?))
+    // The engine is built from the rows as they are read: a node holding a
+    // million items never has their full records in memory at once. Club
+    // items are routed by the club book rebuilt from the stored club
+    // changes; the engine keeps it current with every change it accepts.
+    let engine_config = EngineConfig::new(local.clone());
+    let (friends, engine) = db
+        .read(move |s| -> Result<_, ReplicationError> {
+            let friends = friend_set::load(s)?;
+            let clubs = s.club_book()?;
+            let engine =
+                s.with_item_records(|records| Engine::with_clubs(engine_config, records, clubs))?;
+            Ok((friends, engine))
         })
         .await??;
-    tracing::info!(peer = %local, items = records.len(), friends = friends.len(), "starting node");
-    // Club items are routed by the club book rebuilt from the stored club
-    // changes; the engine keeps it current with every change it accepts.
-    let engine = Engine::with_clubs(EngineConfig::new(local.clone()), records, clubs);
+    tracing::info!(peer = %local, items = engine.item_count(), friends = friends.len(), "starting node");
 
     let poll_interval = change_poll_interval(options.profile);
     let mut config = match options.profile {

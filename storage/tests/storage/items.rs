@@ -101,7 +101,18 @@ fn insert_is_idempotent_on_id() {
     );
     assert!(store.has_item(&a.record.id).unwrap());
     assert_eq!(store.get_item(&id(9)).unwrap(), None);
-    assert_eq!(store.item_records().unwrap(), [a.record, b.record]);
+    assert_eq!(
+        store.item_records().unwrap(),
+        [a.record.clone(), b.record.clone()]
+    );
+    let streamed = store
+        .with_item_records(|rows| rows.collect::<Vec<_>>())
+        .unwrap();
+    assert_eq!(
+        streamed,
+        [a.record, b.record],
+        "the same rows, one at a time"
+    );
 }
 
 #[test]
@@ -391,6 +402,17 @@ fn hand_corrupted_columns_are_clear_errors() {
         }) => assert_eq!(column, "kind"),
         other => panic!("{other:?}"),
     }
+    // Streamed, the bad row ends the stream and its error comes back.
+    let mut seen = 0;
+    match store.with_item_records(|rows| seen = rows.count()) {
+        Err(StorageError::BadColumn {
+            table: "items",
+            column,
+            ..
+        }) => assert_eq!(column, "kind"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(seen, 0, "nothing past the bad row");
     assert!(
         raw.execute("UPDATE items SET id = x'0102'", []).is_err(),
         "ids are 32 bytes"

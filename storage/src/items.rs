@@ -262,7 +262,6 @@ impl Store {
             }
         });
         let out = f(&mut records);
-        drop(records);
         match failed {
             Some(e) => Err(read_err(e)),
             None => Ok(out),

@@ -79,8 +79,18 @@ async fn reserved(node: &mut Node) -> Multiaddr {
     address
 }
 
-#[tokio::test]
-async fn a_hidden_friend_is_reached_through_a_friends_relay() {
+/// A relay R running, friends with H and P (whose keys are handed back).
+struct Trio {
+    r: Node,
+    r_addr: Multiaddr,
+    r_peer: PeerId,
+    h_key: Keypair,
+    h_peer: PeerId,
+    p_key: Keypair,
+    p_peer: PeerId,
+}
+
+async fn relay_of_two_friends() -> Trio {
     let (r_key, h_key, p_key) = (
         Keypair::generate_ed25519(),
         Keypair::generate_ed25519(),
@@ -94,6 +104,28 @@ async fn a_hidden_friend_is_reached_through_a_friends_relay() {
     let (r, r_addr) = relay(r_key, StreamControl::new()).await;
     r.handle.add_friend(h_peer, Vec::new()).await.unwrap();
     r.handle.add_friend(p_peer, Vec::new()).await.unwrap();
+    Trio {
+        r,
+        r_addr,
+        r_peer,
+        h_key,
+        h_peer,
+        p_key,
+        p_peer,
+    }
+}
+
+#[tokio::test]
+async fn a_hidden_friend_is_reached_through_a_friends_relay() {
+    let Trio {
+        r: _relay,
+        r_addr,
+        r_peer,
+        h_key,
+        h_peer,
+        p_key,
+        p_peer,
+    } = relay_of_two_friends().await;
 
     // H listens nowhere: it dials R, sees R offers the relay, reserves.
     let h_config = MeshConfig {
@@ -294,19 +326,15 @@ async fn a_stranger_gets_no_relay_slot_and_no_circuit_even_as_an_invitation_gues
 
 #[tokio::test]
 async fn hole_punching_replaces_a_relayed_link_by_a_direct_one() {
-    let (r_key, h_key, p_key) = (
-        Keypair::generate_ed25519(),
-        Keypair::generate_ed25519(),
-        Keypair::generate_ed25519(),
-    );
-    let (r_peer, h_peer, p_peer) = (
-        r_key.public().to_peer_id(),
-        h_key.public().to_peer_id(),
-        p_key.public().to_peer_id(),
-    );
-    let (r, r_addr) = relay(r_key, StreamControl::new()).await;
-    r.handle.add_friend(h_peer, Vec::new()).await.unwrap();
-    r.handle.add_friend(p_peer, Vec::new()).await.unwrap();
+    let Trio {
+        r,
+        r_addr,
+        r_peer,
+        h_key,
+        h_peer,
+        p_key,
+        p_peer,
+    } = relay_of_two_friends().await;
     // H listens on loopback (as a home server behind NAT listens on its
     // LAN address), yet P is told only its circuit address.
     let h_config = MeshConfig {

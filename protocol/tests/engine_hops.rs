@@ -59,16 +59,33 @@ fn a_lost_announcement_is_repaired_at_the_next_resync() {
 }
 
 #[test]
-fn an_offer_is_checked_once_then_resyncs_announce_nothing() {
+fn a_lost_check_is_announced_again_at_the_session_after() {
+    let mut net = six_nodes();
+    // The push's `have` and the first session's check are both lost.
+    net.lose_haves_until
+        .insert((1, 4), T0 + RESYNC_INTERVAL_MS + 30_000);
+    net.connect_all();
+    net.advance(1_000);
+    let id = publish_note(&mut net, 3);
+    net.advance(RESYNC_INTERVAL_MS + 30_000);
+    assert_eq!(hops_at(&net, 4, &id), Some(0), "the first check was lost");
+    net.advance(3 * RESYNC_INTERVAL_MS);
+    assert_eq!(hops_at(&net, 4, &id), Some(1), "the second try raised it");
+    assert_eq!(net.holders(&id), net.entitled(0, &Audience::Public, 3));
+}
+
+#[test]
+fn an_offer_is_checked_twice_at_most_then_resyncs_announce_nothing() {
     let mut net = six_nodes();
     net.lose_haves_until.insert((1, 4), T0 + 30_000);
     net.connect_all();
     net.advance(1_000);
     publish_note(&mut net, 3);
-    net.advance(20_000 + RESYNC_INTERVAL_MS);
+    // The check, then its second try (raising is not answered).
+    net.advance(20_000 + 4 * RESYNC_INTERVAL_MS);
     let haves = net.bytes_by_kind.get("have").copied().unwrap_or(0);
     let payload = net.payload_bytes;
-    net.advance(2 * RESYNC_INTERVAL_MS);
+    net.advance(8 * RESYNC_INTERVAL_MS);
     assert_eq!(
         net.bytes_by_kind.get("have").copied().unwrap_or(0),
         haves,

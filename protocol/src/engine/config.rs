@@ -28,6 +28,16 @@ pub const MAX_WANTED_ITEMS: usize = 20_000;
 /// few hundred bytes per friend when nothing differs.
 pub const RESYNC_INTERVAL_MS: u64 = 5 * 60_000;
 
+/// Longest interval between resyncs of a connected friend whose sessions
+/// keep finding nothing to send it (each such session doubles the interval,
+/// from `RESYNC_INTERVAL_MS`; one that sends something resets it). Live push
+/// loses nothing while a connection lasts and a reconnect starts a session
+/// at once, so a periodic session between friends in sync is overhead (it
+/// was most of the bytes on the wire in the simulated city); 30 minutes
+/// still bounds how long an item a friend dropped (past its `MAX_WANTED_ITEMS`,
+/// say) waits.
+pub const MAX_RESYNC_INTERVAL_MS: u64 = 30 * 60_000;
+
 /// Most a friend's resync comes early, fixed per friend (see
 /// `schedule.rs`): a tenth of the interval (30 s) spreads friends that
 /// connected at the same moment over half a minute, and never delays a
@@ -94,6 +104,8 @@ pub struct EngineConfig {
     pub sync_timeout_ms: u64,
     /// See [`SYNC_STALL_MS`].
     pub sync_stall_ms: u64,
+    /// See [`MAX_RESYNC_INTERVAL_MS`].
+    pub max_resync_interval_ms: u64,
     /// See [`RESYNC_JITTER_MS`].
     pub resync_jitter_ms: u64,
     /// See [`MAX_OUTBOUND_SESSIONS`].
@@ -116,6 +128,7 @@ impl EngineConfig {
             resync_interval_ms: RESYNC_INTERVAL_MS,
             sync_timeout_ms: SYNC_SESSION_TIMEOUT_MS,
             sync_stall_ms: SYNC_STALL_MS,
+            max_resync_interval_ms: MAX_RESYNC_INTERVAL_MS,
             resync_jitter_ms: RESYNC_JITTER_MS,
             max_outbound_sessions: MAX_OUTBOUND_SESSIONS,
             chunk_items: CHUNK_ITEMS,

@@ -13,8 +13,12 @@
 //!   with at least our offer.
 //!
 //! The friend raises its copy if ours offers more, and counter-announces if
-//! its own offers us more. When nothing was lost, every offer is confirmed
-//! or answered, so a resync of equal sets re-announces nothing.
+//! its own offers us more. Raising is not answered, so a check announce
+//! that is lost would leave the friend's copy short (and every friend past
+//! it without the item) until the next connect: each one that the friend
+//! does not confirm is announced once more at the next finished session.
+//! When nothing was lost, every offer is confirmed or answered, so a resync
+//! of equal sets re-announces nothing beyond those second tries.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -42,6 +46,20 @@ struct PeerChecks {
     full: bool,
     /// Offered to the friend, not confirmed, not yet checked.
     pending: BTreeSet<ItemId>,
+    /// Announced by the last finished session's check for the first time
+    /// and not confirmed since: the next session announces them again.
+    retry: BTreeSet<ItemId>,
+}
+
+/// Whether a shared item is announced at the end of a session, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Check {
+    /// Not owed a check.
+    Skip,
+    /// Owed (full check or pending offer): a first announce.
+    First,
+    /// The second try of the last session's first announce.
+    Again,
 }
 
 /// Hop checks still owed to each connected friend.
@@ -74,6 +92,7 @@ impl HopChecks {
     pub(super) fn confirmed(&mut self, peer: &str, id: &ItemId) {
         if let Some(c) = self.peers.get_mut(peer) {
             c.pending.remove(id);
+            c.retry.remove(id);
         }
     }
 
@@ -92,14 +111,43 @@ impl HopChecks {
         }
     }
 
-    /// At the end of a session: true if `id`, which the friend holds, must
-    /// be checked; it is no longer pending either way.
-    pub(super) fn take(&mut self, peer: &str, id: &ItemId, full: bool) -> bool {
+    /// At the end of a session, before its checks: the ids owed a second
+    /// try (the caller hands back the new ones with `set_retry`).
+    pub(super) fn take_retry(&mut self, peer: &str) -> BTreeSet<ItemId> {
+        self.peers
+            .get_mut(peer)
+            .map(|c| std::mem::take(&mut c.retry))
+            .unwrap_or_default()
+    }
+
+    /// The ids this session's check announced for the first time.
+    pub(super) fn set_retry(&mut self, peer: &str, retry: BTreeSet<ItemId>) {
+        if let Some(c) = self.peers.get_mut(peer) {
+            c.retry = retry;
+        }
+    }
+
+    /// At the end of a session: whether `id`, which the friend holds, must
+    /// be checked, given the ids owed a second try; it is no longer pending
+    /// either way.
+    pub(super) fn take(
+        &mut self,
+        peer: &str,
+        id: &ItemId,
+        full: bool,
+        retry: &BTreeSet<ItemId>,
+    ) -> Check {
         let pending = self
             .peers
             .get_mut(peer)
             .is_some_and(|c| c.pending.remove(id));
-        full || pending
+        if full || pending {
+            Check::First
+        } else if retry.contains(id) {
+            Check::Again
+        } else {
+            Check::Skip
+        }
     }
 
     /// Drops pending ids no longer held (withdrawn, expired).

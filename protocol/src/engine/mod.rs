@@ -36,6 +36,7 @@ mod config;
 mod hop_check;
 mod index;
 mod input;
+mod lacks;
 mod output;
 mod push;
 mod receive;
@@ -49,11 +50,12 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use config::{
-    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS, MAX_WANTED_ITEMS,
-    MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS, RESYNC_INTERVAL_MS, RESYNC_JITTER_MS,
-    SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
+    CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS, MAX_RESYNC_INTERVAL_MS,
+    MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS, RESYNC_INTERVAL_MS,
+    RESYNC_JITTER_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
 pub use input::{Inbound, Input, ReceivedItem};
+pub use lacks::MAX_LACKS_PER_FRIEND;
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 
 use crate::club::ClubBook;
@@ -62,6 +64,7 @@ use crate::item::record::ItemRecord;
 use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;
+use lacks::Lacks;
 use push::PushQueue;
 use schedule::Schedule;
 use sync::SyncState;
@@ -72,6 +75,9 @@ use wants::Wants;
 struct Peer {
     groups: Vec<String>,
     next_resync_ms: u64,
+    /// Sessions in a row toward it that found nothing to send (see
+    /// `schedule.rs`).
+    quiet_sessions: u32,
 }
 
 /// The replication state machine of one node.
@@ -85,6 +91,7 @@ pub struct Engine {
     wants: Wants,
     sync: SyncState,
     hop_checks: HopChecks,
+    lacks: Lacks,
     schedule: Schedule,
     wake_sent: Option<u64>,
     clubs: ClubBook,
@@ -130,6 +137,7 @@ impl Engine {
             wants: Wants::default(),
             sync: SyncState::default(),
             hop_checks: HopChecks::default(),
+            lacks: Lacks::default(),
             schedule: Schedule::default(),
             wake_sent: None,
             clubs,
@@ -249,6 +257,7 @@ impl Engine {
             Peer {
                 groups,
                 next_resync_ms,
+                quiet_sessions: 0,
             },
         );
         self.hop_checks.connected(&peer);

@@ -71,7 +71,9 @@ impl Engine {
 
     /// Remembers that `peer` holds a queued item with `hops` left, so the
     /// push skips it unless ours can give it more.
+    /// It is no longer known to lack it either (`lacks.rs`).
     pub(super) fn note_holder(&mut self, id: ItemId, peer: &str, hops: u8) {
+        self.lacks.forget(peer, &id);
         if !self.push.queued.contains(&id) {
             return;
         }

@@ -4,7 +4,10 @@
 //! a thousand phones that connected to a restarted server in the same
 //! second do not all resync in the same second five minutes later, and the
 //! same run gives the same outputs), and a cap on sessions this node runs
-//! at once as initiator: friends past it wait in line, in order.
+//! at once as initiator: friends past it wait in line, in order. A friend
+//! whose sessions keep finding nothing to send is reconciled less often,
+//! down to one session per `max_resync_interval_ms`: live push over a
+//! connection loses nothing, and a new connection starts a session anyway.
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -47,16 +50,34 @@ pub(super) fn resync_jitter_ms(local: &str, peer: &str, spread_ms: u64) -> u64 {
     h % spread_ms
 }
 
+/// The resync interval after `quiet` sessions in a row that sent the friend
+/// nothing: `base` doubled that many times, at most `max` (and never less
+/// than `base`).
+pub(super) fn resync_interval_ms(base: u64, max: u64, quiet: u32) -> u64 {
+    base.checked_shl(quiet.min(16))
+        .unwrap_or(u64::MAX)
+        .min(max)
+        .max(base)
+}
+
 impl Engine {
     /// `peer`'s next resync: one interval from `now_ms`, less its jitter
-    /// (so it never comes later than the interval).
+    /// (so it never comes later than the interval). The interval doubles
+    /// with each session in a row that found nothing to send the friend, up
+    /// to `max_resync_interval_ms` (see [`resync_interval_ms`]).
     pub(super) fn schedule_resync(&mut self, now_ms: u64, peer: &str, old: Option<u64>) -> u64 {
         if let Some(old) = old {
             self.schedule.due.remove(&(old, peer.to_owned()));
         }
+        let quiet = self.peers.get(peer).map_or(0, |p| p.quiet_sessions);
+        let interval = resync_interval_ms(
+            self.cfg.resync_interval_ms,
+            self.cfg.max_resync_interval_ms,
+            quiet,
+        );
         let jitter = resync_jitter_ms(&self.local, peer, self.cfg.resync_jitter_ms);
         let at = now_ms
-            .saturating_add(self.cfg.resync_interval_ms)
+            .saturating_add(interval)
             .saturating_sub(jitter)
             .max(now_ms.saturating_add(1));
         self.schedule.due.insert((at, peer.to_owned()));
@@ -115,6 +136,19 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quiet_sessions_double_the_interval_up_to_the_cap() {
+        let base = 300_000;
+        let max = 1_800_000;
+        let seen: Vec<u64> = (0..6).map(|q| resync_interval_ms(base, max, q)).collect();
+        assert_eq!(
+            seen,
+            [300_000, 600_000, 1_200_000, 1_800_000, 1_800_000, 1_800_000]
+        );
+        assert_eq!(resync_interval_ms(base, max, u32::MAX), max);
+        assert_eq!(resync_interval_ms(base, base / 2, 3), base);
+    }
 
     #[test]
     fn jitter_is_fixed_per_pair_within_the_spread_and_spreads_friends() {

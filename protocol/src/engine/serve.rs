@@ -87,14 +87,20 @@ impl Engine {
             let mut storage = NegentropyStorageVector::new();
             for (id, meta) in self.index.iter() {
                 // Anything this friend could send us: not ours, not expired,
-                // and public or club unless the friend wrote it (one-hop
-                // items come only from their author; club items from any
-                // member, and a superset here costs only a few ids).
+                // public, or club if the friend is or was a member, unless
+                // the friend wrote it (one-hop items come only from their
+                // author). Not what it is known to lack (`lacks.rs`): its
+                // set leaves those out too.
                 let author = meta.author();
+                let shared = match meta.audience() {
+                    Audience::Public => true,
+                    Audience::Club(c) => self.clubs.was_member(c, &q.peer),
+                    _ => false,
+                };
                 let could_come = author != &*self.local
                     && !meta.expired(now_ms)
-                    && (matches!(meta.audience(), Audience::Public | Audience::Club(_))
-                        || author == q.peer);
+                    && (shared || author == q.peer)
+                    && !self.lacks.contains(&q.peer, id);
                 if could_come {
                     let _ = storage.insert(meta.created_ms, Id::from_byte_array(id.0));
                 }

@@ -21,7 +21,7 @@ use negentropy::{Id, Negentropy, NegentropyStorageVector};
 
 use super::Engine;
 use super::config::EngineConfig;
-use super::hop_check::offers_hops;
+use super::hop_check::{Check, offers_hops};
 use super::output::{Event, Output, SyncRole};
 use super::session_send::SendCursor;
 use crate::item::id::ItemId;
@@ -150,10 +150,22 @@ impl Engine {
         let mut storage = NegentropyStorageVector::new();
         let mut size = 0usize;
         let mut hop_candidates = Vec::new();
+        let mut sendable_again = Vec::new();
         for (id, meta) in self.index.iter() {
             let mut route = meta.route();
             route.received_from = None;
+            // Hops are not asked for either: the friend holds what we hold
+            // with none left as much as the rest, so both sets have it.
+            route.hops_left = route.hops_left.max(1);
             if may_send(&self.local, &route, &view, &self.clubs, now_ms) {
+                if self.lacks.contains(peer, id) {
+                    if !may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms) {
+                        // It lacks it and cannot have it from us: leave it
+                        // out as its set does (`lacks.rs`).
+                        continue;
+                    }
+                    sendable_again.push(*id);
+                }
                 // Our own items too: the friend also announces its short
                 // copies to us (`announce_short_of_author`), but that
                 // announce can be lost as well. Only the full check takes
@@ -170,6 +182,11 @@ impl Engine {
                 }
             }
         }
+        for id in &sendable_again {
+            self.lacks.forget(peer, id);
+        }
+        let index = &self.index;
+        self.lacks.retain(peer, |id| index.contains(id));
         if size == 0 {
             // Nothing shared now, so nothing to check; later offers are
             // tracked one by one.
@@ -227,7 +244,12 @@ impl Engine {
         };
         s.last_ms = now_ms;
         let mut need = Vec::new();
-        match s.neg.reconcile_with_ids(frame, &mut s.have, &mut need) {
+        let reconciled = s.neg.reconcile_with_ids(frame, &mut s.have, &mut need);
+        // It holds what we left out as lacking after all.
+        for raw in &need {
+            self.lacks.forget(peer, &ItemId(raw.to_bytes()));
+        }
+        match reconciled {
             Ok(Some(next)) => {
                 out.push(Output::Send {
                     peer: peer.to_owned(),
@@ -242,6 +264,14 @@ impl Engine {
                     return;
                 };
                 let items = self.sendable(now_ms, peer, &done.have);
+                self.learn_lacks(peer, &done.have, &items);
+                if let Some(p) = self.peers.get_mut(peer) {
+                    p.quiet_sessions = if items.is_empty() {
+                        p.quiet_sessions.saturating_add(1)
+                    } else {
+                        0
+                    };
+                }
                 // If some of them are also waiting for the live push (written
                 // while this friend was away), the push now skips this friend.
                 for a in &items {
@@ -281,6 +311,21 @@ impl Engine {
             .collect()
     }
 
+    /// What the friend lacks of our set and `sendable` refused (no hop
+    /// left, mostly) it will lack again next time: remember it.
+    fn learn_lacks(&mut self, peer: &str, have: &[Id], sent: &[Announce]) {
+        if have.len() == sent.len() {
+            return;
+        }
+        let sent: BTreeSet<ItemId> = sent.iter().map(|a| a.id).collect();
+        for raw in have {
+            let id = ItemId(raw.to_bytes());
+            if !sent.contains(&id) {
+                self.lacks.add(peer, id);
+            }
+        }
+    }
+
     /// Reconciliation compares ids, not hop counts, so a friend may hold an
     /// item we share with fewer hops than we can give it (a better copy was
     /// lost on its way while a worse one arrived). After a session, the
@@ -292,12 +337,14 @@ impl Engine {
     /// more. Items that came from the friend are skipped (it holds them with
     /// more hops than we do).
     fn hops_check(&mut self, now_ms: u64, peer: &str, done: &OutSession, out: &mut Vec<Output>) {
+        let retry = self.hop_checks.take_retry(peer);
         if done.hop_candidates.is_empty() {
             return;
         }
         let Some(p) = self.peers.get(peer) else {
             return;
         };
+        let mut first_tries = BTreeSet::new();
         let view = crate::policy::FriendView {
             peer_id: peer,
             groups: &p.groups,
@@ -311,7 +358,8 @@ impl Engine {
                 self.hop_checks.confirmed(peer, id);
                 continue;
             }
-            if !self.hop_checks.take(peer, id, done.full_check) {
+            let check = self.hop_checks.take(peer, id, done.full_check, &retry);
+            if check == Check::Skip {
                 continue;
             }
             let Some(meta) = self.index.get(id) else {
@@ -324,8 +372,12 @@ impl Engine {
                     id: *id,
                     hops: meta.hops_left,
                 });
+                if check == Check::First {
+                    first_tries.insert(*id);
+                }
             }
         }
+        self.hop_checks.set_retry(peer, first_tries);
         // In id order already: `hop_candidates` was collected from the
         // index, which iterates by id.
         for chunk in announces.chunks(MAX_IDS_PER_MESSAGE) {

@@ -3,12 +3,24 @@
 //! tie), with a timeout after which the next announcer is asked. A cap on
 //! asks in flight per friend keeps one slow friend from holding everything.
 //! Iteration that decides outputs is in a fixed order, so runs replay.
+//!
+//! When every announcer of an item was asked in vain, the item is given up
+//! (catch-up brings it later), but the announcers' offers are kept a while:
+//! they do hold it, and the copy that arrives later from someone else may
+//! travel fewer hops than they offered. Without that, a lost answer left a
+//! short copy for good, and the friends past it without the item.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use super::output::Output;
 use crate::item::id::ItemId;
 use crate::wire::{MAX_IDS_PER_MESSAGE, WireMessage};
+
+/// Most given-up items whose offers are kept (oldest forgotten first). A
+/// give-up needs every announcer to miss a 5 s answer, so even a phone on a
+/// bad link gives up a few items an hour; 4,096 is hours of those, at about
+/// 100 B each.
+pub const MAX_STALE_OFFERS: usize = 4_096;
 
 /// One wanted item.
 #[derive(Debug, Default)]
@@ -45,6 +57,10 @@ pub(super) struct Wants {
     /// While we are served a catch-up session, new asks wait: the session
     /// is likely to bring the same items, and asking too would double them.
     hold: bool,
+    /// Offers of given-up items (see the module doc), oldest first in
+    /// `stale_order`; at most `MAX_STALE_OFFERS`.
+    stale: BTreeMap<ItemId, Vec<(String, u8)>>,
+    stale_order: VecDeque<ItemId>,
 }
 
 impl Wants {
@@ -98,9 +114,13 @@ impl Wants {
     /// that announced it, with its offer (they hold it, and may give it more
     /// hops than its sender did).
     pub(super) fn received(&mut self, id: &ItemId) -> Vec<(String, u8)> {
+        let stale = self.stale.remove(id);
         let Some(mut state) = self.map.remove(id) else {
-            return Vec::new();
+            return stale.unwrap_or_default();
         };
+        if let Some(mut stale) = stale {
+            state.tried.append(&mut stale);
+        }
         if let Some((peer, deadline)) = &state.asked {
             self.release(peer, *deadline, id);
         }
@@ -129,11 +149,42 @@ impl Wants {
             }
             self.drop_in_flight(&peer);
             if let Assign::NoOneLeft = self.assign(id, now_ms, timeout_ms, cap) {
-                self.map.remove(&id);
+                if let Some(state) = self.map.remove(&id) {
+                    self.keep_offers(id, state.tried);
+                }
                 gave_up.push(id);
             }
         }
         gave_up
+    }
+
+    /// Keeps the offers of a given-up item, forgetting the oldest past the
+    /// bound.
+    fn keep_offers(&mut self, id: ItemId, offers: Vec<(String, u8)>) {
+        if offers.is_empty() {
+            return;
+        }
+        if self.stale.insert(id, offers).is_none() {
+            self.stale_order.push_back(id);
+        }
+        while self.stale.len() > MAX_STALE_OFFERS {
+            let Some(old) = self.stale_order.pop_front() else {
+                break;
+            };
+            self.stale.remove(&old);
+        }
+        // Ids received since were removed from the map only: drop them from
+        // the line too once it is twice the bound.
+        if self.stale_order.len() > 2 * MAX_STALE_OFFERS {
+            let stale = &self.stale;
+            self.stale_order.retain(|id| stale.contains_key(id));
+        }
+    }
+
+    /// How many given-up items' offers are kept.
+    #[cfg(test)]
+    pub(super) fn stale_len(&self) -> usize {
+        self.stale.len()
     }
 
     /// A friend disconnected: ask others for what it was asked for, drop it
@@ -273,5 +324,41 @@ impl Wants {
             }
         }
         self.room_freed = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn id(n: u16) -> ItemId {
+        let mut b = [0u8; 32];
+        b[..2].copy_from_slice(&n.to_be_bytes());
+        ItemId(b)
+    }
+
+    #[test]
+    fn a_given_up_item_keeps_its_offers_for_the_copy_that_comes_later() {
+        let mut w = Wants::default();
+        w.add(id(1), "bob", 2, 0, 5_000, 8);
+        assert_eq!(w.expire(5_000, 5_000, 8), vec![id(1)]);
+        assert!(!w.contains(&id(1)));
+        assert_eq!(w.stale_len(), 1);
+        assert_eq!(w.received(&id(1)), vec![("bob".to_owned(), 2)]);
+        assert_eq!(w.stale_len(), 0);
+        assert!(w.received(&id(1)).is_empty());
+    }
+
+    #[test]
+    fn kept_offers_are_bounded_oldest_first() {
+        let mut w = Wants::default();
+        let n = MAX_STALE_OFFERS as u16 + 1;
+        for i in 0..n {
+            w.add(id(i), "bob", 1, u64::from(i), 5_000, usize::MAX);
+        }
+        w.expire(u64::from(n) + 5_000, 5_000, usize::MAX);
+        assert_eq!(w.stale_len(), MAX_STALE_OFFERS);
+        assert!(w.received(&id(0)).is_empty(), "the oldest was forgotten");
+        assert_eq!(w.received(&id(n - 1)), vec![("bob".to_owned(), 1)]);
     }
 }

@@ -209,7 +209,14 @@ impl<'w> Sim<'w> {
     }
 
     fn engine_config(&self, node: usize) -> EngineConfig {
-        let mut cfg = EngineConfig::new(self.world.peers[node].clone());
+        // As the node's daemon does: a phone serves one catch-up session
+        // at a time, a server `SERVER_SERVED_SESSIONS`.
+        let peer = self.world.peers[node].clone();
+        let mut cfg = if self.world.phones[node] {
+            EngineConfig::new(peer)
+        } else {
+            EngineConfig::for_server(peer)
+        };
         let o = &self.scenario.engine;
         if let Some(v) = o.push_batch_delay_ms {
             cfg.push_batch_delay_ms = v;

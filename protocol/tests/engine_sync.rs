@@ -8,8 +8,8 @@ mod engine_support;
 
 use engine_support::*;
 use porfiry_protocol::engine::{
-    Engine, Event, Inbound, Input, Output, RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS,
-    SYNC_STALL_MS, SyncRole,
+    Engine, EngineConfig, Event, Inbound, Input, Output, RESYNC_INTERVAL_MS,
+    SERVER_SERVED_SESSIONS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, SyncRole,
 };
 use porfiry_protocol::wire::WireMessage;
 use porfiry_protocol::{Audience, ItemId};
@@ -371,6 +371,29 @@ fn one_session_is_served_at_a_time_and_a_stalled_one_gives_way() {
     let out = a.handle(T0 + SYNC_STALL_MS, Input::Tick);
     assert_eq!(aborts_to(&out, 1), 1, "the stalled session is dropped");
     assert_eq!(replies_to(&out, 2), 1, "and the next one served");
+}
+
+#[test]
+fn a_server_serves_two_sessions_at_once_and_stalled_ones_give_way() {
+    let server = EngineConfig::for_server(peer(0));
+    assert_eq!(server.max_served_sessions, SERVER_SERVED_SESSIONS);
+    let mut a = Engine::new(server, vec![]);
+    for f in 1..=3 {
+        connect(&mut a, f, &[]);
+    }
+    let queries: Vec<_> = (1..=3)
+        .map(|f| first_query(&mut engine_with_item(f), 0))
+        .collect();
+    for (f, (s, frame, _)) in (1..=3).zip(queries) {
+        let out = query(&mut a, T0 + f as u64, f, s, frame);
+        let served = usize::from(f <= SERVER_SERVED_SESSIONS);
+        assert_eq!(replies_to(&out, f), served, "friend {f}");
+    }
+    assert_eq!(SERVER_SERVED_SESSIONS, 2);
+    // Both served sessions stall: both are dropped, and 3 is served.
+    let out = a.handle(T0 + 2 + SYNC_STALL_MS, Input::Tick);
+    assert_eq!(aborts_to(&out, 1) + aborts_to(&out, 2), 2);
+    assert_eq!(replies_to(&out, 3), 1);
 }
 
 #[test]

@@ -126,7 +126,12 @@ pub async fn run_node(
     // million items never has their full records in memory at once. Club
     // items are routed by the club book rebuilt from the stored club
     // changes; the engine keeps it current with every change it accepts.
-    let engine_config = EngineConfig::new(local.clone());
+    // A server serves several friends' catch-up sessions at once, a phone
+    // one (see `SERVER_SERVED_SESSIONS`).
+    let engine_config = match options.profile {
+        Profile::Server => EngineConfig::for_server(local.clone()),
+        Profile::Phone => EngineConfig::new(local.clone()),
+    };
     let (friends, engine) = db
         .read(move |s| -> Result<_, ReplicationError> {
             let friends = friend_set::load(s)?;
@@ -417,6 +422,9 @@ impl Node {
             }
             MeshEvent::PeerRefused { peer } => {
                 tracing::debug!(%peer, "stranger refused");
+            }
+            MeshEvent::AtConnectionCap { peer } => {
+                tracing::debug!(?peer, "connection refused at the cap");
             }
             MeshEvent::FrameDone {
                 peer,

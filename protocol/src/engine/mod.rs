@@ -10,7 +10,8 @@
 //!   from one announcer at a time, so each node receives about one copy;
 //! - on connect and periodically, each side starts a negentropy session
 //!   over what it may send the other and pushes what the other lacks; a
-//!   node serves one such session at a time, so it gets each item once;
+//!   phone serves one such session at a time, so it gets each item once (a
+//!   server a few, `SERVER_SERVED_SESSIONS`);
 //!   the sender hands its items to the driver a chunk at a time, at most
 //!   `MAX_CHUNKS_IN_FLIGHT` chunks not yet drained (`session_send.rs`);
 //! - after such a session, public items the friend holds and that we offered
@@ -51,8 +52,9 @@ use std::sync::Arc;
 
 pub use config::{
     CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS, MAX_RESYNC_INTERVAL_MS,
-    MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS, RESYNC_INTERVAL_MS,
-    RESYNC_JITTER_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
+    MAX_SERVED_SESSIONS, MAX_WANTED_ITEMS, MAX_WANTS_IN_FLIGHT_PER_PEER, PUSH_BATCH_DELAY_MS,
+    RESYNC_INTERVAL_MS, RESYNC_JITTER_MS, SERVER_SERVED_SESSIONS, SYNC_SESSION_TIMEOUT_MS,
+    SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
 pub use input::{Inbound, Input, ReceivedItem};
 pub use lacks::MAX_LACKS_PER_FRIEND;

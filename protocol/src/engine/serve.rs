@@ -1,10 +1,14 @@
 //! Serving catch-up sessions that friends start toward us (we receive).
 //!
-//! A node serves one incoming session at a time and queues the rest, so a
-//! node coming back to several friends is filled by one before the next
-//! looks at what it still lacks: each missed item arrives once. A session
-//! ends when its `SyncDone` count of items has arrived, on abort, on
-//! disconnect, or when it stalls (see `sync_timers`).
+//! A node serves at most `max_served_sessions` incoming sessions at a time
+//! and queues the rest. A phone serves one: coming back to several friends,
+//! it is filled by one before the next looks at what it still lacks, so
+//! each missed item arrives once. A server serves a few, so a thousand
+//! phones reconnecting at once are not served one by one while the others'
+//! sessions time out in the queue; the price is that two friends offering
+//! the same missed item at the same moment both send it. A session ends
+//! when its `SyncDone` count of items has arrived, on abort, on disconnect,
+//! or when it stalls (see `sync_timers`).
 
 use negentropy::{Id, NegentropyStorageVector};
 
@@ -24,8 +28,8 @@ impl Engine {
         frame: &[u8],
         out: &mut Vec<Output>,
     ) {
-        match &mut self.sync.active {
-            Some(a) if a.peer == peer && a.id == session => {
+        match self.sync.active.get_mut(peer) {
+            Some(a) if a.id == session => {
                 a.last_ms = now_ms;
                 match a.neg.reconcile(frame) {
                     Ok(reply) => out.push(Output::Send {
@@ -37,16 +41,21 @@ impl Engine {
                     }),
                     Err(e) => {
                         out.push(abort_message(peer, session, &e));
-                        self.end_active(now_ms, Some(abort_reason(e)), out);
+                        self.end_active(now_ms, peer, Some(abort_reason(e)), out);
                     }
                 }
             }
-            Some(a) if a.peer == peer => {
+            Some(_) => {
                 // The friend started over: its old session is dead.
-                self.end_active(now_ms, Some("replaced by a newer session".into()), out);
+                self.end_active(
+                    now_ms,
+                    peer,
+                    Some("replaced by a newer session".into()),
+                    out,
+                );
                 self.queue_or_serve(now_ms, peer, session, frame, out);
             }
-            _ => self.queue_or_serve(now_ms, peer, session, frame, out),
+            None => self.queue_or_serve(now_ms, peer, session, frame, out),
         }
     }
 
@@ -65,19 +74,18 @@ impl Engine {
             frame: frame.to_vec(),
             at_ms: now_ms,
         });
-        if self.sync.active.is_none() {
-            self.serve_next(now_ms, out);
-        }
+        self.serve_next(now_ms, out);
     }
 
-    /// Serves the first queued session whose friend is still connected.
+    /// Serves queued sessions whose friends are still connected, while
+    /// there is room.
     fn serve_next(&mut self, now_ms: u64, out: &mut Vec<Output>) {
         self.serve_queued(now_ms, out);
-        self.wants.set_hold(self.sync.active.is_some());
+        self.wants.set_hold(!self.sync.active.is_empty());
     }
 
     fn serve_queued(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        while self.sync.active.is_none() {
+        while self.sync.active.len() < self.cfg.max_served_sessions.max(1) {
             let Some(q) = self.sync.queue.pop_front() else {
                 return;
             };
@@ -117,14 +125,16 @@ impl Engine {
                     // Its items may have reached us by a longer path since it
                     // connected: let it raise our hops (ids only).
                     self.announce_short_of_author(&q.peer, out);
-                    self.sync.active = Some(InSession {
-                        peer: q.peer.clone(),
-                        id: q.id,
-                        neg,
-                        last_ms: now_ms,
-                        expected: None,
-                        received: 0,
-                    });
+                    self.sync.active.insert(
+                        q.peer.clone(),
+                        InSession {
+                            id: q.id,
+                            neg,
+                            last_ms: now_ms,
+                            expected: None,
+                            received: 0,
+                        },
+                    );
                     out.push(Output::Send {
                         peer: q.peer,
                         message: WireMessage::SyncReply {
@@ -141,21 +151,27 @@ impl Engine {
         }
     }
 
-    /// Ends the session we serve (finished, or with an abort reason) and
-    /// serves the next in line.
-    pub(super) fn end_active(&mut self, now_ms: u64, abort: Option<String>, out: &mut Vec<Output>) {
-        let Some(a) = self.sync.active.take() else {
+    /// Ends the session we serve for `peer` (finished, or with an abort
+    /// reason) and serves the next in line.
+    pub(super) fn end_active(
+        &mut self,
+        now_ms: u64,
+        peer: &str,
+        abort: Option<String>,
+        out: &mut Vec<Output>,
+    ) {
+        let Some(a) = self.sync.active.remove(peer) else {
             return;
         };
         out.push(Output::Event(match abort {
             None => Event::SyncFinished {
-                peer: a.peer,
+                peer: peer.to_owned(),
                 session: a.id,
                 role: SyncRole::Responder,
                 items: a.received,
             },
             Some(reason) => Event::SyncAborted {
-                peer: a.peer,
+                peer: peer.to_owned(),
                 session: a.id,
                 role: SyncRole::Responder,
                 reason,
@@ -165,21 +181,7 @@ impl Engine {
     }
 
     pub(super) fn active_is(&self, peer: &str, session: u64) -> bool {
-        self.sync
-            .active
-            .as_ref()
-            .is_some_and(|a| a.peer == peer && a.id == session)
-    }
-
-    fn finish_if_complete(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        let complete = self
-            .sync
-            .active
-            .as_ref()
-            .is_some_and(|a| a.expected.is_some_and(|e| a.received >= e as usize));
-        if complete {
-            self.end_active(now_ms, None, out);
-        }
+        self.sync.active.get(peer).is_some_and(|a| a.id == session)
     }
 
     /// `count` envelopes of session `session` arrived from `peer`.
@@ -191,14 +193,7 @@ impl Engine {
         count: usize,
         out: &mut Vec<Output>,
     ) {
-        if !self.active_is(peer, session) {
-            return;
-        }
-        if let Some(a) = &mut self.sync.active {
-            a.received += count;
-            a.last_ms = now_ms;
-        }
-        self.finish_if_complete(now_ms, out);
+        self.served_progress(now_ms, peer, session, out, |a| a.received += count);
     }
 
     /// The initiator says how many items it sent for the session.
@@ -210,13 +205,26 @@ impl Engine {
         sent: u32,
         out: &mut Vec<Output>,
     ) {
-        if !self.active_is(peer, session) {
+        self.served_progress(now_ms, peer, session, out, |a| a.expected = Some(sent));
+    }
+
+    /// Applies `step` to the session we serve for `peer` if it is
+    /// `session`, and ends it once its `SyncDone` count has arrived.
+    fn served_progress(
+        &mut self,
+        now_ms: u64,
+        peer: &str,
+        session: u64,
+        out: &mut Vec<Output>,
+        step: impl FnOnce(&mut InSession),
+    ) {
+        let Some(a) = self.sync.active.get_mut(peer).filter(|a| a.id == session) else {
             return;
+        };
+        step(a);
+        a.last_ms = now_ms;
+        if a.expected.is_some_and(|e| a.received >= e as usize) {
+            self.end_active(now_ms, peer, None, out);
         }
-        if let Some(a) = &mut self.sync.active {
-            a.expected = Some(sent);
-            a.last_ms = now_ms;
-        }
-        self.finish_if_complete(now_ms, out);
     }
 }

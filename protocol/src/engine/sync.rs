@@ -47,10 +47,9 @@ struct OutSession {
     last_ms: u64,
 }
 
-/// The one session we serve: we receive.
+/// A session we serve: we receive.
 #[derive(Debug)]
 pub(super) struct InSession {
-    pub(super) peer: String,
     pub(super) id: u64,
     pub(super) neg: Reconciler,
     pub(super) last_ms: u64,
@@ -74,7 +73,8 @@ pub(super) struct SyncState {
     outbound: BTreeMap<String, OutSession>,
     /// Sessions we started whose reconciliation is done: sending items.
     pub(super) sending: BTreeMap<String, SendCursor>,
-    pub(super) active: Option<InSession>,
+    /// Sessions we serve, by friend (at most `max_served_sessions`).
+    pub(super) active: BTreeMap<String, InSession>,
     pub(super) queue: VecDeque<Queued>,
 }
 
@@ -93,8 +93,9 @@ impl SyncState {
             .min();
         let active = self
             .active
-            .as_ref()
-            .map(|a| a.last_ms.saturating_add(cfg.sync_stall_ms));
+            .values()
+            .map(|a| a.last_ms.saturating_add(cfg.sync_stall_ms))
+            .min();
         let queued = self
             .queue
             .iter()
@@ -426,7 +427,7 @@ impl Engine {
             .queue
             .retain(|q| !(q.peer == peer && q.id == session));
         if self.active_is(peer, session) {
-            self.end_active(now_ms, Some(format!("friend aborted: {reason}")), out);
+            self.end_active(now_ms, peer, Some(format!("friend aborted: {reason}")), out);
         }
     }
 
@@ -442,8 +443,8 @@ impl Engine {
         }
         self.drop_sending(peer, None, "disconnected", false, out);
         self.sync.queue.retain(|q| q.peer != peer);
-        if self.sync.active.as_ref().is_some_and(|a| a.peer == peer) {
-            self.end_active(now_ms, Some("disconnected".into()), out);
+        if self.sync.active.contains_key(peer) {
+            self.end_active(now_ms, peer, Some("disconnected".into()), out);
         }
     }
 
@@ -479,14 +480,17 @@ impl Engine {
         self.sync
             .queue
             .retain(|q| q.at_ms.saturating_add(timeout) > now_ms);
-        let stalled = self
+        let stall = self.cfg.sync_stall_ms;
+        let stalled: Vec<(String, u64)> = self
             .sync
             .active
-            .as_ref()
-            .filter(|a| a.last_ms.saturating_add(self.cfg.sync_stall_ms) <= now_ms);
-        if let Some(a) = stalled {
-            out.push(abort_message(&a.peer, a.id, &"stalled"));
-            self.end_active(now_ms, Some("stalled".into()), out);
+            .iter()
+            .filter(|(_, a)| a.last_ms.saturating_add(stall) <= now_ms)
+            .map(|(p, a)| (p.clone(), a.id))
+            .collect();
+        for (peer, id) in stalled {
+            out.push(abort_message(&peer, id, &"stalled"));
+            self.end_active(now_ms, &peer, Some("stalled".into()), out);
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The flags of `porfiry run` for reaching friends that cannot be dialled:
-//! `--no-listen`, `--relay` with its `--relay-*` limits, and `--mdns`.
+//! `--no-listen`, `--relay` with its `--relay-*` limits, and `--mdns`; and
+//! how many connections the node holds (`--max-connections`).
 
 use std::time::Duration;
 
 use clap::Args;
 
+use crate::mesh::limits::{MAX_ESTABLISHED_TOTAL, SERVER_MAX_ESTABLISHED};
 use crate::mesh::relay::{
     DEFAULT_MAX_CIRCUIT_BYTES, DEFAULT_MAX_CIRCUIT_DURATION, DEFAULT_MAX_CIRCUITS,
     DEFAULT_MAX_CIRCUITS_PER_FRIEND, DEFAULT_MAX_RESERVATIONS,
@@ -40,6 +42,10 @@ pub struct ReachArgs {
     /// Find friends on the local network (mDNS); strangers found are ignored.
     #[arg(long)]
     pub mdns: bool,
+    /// Most connections held at once; more are refused [default: 2048 on a
+    /// server, 256 on a phone].
+    #[arg(long, value_name = "N")]
+    pub max_connections: Option<u32>,
 }
 
 impl Default for ReachArgs {
@@ -53,6 +59,7 @@ impl Default for ReachArgs {
             relay_circuit_secs: DEFAULT_MAX_CIRCUIT_DURATION.as_secs(),
             relay_circuit_bytes: DEFAULT_MAX_CIRCUIT_BYTES,
             mdns: false,
+            max_connections: None,
         }
     }
 }
@@ -102,9 +109,16 @@ impl ReachArgs {
         } else {
             None
         };
+        let max_connections = match (self.max_connections, profile) {
+            (Some(0), _) => return Err(ReachFlagsError::ZeroLimit("--max-connections")),
+            (Some(n), _) => n,
+            (None, Profile::Server) => SERVER_MAX_ESTABLISHED,
+            (None, Profile::Phone) => MAX_ESTABLISHED_TOTAL,
+        };
         Ok(ReachConfig {
             relay,
             mdns: self.mdns,
+            max_connections,
             ..ReachConfig::default()
         })
     }
@@ -146,5 +160,26 @@ mod tests {
         };
         let config = plain.to_config(Profile::Phone).unwrap();
         assert!(config.relay.is_none() && config.mdns);
+    }
+
+    #[test]
+    fn the_connection_cap_follows_the_profile_unless_given() {
+        let args = ReachArgs::default();
+        let cap = |a: &ReachArgs, p| a.to_config(p).map(|c| c.max_connections);
+        assert_eq!(cap(&args, Profile::Server), Ok(SERVER_MAX_ESTABLISHED));
+        assert_eq!(cap(&args, Profile::Phone), Ok(MAX_ESTABLISHED_TOTAL));
+        let given = ReachArgs {
+            max_connections: Some(5_000),
+            ..ReachArgs::default()
+        };
+        assert_eq!(cap(&given, Profile::Phone), Ok(5_000));
+        let zero = ReachArgs {
+            max_connections: Some(0),
+            ..ReachArgs::default()
+        };
+        assert_eq!(
+            cap(&zero, Profile::Server),
+            Err(ReachFlagsError::ZeroLimit("--max-connections"))
+        );
     }
 }

@@ -22,7 +22,7 @@ use super::codec::{Frame, FrameCodec};
 use super::gate::{FriendGate, InviteDoor};
 use super::limits::{
     FRAME_PROTOCOL, IDENTIFY_PROTOCOL_VERSION, MAX_CONCURRENT_STREAMS, MAX_ESTABLISHED_PER_PEER,
-    MAX_ESTABLISHED_TOTAL, MAX_PENDING_INCOMING, PING_INTERVAL, REQUEST_TIMEOUT,
+    MAX_PENDING_INCOMING, PING_INTERVAL, REQUEST_TIMEOUT,
 };
 use super::reach::ReachConfig;
 use super::relay::relay_config;
@@ -96,7 +96,7 @@ impl MeshBehaviour {
         };
         let limits = ConnectionLimits::default()
             .with_max_established_per_peer(Some(MAX_ESTABLISHED_PER_PEER))
-            .with_max_established(Some(MAX_ESTABLISHED_TOTAL))
+            .with_max_established(Some(reach.config.max_connections))
             .with_max_pending_incoming(Some(MAX_PENDING_INCOMING));
         let frames_config = request_response::Config::default()
             .with_request_timeout(REQUEST_TIMEOUT)

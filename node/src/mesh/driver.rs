@@ -46,7 +46,7 @@ use libp2p::identity::Keypair;
 use libp2p::request_response::{self, Message, OutboundRequestId};
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
 use libp2p::swarm::{DialError, ListenError, SwarmEvent};
-use libp2p::{Multiaddr, PeerId, Swarm, identify, ping};
+use libp2p::{Multiaddr, PeerId, Swarm, connection_limits, identify, ping};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
@@ -573,6 +573,14 @@ impl MeshDriver {
             {
                 tracing::warn!(%peer, %from, "refused a connection from a peer that is not a friend");
                 self.emit(MeshEvent::PeerRefused { peer });
+            }
+            (_, ListenError::Denied { cause })
+                if cause
+                    .downcast_ref::<connection_limits::Exceeded>()
+                    .is_some() =>
+            {
+                tracing::warn!(?peer, %from, %cause, "refused an incoming connection: this node holds its most connections (raise --max-connections)");
+                self.emit(MeshEvent::AtConnectionCap { peer });
             }
             (_, ListenError::Denied { cause }) => {
                 tracing::warn!(?peer, %from, %cause, "refused an incoming connection");

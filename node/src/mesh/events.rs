@@ -108,6 +108,12 @@ pub enum MeshEvent {
         /// The peer refused.
         peer: PeerId,
     },
+    /// An incoming connection was refused because the node already holds
+    /// its most connections (`ReachConfig::max_connections`).
+    AtConnectionCap {
+        /// The peer, if it was known by then.
+        peer: Option<PeerId>,
+    },
     /// Every frame of a [`MeshCommand::SendTracked`] group has left the
     /// driver: acknowledged by the friend (`delivered`), or at least one
     /// failed (link closed, refused, not connected).

@@ -41,9 +41,18 @@ pub const FRAME_PREFIX_BYTES: usize = 4;
 /// is always a bug or abuse.
 pub const MAX_ESTABLISHED_PER_PEER: u32 = 3;
 
-/// Most established connections in total: 128 friends (a person's circle plus
-/// their servers and phones) with two links each. Strangers never get this far.
+/// Most established connections in total on a phone (and the default of
+/// [`ReachConfig`](super::ReachConfig)): 128 friends (a person's circle plus
+/// their servers and phones) with two links each. Strangers never get this
+/// far.
 pub const MAX_ESTABLISHED_TOTAL: u32 = 256;
+
+/// Most established connections in total on a server (`porfiry run
+/// --max-connections` sets another): a club's home server holding a
+/// thousand phone friends, each with one link and room for a second while
+/// it redials. A friend link costs the relay measurement's ≈ 95 KiB at most
+/// (`docs/benchmarks.md`), so 2,048 links are under 200 MiB.
+pub const SERVER_MAX_ESTABLISHED: u32 = 2_048;
 
 /// Most inbound connections still in their handshake. Anyone can start one
 /// (the peer id is known only after noise), so this bounds the key-exchange

@@ -23,11 +23,13 @@ use libp2p::{Multiaddr, PeerId};
 
 use tokio::sync::watch;
 
+use super::limits::MAX_ESTABLISHED_TOTAL;
 use super::links::LinksFile;
 use super::relay::RelayLimits;
 
-/// How this node helps and uses relays and the LAN.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// How this node helps and uses relays and the LAN, and how many
+/// connections it holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReachConfig {
     /// Relay circuits for friends, within these limits (`--relay`).
     pub relay: Option<RelayLimits>,
@@ -37,6 +39,23 @@ pub struct ReachConfig {
     pub links_file: Option<PathBuf>,
     /// The same snapshot, published in process whenever it changes.
     pub links_watch: LinksWatch,
+    /// Most connections held at once; more are refused (and reported as
+    /// [`MeshEvent::AtConnectionCap`](super::MeshEvent::AtConnectionCap)).
+    pub max_connections: u32,
+}
+
+impl Default for ReachConfig {
+    /// No relaying, no LAN discovery, no snapshot file, a phone's
+    /// connection cap ([`MAX_ESTABLISHED_TOTAL`]).
+    fn default() -> Self {
+        Self {
+            relay: None,
+            mdns: false,
+            links_file: None,
+            links_watch: LinksWatch::default(),
+            max_connections: MAX_ESTABLISHED_TOTAL,
+        }
+    }
 }
 
 /// The driver's per-friend link snapshot, published whenever a link changes

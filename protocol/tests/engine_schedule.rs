@@ -8,7 +8,8 @@ mod engine_support;
 
 use engine_support::*;
 use porfiry_protocol::engine::{
-    Engine, Input, MAX_OUTBOUND_SESSIONS, Output, RESYNC_INTERVAL_MS, RESYNC_JITTER_MS,
+    Engine, Input, MAX_OUTBOUND_SESSIONS, MAX_RESYNC_INTERVAL_MS, Output, RESYNC_INTERVAL_MS,
+    RESYNC_JITTER_MS,
 };
 use porfiry_protocol::wire::WireMessage;
 use porfiry_protocol::{Audience, ItemRecord};
@@ -113,4 +114,72 @@ fn a_due_resync_starts_a_session_and_re_arms_the_deadline() {
     let gap = T0 + RESYNC_INTERVAL_MS - due;
     let next = a.next_wake().expect("next resync or session timeout");
     assert!(next <= due + RESYNC_INTERVAL_MS - gap);
+}
+
+/// Times (ms after `T0`) of the sessions node `from` started toward `to`.
+fn session_starts(net: &Net, from: usize, to: usize) -> Vec<u64> {
+    let tag = format!(" {from}->{to} SyncQuery");
+    let mut starts: Vec<u64> = net
+        .trace
+        .iter()
+        .flatten()
+        .filter(|l| l.contains(&tag))
+        .filter_map(|l| l.split(' ').next()?.parse::<u64>().ok())
+        .map(|t| t - T0)
+        .collect();
+    // A session's later query frames come within a second of its first.
+    starts.dedup_by(|later, first| *later - *first < 1_000);
+    starts
+}
+
+#[test]
+fn quiet_resyncs_back_off_and_one_that_finds_a_loss_brings_them_back() {
+    let mut net = Net::new(2, T0, |c| c);
+    net.trace = Some(Vec::new());
+    net.befriend(0, 1, 20);
+    net.connect_all();
+    let x = note(&net.nodes[0].key.clone(), T0, Audience::Public, 3, "one");
+    net.publish(0, x);
+    net.advance(2 * 60 * 60_000);
+    let quiet = session_starts(&net, 0, 1);
+    let gaps: Vec<u64> = quiet.windows(2).map(|w| w[1] - w[0]).collect();
+    // 5, 10, 20, then 30 minutes (each less the friend's fixed jitter).
+    assert!(gaps.len() >= 4, "{quiet:?}");
+    assert!(gaps[0] <= RESYNC_INTERVAL_MS && gaps[0] > RESYNC_INTERVAL_MS / 2);
+    assert!(gaps[1] > RESYNC_INTERVAL_MS && gaps[2] > 2 * RESYNC_INTERVAL_MS);
+    assert!(
+        gaps.iter().all(|g| *g <= MAX_RESYNC_INTERVAL_MS),
+        "{gaps:?}"
+    );
+    assert!(
+        quiet.len() <= 7,
+        "two quiet hours took {} sessions",
+        quiet.len()
+    );
+
+    // A live push is lost: the next session sends it, and the one after
+    // comes within the base interval again.
+    net.lose_items_until = net.now + 1_000;
+    let lost_at = net.now - T0;
+    let lost = note(
+        &net.nodes[0].key.clone(),
+        net.now,
+        Audience::Public,
+        3,
+        "lost",
+    );
+    let id = lost.id();
+    net.publish(0, lost);
+    net.advance(MAX_RESYNC_INTERVAL_MS + RESYNC_INTERVAL_MS + 60_000);
+    assert!(net.nodes[1].store.contains_key(&id), "a session sent it");
+    let after: Vec<u64> = session_starts(&net, 0, 1)
+        .into_iter()
+        .filter(|t| *t > lost_at)
+        .collect();
+    assert!(after.len() >= 2, "{after:?}");
+    assert!(
+        after[1] - after[0] <= RESYNC_INTERVAL_MS,
+        "the session after the one that found the loss came {} ms later",
+        after[1] - after[0]
+    );
 }

@@ -84,6 +84,23 @@ impl Engine {
         at
     }
 
+    /// A session found something `peer` lacked: something was lost, so the
+    /// back-off starts over, and a resync set far off while it was quiet
+    /// comes within one base interval (this session may be cut too).
+    pub(super) fn end_quiet(&mut self, now_ms: u64, peer: &str) {
+        let Some(p) = self.peers.get_mut(peer) else {
+            return;
+        };
+        p.quiet_sessions = 0;
+        let old = p.next_resync_ms;
+        if old > now_ms.saturating_add(self.cfg.resync_interval_ms) {
+            let next = self.schedule_resync(now_ms, peer, Some(old));
+            if let Some(p) = self.peers.get_mut(peer) {
+                p.next_resync_ms = next;
+            }
+        }
+    }
+
     /// Forgets `peer`'s deadline (it disconnected).
     pub(super) fn unschedule(&mut self, peer: &str, at: u64) {
         self.schedule.due.remove(&(at, peer.to_owned()));

@@ -266,12 +266,12 @@ impl Engine {
                 };
                 let items = self.sendable(now_ms, peer, &done.have);
                 self.learn_lacks(peer, &done.have, &items);
-                if let Some(p) = self.peers.get_mut(peer) {
-                    p.quiet_sessions = if items.is_empty() {
-                        p.quiet_sessions.saturating_add(1)
-                    } else {
-                        0
-                    };
+                if items.is_empty() {
+                    if let Some(p) = self.peers.get_mut(peer) {
+                        p.quiet_sessions = p.quiet_sessions.saturating_add(1);
+                    }
+                } else {
+                    self.end_quiet(now_ms, peer);
                 }
                 // If some of them are also waiting for the live push (written
                 // while this friend was away), the push now skips this friend.

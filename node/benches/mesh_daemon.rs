@@ -5,9 +5,9 @@
 //! - `catch_up_10k`: a phone returns holding 10,000 notes its server lacks;
 //!   time until the server's file holds all of them (verified, stored,
 //!   merged into `notes`). Also prints wire bytes / envelope bytes.
-//! - `live_10k`: both connected; 10,000 signed notes appear in the phone's
+//! - `live_10k`: both connected; 10,000 signed notes appear in the server's
 //!   file (as `notes post` writes them, from another connection); time until
-//!   the server's file holds all of them (change detection, push, verify,
+//!   the phone's file holds all of them (change detection, push, verify,
 //!   store, merge).
 
 // `criterion_group!` generates an undocumented `pub fn`.
@@ -231,22 +231,24 @@ fn catch_up(c: &mut Criterion) {
                 let server = start(&p.server, p.server_key.clone(), Profile::Server);
                 befriend(&p.phone, &p.server_key, Some(server.address()));
                 let phone = start(&p.phone, p.phone_key.clone(), Profile::Phone);
-                let items = notes(&p.phone_key, N);
+                // Written on the server, which notices its own file's
+                // changes within `CHANGE_POLL_INTERVAL` (250 ms); a phone
+                // polls every 5 s, which would be most of what this times.
+                let items = notes(&p.server_key, N);
                 // Connected once the server has recorded the phone online.
                 let ss = Store::open(p.server.join(DB_FILE_NAME)).unwrap();
                 while ss.friends().unwrap()[0].row.status != porfiry_storage::PeerStatus::Online {
                     std::thread::sleep(Duration::from_millis(2));
                 }
-                let ps = Store::open(p.phone.join(DB_FILE_NAME)).unwrap();
                 let t = Instant::now();
-                ps.transaction(|s| {
+                ss.transaction(|s| {
                     for it in &items {
                         s.insert_items(&[stored_record(it, it.max_hops(), None)])?;
                     }
                     Ok(())
                 })
                 .unwrap();
-                wait_items(&p.server.join(DB_FILE_NAME), N as u64);
+                wait_items(&p.phone.join(DB_FILE_NAME), N as u64);
                 total += t.elapsed();
                 phone.stop();
                 server.stop();

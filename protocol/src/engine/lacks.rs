@@ -1,4 +1,4 @@
-//! What each connected friend is known to lack and cannot get from us.
+//! What each friend is known to lack and cannot get from us.
 //!
 //! Both sides of a catch-up session must reconcile the same set, or every
 //! periodic session pays for the same differences again (negentropy sends
@@ -7,7 +7,8 @@
 //! get them from it. A session we start learns them (the friend lacks them,
 //! `may_send` refuses them); from then on our sets toward that friend, as
 //! initiator and as responder, leave them out, so in-sync friends reconcile
-//! equal sets and a periodic session is one fingerprint each way.
+//! equal sets and a periodic session costs negentropy's opening
+//! fingerprints and an answer of a few bytes.
 //!
 //! An entry is dropped as soon as the friend is seen to hold the item (it
 //! announces or sends it: `note_holder`; or a session finds it there) or we
@@ -17,7 +18,10 @@
 //! otherwise pay for the same differences again each time (in the
 //! simulated city that was a quarter of the bytes). What the friend gained
 //! while away may then reach us once more from it, a duplicate that the
-//! simulation counts (payload copies per delivery stayed at 1.005).
+//! simulation counts (payload copies per delivery were 1.005 in `city`
+//! with one served session). A friend removed from the friend list keeps
+//! its list until the node restarts (the engine is not told of removals);
+//! the bound below holds per friend.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -25,10 +29,11 @@ use crate::item::id::ItemId;
 
 /// Most items remembered as lacking per friend; beyond it the differences
 /// stay in the sessions (they cost ids on the wire, never a missed item).
-/// 4,096 ids are 128 KiB per friend, so a club server with hundreds of
-/// friends spends tens of MiB at most, and it covers the edge of a hop
-/// limit in the simulated city (about 25 items per link) many times over.
-pub const MAX_LACKS_PER_FRIEND: usize = 4_096;
+/// 1,024 ids are 32 KiB per friend (about 50 KiB in the tree), so a server
+/// at its 2,048-connection cap spends 100 MiB at most, and it covers the
+/// edge of the hop limit in the simulated city (about 106 items per link
+/// over the whole run) ten times over.
+pub const MAX_LACKS_PER_FRIEND: usize = 1_024;
 
 /// Per friend, the items it lacks that we may not send it.
 #[derive(Debug, Default)]

@@ -8,6 +8,8 @@
 //! whose sessions keep finding nothing to send is reconciled less often,
 //! down to one session per `max_resync_interval_ms`: live push over a
 //! connection loses nothing, and a new connection starts a session anyway.
+//! A session that does find something brings the next one back within the
+//! base interval (`end_quiet`).
 
 use std::collections::{BTreeSet, VecDeque};
 

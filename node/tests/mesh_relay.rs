@@ -27,9 +27,19 @@ use tokio::time::timeout;
 
 /// A relay listening on loopback, with its address.
 async fn relay(key: Keypair, streams: StreamControl) -> (Node, Multiaddr) {
+    relay_at(key, streams, Vec::new()).await
+}
+
+/// [`relay`], told the addresses friends reach it at from outside.
+async fn relay_at(
+    key: Keypair,
+    streams: StreamControl,
+    external_addresses: Vec<Multiaddr>,
+) -> (Node, Multiaddr) {
     let config = MeshConfig {
         reach: ReachConfig {
             relay: Some(RelayLimits::default()),
+            external_addresses,
             ..ReachConfig::default()
         },
         streams,
@@ -113,6 +123,33 @@ async fn relay_of_two_friends() -> Trio {
         p_key,
         p_peer,
     }
+}
+
+#[tokio::test]
+async fn a_relay_behind_a_port_forward_offers_its_external_address() {
+    let (r_key, h_key) = (Keypair::generate_ed25519(), Keypair::generate_ed25519());
+    let r_peer = r_key.public().to_peer_id();
+    let outside: Multiaddr = "/dns4/relay.example/tcp/4001".parse().unwrap();
+    let (r, r_addr) = relay_at(r_key, StreamControl::new(), vec![outside.clone()]).await;
+    r.handle
+        .add_friend(h_key.public().to_peer_id(), Vec::new())
+        .await
+        .unwrap();
+    let h_config = MeshConfig {
+        backoff: FAST,
+        ..MeshConfig::phone()
+    }
+    .with_friend(r_peer, vec![r_addr.clone()]);
+    let mut h = start(h_key, h_config);
+    // The slot's address is the one the operator gave, not the loopback
+    // address the relay listens on (which no one outside could dial).
+    let circuit = reserved(&mut h).await;
+    assert!(
+        circuit
+            .to_string()
+            .starts_with(&format!("{outside}/p2p/{r_peer}/p2p-circuit")),
+        "{circuit}"
+    );
 }
 
 #[tokio::test]

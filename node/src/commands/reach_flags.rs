@@ -1,6 +1,7 @@
 //! The flags of `porfiry run` for reaching friends that cannot be dialled:
 //! `--no-listen`, `--relay` with its `--relay-*` limits, and `--mdns`; and
-//! how many connections the node holds (`--max-connections`).
+//! how many connections the node holds (`--max-connections`) and where it
+//! is reached from outside (`--external-address`).
 
 use std::time::Duration;
 
@@ -11,7 +12,7 @@ use crate::mesh::relay::{
     DEFAULT_MAX_CIRCUIT_BYTES, DEFAULT_MAX_CIRCUIT_DURATION, DEFAULT_MAX_CIRCUITS,
     DEFAULT_MAX_CIRCUITS_PER_FRIEND, DEFAULT_MAX_RESERVATIONS,
 };
-use crate::mesh::{Profile, ReachConfig, RelayLimits};
+use crate::mesh::{Multiaddr, Profile, ReachConfig, RelayLimits};
 
 /// Reaching friends that cannot be dialled.
 #[derive(Debug, Clone, Args)]
@@ -46,6 +47,11 @@ pub struct ReachArgs {
     /// server, 256 on a phone].
     #[arg(long, value_name = "N")]
     pub max_connections: Option<u32>,
+    /// An address friends reach this node at from outside, when it is not a
+    /// listen address (a port forward): a relay offers it in its slots.
+    /// Repeat for more.
+    #[arg(long = "external-address", value_name = "MULTIADDR")]
+    pub external_addresses: Vec<String>,
 }
 
 impl Default for ReachArgs {
@@ -60,6 +66,7 @@ impl Default for ReachArgs {
             relay_circuit_bytes: DEFAULT_MAX_CIRCUIT_BYTES,
             mdns: false,
             max_connections: None,
+            external_addresses: Vec::new(),
         }
     }
 }
@@ -73,6 +80,14 @@ pub enum ReachFlagsError {
     /// A limit of zero would refuse every friend.
     #[error("{0} must be above zero")]
     ZeroLimit(&'static str),
+    /// `--external-address` is not a multiaddr.
+    #[error("--external-address {address:?} is not a multiaddr ({reason})")]
+    BadExternalAddress {
+        /// What was given.
+        address: String,
+        /// The parser's words.
+        reason: String,
+    },
 }
 
 impl ReachArgs {
@@ -115,10 +130,22 @@ impl ReachArgs {
             (None, Profile::Server) => SERVER_MAX_ESTABLISHED,
             (None, Profile::Phone) => MAX_ESTABLISHED_TOTAL,
         };
+        let external_addresses = self
+            .external_addresses
+            .iter()
+            .map(|a| {
+                a.parse::<Multiaddr>()
+                    .map_err(|e| ReachFlagsError::BadExternalAddress {
+                        address: a.clone(),
+                        reason: e.to_string(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(ReachConfig {
             relay,
             mdns: self.mdns,
             max_connections,
+            external_addresses,
             ..ReachConfig::default()
         })
     }
@@ -180,6 +207,29 @@ mod tests {
         assert_eq!(
             cap(&zero, Profile::Server),
             Err(ReachFlagsError::ZeroLimit("--max-connections"))
+        );
+    }
+
+    #[test]
+    fn external_addresses_parse_and_a_bad_one_is_named() {
+        let args = ReachArgs {
+            external_addresses: vec!["/dns4/home.example/tcp/4001".into()],
+            ..ReachArgs::default()
+        };
+        let config = args.to_config(Profile::Server).unwrap();
+        assert_eq!(
+            config.external_addresses,
+            vec!["/dns4/home.example/tcp/4001".parse::<Multiaddr>().unwrap()]
+        );
+        let bad = ReachArgs {
+            external_addresses: vec!["home.example:4001".into()],
+            ..ReachArgs::default()
+        };
+        let err = bad.to_config(Profile::Server).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("\"home.example:4001\" is not a multiaddr"),
+            "{err}"
         );
     }
 }

@@ -153,6 +153,12 @@ impl MeshDriver {
                     source,
                 })?;
         }
+        // Where friends reach this node from outside (a port forward, a
+        // public address the host does not see): relay reservations and
+        // identify carry these instead of the listen addresses.
+        for address in &config.reach.external_addresses {
+            swarm.add_external_address(address.clone());
+        }
         let (command_tx, commands) = mpsc::channel(COMMAND_QUEUE_LEN);
         let (events, event_rx) = mpsc::channel(EVENT_QUEUE_LEN);
         let mut driver = Self {

@@ -8,7 +8,8 @@
 //! - reserves a slot at every friend whose identify lists the relay
 //!   protocol (see [`super::reach`]), and again when the slot ends;
 //! - on a relay, advertises its listen addresses as external so that the
-//!   reservations it grants carry addresses to dial;
+//!   reservations it grants carry addresses to dial (unless the operator
+//!   gave its external addresses: `--external-address`);
 //! - with `--mdns`, dials friends found on the LAN, never a stranger;
 //! - logs one line per friend when the reason it cannot be reached changes.
 //!
@@ -96,6 +97,7 @@ impl MeshDriver {
         match event {
             SwarmEvent::NewListenAddr { address, .. }
                 if self.reach.config.relay.is_some()
+                    && self.reach.config.external_addresses.is_empty()
                     && !address
                         .iter()
                         .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit)) =>

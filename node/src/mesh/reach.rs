@@ -42,6 +42,11 @@ pub struct ReachConfig {
     /// Most connections held at once; more are refused (and reported as
     /// [`MeshEvent::AtConnectionCap`](super::MeshEvent::AtConnectionCap)).
     pub max_connections: u32,
+    /// The addresses friends reach this node at from outside, when they
+    /// are not its listen addresses (a port forward on a home router). A
+    /// relay offers these in its reservations instead of its listen
+    /// addresses.
+    pub external_addresses: Vec<Multiaddr>,
 }
 
 impl Default for ReachConfig {
@@ -54,6 +59,7 @@ impl Default for ReachConfig {
             links_file: None,
             links_watch: LinksWatch::default(),
             max_connections: MAX_ESTABLISHED_TOTAL,
+            external_addresses: Vec::new(),
         }
     }
 }

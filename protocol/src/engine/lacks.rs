@@ -53,9 +53,16 @@ impl Lacks {
         }
     }
 
+    /// What `peer` is known to lack, looked up once for a walk over the
+    /// whole index (a session's set) rather than once per item.
+    pub(super) fn of(&self, peer: &str) -> Option<&BTreeSet<ItemId>> {
+        self.per_peer.get(peer)
+    }
+
     /// True if `peer` is known to lack `id`.
+    #[cfg(test)]
     pub(super) fn contains(&self, peer: &str, id: &ItemId) -> bool {
-        self.per_peer.get(peer).is_some_and(|s| s.contains(id))
+        self.of(peer).is_some_and(|s| s.contains(id))
     }
 
     /// `peer` holds `id` now, or we can send it: forget the entry.

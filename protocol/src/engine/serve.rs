@@ -93,6 +93,7 @@ impl Engine {
                 continue;
             }
             let mut storage = NegentropyStorageVector::new();
+            let lacking = self.lacks.of(&q.peer);
             for (id, meta) in self.index.iter() {
                 // Anything this friend could send us: not ours, not expired,
                 // public, or club if the friend is or was a member, unless
@@ -108,7 +109,7 @@ impl Engine {
                 let could_come = author != &*self.local
                     && !meta.expired(now_ms)
                     && (shared || author == q.peer)
-                    && !self.lacks.contains(&q.peer, id);
+                    && !lacking.is_some_and(|l| l.contains(id));
                 if could_come {
                     let _ = storage.insert(meta.created_ms, Id::from_byte_array(id.0));
                 }

@@ -152,6 +152,7 @@ impl Engine {
         let mut size = 0usize;
         let mut hop_candidates = Vec::new();
         let mut sendable_again = Vec::new();
+        let lacking = self.lacks.of(peer);
         for (id, meta) in self.index.iter() {
             let mut route = meta.route();
             route.received_from = None;
@@ -159,7 +160,7 @@ impl Engine {
             // with none left as much as the rest, so both sets have it.
             route.hops_left = route.hops_left.max(1);
             if may_send(&self.local, &route, &view, &self.clubs, now_ms) {
-                if self.lacks.contains(peer, id) {
+                if lacking.is_some_and(|l| l.contains(id)) {
                     if !may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms) {
                         // It lacks it and cannot have it from us: leave it
                         // out as its set does (`lacks.rs`).

@@ -6,7 +6,7 @@ mod mesh_support;
 
 use std::collections::BTreeSet;
 
-use mesh_support::{loopback, phone, received, start, wait_for};
+use mesh_support::{listening, loopback, phone, received, wait_for};
 use porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_node::mesh::{Keypair, MeshConfig, MeshEvent, PeerId, ReachConfig};
 
@@ -21,14 +21,7 @@ async fn a_server_holds_a_hundred_friends_and_refuses_one_past_its_cap() {
         },
         ..MeshConfig::server(loopback())
     };
-    let mut server = start(Keypair::generate_ed25519(), config);
-    let (event, _) = wait_for(&mut server.events, |e| {
-        matches!(e, MeshEvent::Listening { .. })
-    })
-    .await;
-    let MeshEvent::Listening { address } = event else {
-        unreachable!()
-    };
+    let (mut server, address) = listening(Keypair::generate_ed25519(), config).await;
 
     let keys: Vec<Keypair> = (0..=FRIENDS).map(|_| Keypair::generate_ed25519()).collect();
     for k in &keys {

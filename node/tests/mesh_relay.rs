@@ -15,7 +15,7 @@ use libp2p::core::transport::ListenerId;
 use libp2p::multiaddr::Protocol;
 use libp2p::swarm::SwarmEvent;
 use libp2p::swarm::dial_opts::DialOpts;
-use mesh_support::{FAST, Node, WAIT, connected, loopback, received, start, wait_for};
+use mesh_support::{FAST, Node, WAIT, connected, listening, loopback, received, start, wait_for};
 use porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_node::mesh::swarm::build_swarm;
 use porfiry_node::mesh::{
@@ -45,15 +45,7 @@ async fn relay_at(
         streams,
         ..MeshConfig::server(loopback())
     };
-    let mut node = start(key, config);
-    let (event, _) = wait_for(&mut node.events, |e| {
-        matches!(e, MeshEvent::Listening { .. })
-    })
-    .await;
-    let MeshEvent::Listening { address } = event else {
-        unreachable!()
-    };
-    (node, address)
+    listening(key, config).await
 }
 
 /// `relay_addr/p2p/relay/p2p-circuit/p2p/target`.

@@ -62,7 +62,13 @@ pub async fn wait_for(
 
 /// A server listening on loopback, and the address it got.
 pub async fn server(key: Keypair) -> (Node, Multiaddr) {
-    let mut node = start(key, MeshConfig::server(loopback()));
+    listening(key, MeshConfig::server(loopback())).await
+}
+
+/// Starts a driver with `config` (which listens somewhere) and waits for
+/// its first listen address.
+pub async fn listening(key: Keypair, config: MeshConfig) -> (Node, Multiaddr) {
+    let mut node = start(key, config);
     let (event, _) = wait_for(&mut node.events, |e| {
         matches!(e, MeshEvent::Listening { .. })
     })

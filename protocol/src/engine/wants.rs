@@ -332,9 +332,7 @@ mod tests {
     use super::*;
 
     fn id(n: u16) -> ItemId {
-        let mut b = [0u8; 32];
-        b[..2].copy_from_slice(&n.to_be_bytes());
-        ItemId(b)
+        ItemId::numbered(n)
     }
 
     #[test]

@@ -14,6 +14,15 @@ use crate::error::ItemError;
 pub struct ItemId(pub [u8; 32]);
 
 impl ItemId {
+    /// A distinct id made from `n`, for unit tests that need many ids and
+    /// no items behind them.
+    #[cfg(test)]
+    pub(crate) fn numbered(n: u16) -> ItemId {
+        let mut b = [0u8; 32];
+        b[..2].copy_from_slice(&n.to_be_bytes());
+        ItemId(b)
+    }
+
     /// The id of these envelope bytes.
     pub fn of_envelope(envelope: &[u8]) -> ItemId {
         ItemId(Sha256::digest(envelope).into())

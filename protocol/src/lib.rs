@@ -24,6 +24,7 @@ pub mod identity;
 pub mod item;
 pub mod limits;
 pub mod policy;
+mod text_form;
 pub mod wire;
 
 pub use club::{ClubAction, ClubBook, ClubChange, ClubRef};

@@ -3,8 +3,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::item::audience::{MAX_GROUP_NAME_LEN, valid_group_name, valid_peer_id};
 
 /// A club: its short name and its founder's peer id. Two founders may both
@@ -69,18 +67,7 @@ impl FromStr for ClubRef {
     }
 }
 
-impl Serialize for ClubRef {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for ClubRef {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::text_form::serde_as_text!(ClubRef);
 
 #[cfg(test)]
 mod tests {

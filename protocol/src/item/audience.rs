@@ -10,7 +10,6 @@ use std::fmt;
 use std::str::FromStr;
 
 use libp2p_identity::PeerId;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use crate::club::{ClubRef, ClubRefError};
 use crate::identity::AuthorKey;
@@ -143,18 +142,7 @@ impl FromStr for Audience {
     }
 }
 
-impl Serialize for Audience {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(self)
-    }
-}
-
-impl<'de> Deserialize<'de> for Audience {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+crate::text_form::serde_as_text!(Audience);
 
 #[cfg(test)]
 mod tests {

@@ -4,8 +4,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
-
 use crate::error::ItemError;
 
 /// What an item is. Codes are part of the wire format and never change or get
@@ -93,19 +91,8 @@ impl FromStr for ItemKind {
     }
 }
 
-/// Serialized by name (for JSON and config); the payload writes [`ItemKind::code`].
-impl Serialize for ItemKind {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for ItemKind {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let s = String::deserialize(deserializer)?;
-        s.parse().map_err(serde::de::Error::custom)
-    }
-}
+// Serialized by name (for JSON and config); the payload writes `ItemKind::code`.
+crate::text_form::serde_as_text!(ItemKind);
 
 #[cfg(test)]
 mod tests {

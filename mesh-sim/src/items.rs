@@ -122,15 +122,7 @@ pub fn plan(
                 },
                 expires_ms: None,
                 replaces: None,
-                body: Body::Note(Note {
-                    text: note_text(index, author, spec.text_bytes),
-                    topic: None,
-                    mentions: vec![],
-                    hashtags: vec![],
-                    priority: 0,
-                    source: "user".into(),
-                    reply_to: None,
-                }),
+                body: Body::Note(Note::by_user(note_text(index, author, spec.text_bytes))),
             };
             let item =
                 sign(&keys[author], &draft).map_err(|source| SimError::Sign { index, source })?;

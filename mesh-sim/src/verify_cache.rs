@@ -87,15 +87,7 @@ mod tests {
             max_hops: 3,
             expires_ms,
             replaces: None,
-            body: Body::Note(Note {
-                text: text.into(),
-                topic: None,
-                mentions: vec![],
-                hashtags: vec![],
-                priority: 0,
-                source: "user".into(),
-                reply_to: None,
-            }),
+            body: Body::Note(Note::by_user(text)),
         };
         sign(key, &draft).expect("signs")
     }

@@ -47,15 +47,7 @@ fn notes(author: &NodeKey) -> Vec<VerifiedItem> {
                 max_hops: 3,
                 expires_ms: None,
                 replaces: None,
-                body: Body::Note(Note {
-                    text,
-                    topic: None,
-                    mentions: vec![],
-                    hashtags: vec![],
-                    priority: 0,
-                    source: "user".into(),
-                    reply_to: None,
-                }),
+                body: Body::Note(Note::by_user(text)),
             };
             sign(author, &draft).expect("signs")
         })

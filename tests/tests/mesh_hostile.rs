@@ -24,15 +24,7 @@ fn note(key: &NodeKey, text: &str) -> VerifiedItem {
             max_hops: 3,
             expires_ms: None,
             replaces: None,
-            body: Body::Note(porfiry_protocol::Note {
-                text: text.into(),
-                topic: None,
-                mentions: vec![],
-                hashtags: vec![],
-                priority: 0,
-                source: "user".into(),
-                reply_to: None,
-            }),
+            body: Body::Note(porfiry_protocol::Note::by_user(text)),
         },
     )
     .unwrap()

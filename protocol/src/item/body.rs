@@ -32,6 +32,22 @@ pub struct Note {
     pub reply_to: Option<ItemId>,
 }
 
+impl Note {
+    /// A plain note the user wrote: `text` and nothing else (no topic,
+    /// mentions or hashtags, ordinary priority, not a reply).
+    pub fn by_user(text: impl Into<String>) -> Note {
+        Note {
+            text: text.into(),
+            topic: None,
+            mentions: Vec::new(),
+            hashtags: Vec::new(),
+            priority: 0,
+            source: "user".into(),
+            reply_to: None,
+        }
+    }
+}
+
 /// A way out of a stagnation (HMP `stagnation_strategies`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -198,6 +214,15 @@ mod tests {
             features: vec!["chat".into()],
             limits: LlmLimits::default(),
         })
+    }
+
+    #[test]
+    fn a_note_by_the_user_carries_only_its_text() {
+        let n = Note::by_user("hello");
+        assert_eq!(n.text, "hello");
+        assert_eq!(n.source, "user");
+        assert_eq!((n.topic, n.reply_to, n.priority), (None, None, 0));
+        assert!(n.mentions.is_empty() && n.hashtags.is_empty());
     }
 
     #[test]

@@ -62,15 +62,7 @@ pub fn note_with(
         max_hops,
         expires_ms,
         replaces,
-        body: Body::Note(Note {
-            text: text.to_owned(),
-            topic: None,
-            mentions: vec![],
-            hashtags: vec![],
-            priority: 0,
-            source: "user".into(),
-            reply_to: None,
-        }),
+        body: Body::Note(Note::by_user(text.to_owned())),
     };
     sign(author, &draft).expect("test note signs")
 }

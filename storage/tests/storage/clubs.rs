@@ -60,15 +60,7 @@ fn club_note(author: u8, created_ms: u64) -> VerifiedItem {
             max_hops: CLUB_MAX_HOPS,
             expires_ms: None,
             replaces: None,
-            body: Body::Note(Note {
-                text: "club news".into(),
-                topic: None,
-                mentions: vec![],
-                hashtags: vec![],
-                priority: 0,
-                source: "user".into(),
-                reply_to: None,
-            }),
+            body: Body::Note(Note::by_user("club news")),
         },
     )
     .unwrap()

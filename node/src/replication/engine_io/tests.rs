@@ -357,15 +357,7 @@ fn one_batch_stores_every_item_merges_good_rows_and_routes_after_the_store() {
                 max_hops: 4,
                 expires_ms: None,
                 replaces: None,
-                body: Body::Note(porfiry_protocol::Note {
-                    text: text.into(),
-                    topic: None,
-                    mentions: vec![],
-                    hashtags: vec![],
-                    priority: 0,
-                    source: "user".into(),
-                    reply_to: None,
-                }),
+                body: Body::Note(porfiry_protocol::Note::by_user(text)),
             },
         )
         .unwrap()

@@ -5,13 +5,10 @@
 
 mod mesh_support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use futures::StreamExt;
 use libp2p::request_response;
 use libp2p::swarm::SwarmEvent;
-use mesh_support::{WAIT, friends_pair, received, wait_for};
+use mesh_support::{WAIT, capture_warnings, friends_pair, received, wait_for};
 use porfiry_node::mesh::behaviour::MeshBehaviourEvent;
 use porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_node::mesh::swarm::build_swarm;
@@ -53,32 +50,11 @@ async fn friends_connect_and_exchange_frames() {
     assert_eq!(received(&mut s, p.peer).await, full);
 }
 
-/// Collects what tracing writes, to check the refusal is logged by name.
-#[derive(Clone, Default)]
-struct LogBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl Write for LogBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[tokio::test]
 async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
     // Current-thread runtime: the spawned driver logs on this thread, so a
     // thread-local subscriber sees its warnings.
-    let log = LogBuffer::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::WARN)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (log, _guard) = capture_warnings();
 
     let (mut s, address, p) = friends_pair(MAX_TRANSPORT_FRAME_BYTES).await;
 
@@ -131,7 +107,7 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
             "stranger got through: {event:?} (its request failed with {failure})"
         );
     }
-    let logged = String::from_utf8(log.0.lock().unwrap().clone()).unwrap();
+    let logged = log.text();
     assert!(
         logged.lines().any(|l| l.contains("WARN")
             && l.contains("not a friend")

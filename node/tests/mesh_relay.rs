@@ -7,15 +7,14 @@
 
 mod mesh_support;
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
 use futures::StreamExt;
 use libp2p::core::transport::ListenerId;
 use libp2p::multiaddr::Protocol;
 use libp2p::swarm::SwarmEvent;
 use libp2p::swarm::dial_opts::DialOpts;
-use mesh_support::{FAST, Node, WAIT, connected, listening, loopback, received, start, wait_for};
+use mesh_support::{
+    FAST, Node, WAIT, capture_warnings, connected, listening, loopback, received, start, wait_for,
+};
 use porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_node::mesh::swarm::build_swarm;
 use porfiry_node::mesh::{
@@ -201,26 +200,6 @@ async fn a_hidden_friend_is_reached_through_a_friends_relay() {
     );
 }
 
-/// Collects what tracing writes, to check the relay's refusals by name.
-#[derive(Clone, Default)]
-struct LogBuffer(Arc<Mutex<Vec<u8>>>);
-
-impl LogBuffer {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-}
-
-impl Write for LogBuffer {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// A raw swarm that trusts `friends` (its own gate), for a stranger's view.
 fn stranger_swarm(
     key: Keypair,
@@ -266,14 +245,7 @@ async fn listener_closes(
 async fn a_stranger_gets_no_relay_slot_and_no_circuit_even_as_an_invitation_guest() {
     // Current-thread runtime: the relay's driver logs on this thread, so a
     // thread-local subscriber sees its refusals.
-    let log = LogBuffer::default();
-    let writer = log.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_writer(move || writer.clone())
-        .with_ansi(false)
-        .with_max_level(tracing::Level::WARN)
-        .finish();
-    let _guard = tracing::subscriber::set_default(subscriber);
+    let (log, _guard) = capture_warnings();
     let (r_key, h_key) = (Keypair::generate_ed25519(), Keypair::generate_ed25519());
     let (r_peer, h_peer) = (r_key.public().to_peer_id(), h_key.public().to_peer_id());
     let streams = StreamControl::new();

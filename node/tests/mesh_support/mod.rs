@@ -2,6 +2,8 @@
 //! for events with a safety-net timeout (never a sleep), build friend pairs.
 #![allow(dead_code)] // each test file uses a different subset
 
+use std::io::Write;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use porfiry_node::mesh::{
@@ -35,6 +37,41 @@ pub fn start(key: Keypair, config: MeshConfig) -> Node {
         events,
         task: driver.spawn(),
     }
+}
+
+/// Collects what tracing writes, to check that something is logged by name.
+#[derive(Clone, Default)]
+pub struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl LogBuffer {
+    /// Everything written so far.
+    pub fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+}
+
+impl Write for LogBuffer {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Sends this thread's warnings to a [`LogBuffer`] until the guard drops.
+/// Use it on a current-thread runtime: the drivers spawned there log on
+/// this thread, so the thread-local subscriber sees them.
+pub fn capture_warnings() -> (LogBuffer, tracing::subscriber::DefaultGuard) {
+    let log = LogBuffer::default();
+    let writer = log.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_writer(move || writer.clone())
+        .with_ansi(false)
+        .with_max_level(tracing::Level::WARN)
+        .finish();
+    (log, tracing::subscriber::set_default(subscriber))
 }
 
 /// Listen on any free loopback port.

@@ -70,6 +70,7 @@ pub fn sign(key: &NodeKey, draft: &PayloadDraft) -> Result<VerifiedItem, ItemErr
     let start = envelope.len() - TAIL_LEN - payload_bytes.len();
     Ok(VerifiedItem::assemble(
         envelope,
+        payload.author.peer_id_string(),
         start..start + payload_bytes.len(),
         signature,
         payload,
@@ -78,6 +79,7 @@ pub fn sign(key: &NodeKey, draft: &PayloadDraft) -> Result<VerifiedItem, ItemErr
 
 /// An item that passed every check but the signature (shared with batches).
 pub(crate) struct Unverified {
+    author_peer_id: String,
     envelope: Vec<u8>,
     payload_range: Range<usize>,
     signature: [u8; SIGNATURE_LEN],
@@ -89,15 +91,29 @@ impl Unverified {
     /// Size, envelope shape, payload, limits, weak key and expiry: every
     /// check but the signature.
     pub(crate) fn check(bytes: &[u8], now_ms: u64) -> Result<Unverified, ItemError> {
+        Unverified::check_with(bytes, now_ms, |author| {
+            Ok((author.verifying_key()?, author.peer_id_string()))
+        })
+    }
+
+    /// [`Unverified::check`] with the author's key decompressed and its
+    /// peer id spelled by `key_of` (a batch asks once per author, not once
+    /// per item).
+    pub(crate) fn check_with(
+        bytes: &[u8],
+        now_ms: u64,
+        key_of: impl FnOnce(&AuthorKey) -> Result<(VerifyingKey, String), ItemError>,
+    ) -> Result<Unverified, ItemError> {
         let parts = decode_envelope(bytes)?;
         let payload = Payload::decode(&bytes[parts.payload.clone()])?;
-        let key = payload.author.verifying_key()?;
+        let (key, author_peer_id) = key_of(&payload.author)?;
         if let Some(expires_ms) = payload.expires_ms
             && expires_ms <= now_ms
         {
             return Err(ItemError::Expired { expires_ms, now_ms });
         }
         Ok(Unverified {
+            author_peer_id,
             envelope: bytes.to_vec(),
             payload_range: parts.payload,
             signature: parts.signature,
@@ -126,6 +142,7 @@ impl Unverified {
     pub(crate) fn into_verified(self) -> VerifiedItem {
         VerifiedItem::assemble(
             self.envelope,
+            self.author_peer_id,
             self.payload_range,
             self.signature,
             self.payload,
@@ -165,13 +182,14 @@ impl VerifiedItem {
 
     fn assemble(
         envelope: Vec<u8>,
+        author_peer_id: String,
         payload_range: Range<usize>,
         signature: [u8; SIGNATURE_LEN],
         payload: Payload,
     ) -> VerifiedItem {
         VerifiedItem(Arc::new(Inner {
             id: ItemId::of_envelope(&envelope),
-            author_peer_id: payload.author.peer_id_string(),
+            author_peer_id,
             envelope,
             payload_range,
             signature,

@@ -51,6 +51,7 @@ fn record(i: usize) -> ItemRecord {
         replaces: None,
         club_target: None,
         club_removal: false,
+        envelope_bytes: 600,
     }
 }
 

@@ -1,6 +1,7 @@
 //! Flow-controlled catch-up: once reconciliation has named what the friend
 //! lacks, the initiator hands its driver at most `MAX_CHUNKS_IN_FLIGHT`
-//! chunks of at most `CHUNK_ITEMS` items, the next only after one drained
+//! chunks of at most `chunk_items` items and about `chunk_bytes` of
+//! envelopes, the next only after one drained
 //! (`Input::ItemsDrained`), and `SyncDone` (counting what the driver really
 //! sent) only after the last. Both sides time out on idleness, never on a
 //! session that keeps moving. Two real engines, the real codec, a fake clock;
@@ -12,13 +13,26 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use engine_support::*;
 use porfiry_protocol::engine::{
-    CHUNK_ITEMS, Engine, Event, Input, MAX_CHUNKS_IN_FLIGHT, Output, RESYNC_INTERVAL_MS,
-    SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, SyncRole,
+    CHUNK_BYTES, CHUNK_ITEMS, Engine, EngineConfig, Event, Input, MAX_CHUNKS_IN_FLIGHT, Output,
+    RESYNC_INTERVAL_MS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, SyncRole,
 };
 use porfiry_protocol::wire::{self, Announce, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId, ItemRecord, VerifiedItem};
 
 const T0: u64 = 1_700_000_000_000;
+
+/// Items per chunk in these tests (the engine's `chunk_items`), with no
+/// byte limit, so the counts below are exact whatever the notes' sizes.
+const CHUNK: usize = 16;
+
+/// A's settings: chunks of `CHUNK` items, cut by bytes at `chunk_bytes`.
+fn sender_config(chunk_bytes: usize) -> EngineConfig {
+    EngineConfig {
+        chunk_items: CHUNK,
+        chunk_bytes,
+        ..config(&peer(0))
+    }
+}
 
 /// A chunk handed to the driver and not yet drained.
 #[derive(Debug, Clone)]
@@ -53,6 +67,18 @@ impl Pair {
     /// A holds `n` notes for `audience` by node `author` (A itself is 0;
     /// another author's notes came to A from that author).
     fn of(n: usize, audience: Audience, author: usize) -> Pair {
+        Pair::with(sender_config(usize::MAX), n, audience, author, 0)
+    }
+
+    /// Like [`Pair::of`], A running with `a_config`, each note's text
+    /// padded to at least `text_len` bytes.
+    fn with(
+        a_config: EngineConfig,
+        n: usize,
+        audience: Audience,
+        author: usize,
+        text_len: usize,
+    ) -> Pair {
         let key = key(author);
         let items: Vec<VerifiedItem> = (0..n)
             .map(|i| {
@@ -61,7 +87,7 @@ impl Pair {
                     T0 - 10_000 + i as u64,
                     audience.clone(),
                     3,
-                    &format!("n{i}"),
+                    &format!("n{i:<text_len$}"),
                 )
             })
             .collect();
@@ -71,7 +97,7 @@ impl Pair {
             .map(|x| ItemRecord::of(x, 3, from.clone()))
             .collect();
         let mut pair = Pair {
-            a: Engine::new(config(&peer(0)), records),
+            a: Engine::new(a_config, records),
             b: Engine::new(config(&peer(1)), Vec::<ItemRecord>::new()),
             store: items.into_iter().map(|x| (x.id(), x)).collect(),
             now: T0,
@@ -227,10 +253,10 @@ impl Pair {
 
 #[test]
 fn at_most_four_chunks_are_out_until_one_drains_and_sync_done_follows_the_last() {
-    let n = 5 * CHUNK_ITEMS - 20;
+    let n = 5 * CHUNK - 5;
     let mut p = Pair::new(n);
     assert_eq!(p.out.len(), MAX_CHUNKS_IN_FLIGHT, "the window, no more");
-    assert!(p.out.iter().all(|c| c.items.len() == CHUNK_ITEMS));
+    assert!(p.out.iter().all(|c| c.items.len() == CHUNK));
     assert!(p.done.is_empty(), "no SyncDone while items are out");
     p.drain(0, None, true);
     assert_eq!(
@@ -238,7 +264,7 @@ fn at_most_four_chunks_are_out_until_one_drains_and_sync_done_follows_the_last()
         MAX_CHUNKS_IN_FLIGHT,
         "one drained, one more out"
     );
-    assert_eq!(p.out.last().unwrap().items.len(), CHUNK_ITEMS - 20);
+    assert_eq!(p.out.last().unwrap().items.len(), CHUNK - 5);
     for _ in 0..MAX_CHUNKS_IN_FLIGHT - 1 {
         p.drain(0, None, true);
         assert!(p.done.is_empty(), "SyncDone waits for the last chunk");
@@ -255,21 +281,60 @@ fn at_most_four_chunks_are_out_until_one_drains_and_sync_done_follows_the_last()
 }
 
 #[test]
+fn a_chunk_closes_at_the_item_that_reaches_chunk_bytes() {
+    // Every note here has the same envelope size; a limit of two and a
+    // half envelopes closes each chunk at its third item.
+    let probe = Pair::of(1, Audience::Friends, 0);
+    let size = probe.store.values().next().unwrap().envelope_bytes().len();
+    let mut p = Pair::with(sender_config(size * 5 / 2), 10, Audience::Friends, 0, 0);
+    let sizes: Vec<usize> = p.out.iter().map(|c| c.items.len()).collect();
+    assert_eq!(sizes, [3, 3, 3, 1], "three per chunk, then the rest");
+    while !p.out.is_empty() {
+        p.drain(0, None, true);
+    }
+    assert_eq!(p.b.item_count(), 10);
+    assert_eq!(p.finished(SyncRole::Responder), [10]);
+}
+
+#[test]
+fn default_chunks_are_cut_by_bytes_before_items_for_large_notes() {
+    // 30 KB notes, as in the 72 MB catch-up: the byte limit binds
+    // long before the item limit.
+    let config = EngineConfig {
+        chunk_items: CHUNK_ITEMS,
+        chunk_bytes: CHUNK_BYTES,
+        ..config(&peer(0))
+    };
+    let text = 30_000;
+    let mut p = Pair::with(config, 40, Audience::Friends, 0, text);
+    let size = p.store.values().next().unwrap().envelope_bytes().len();
+    assert!(size > text);
+    let per_chunk = CHUNK_BYTES.div_ceil(size);
+    assert!(per_chunk < CHUNK_ITEMS);
+    let sizes: Vec<usize> = p.out.iter().map(|c| c.items.len()).collect();
+    assert_eq!(sizes, [per_chunk; MAX_CHUNKS_IN_FLIGHT]);
+    while !p.out.is_empty() {
+        p.drain(0, None, true);
+    }
+    assert_eq!(p.b.item_count(), 40);
+}
+
+#[test]
 fn chunks_may_drain_out_of_order() {
-    let mut p = Pair::new(3 * CHUNK_ITEMS);
+    let mut p = Pair::new(3 * CHUNK);
     assert_eq!(p.out.len(), 3);
     p.drain(2, None, true);
     p.drain(0, None, true);
     assert!(p.done.is_empty());
     p.drain(0, None, true);
     assert_eq!(p.done.len(), 1);
-    assert_eq!(p.b.item_count(), 3 * CHUNK_ITEMS);
-    assert_eq!(p.finished(SyncRole::Responder), [3 * CHUNK_ITEMS]);
+    assert_eq!(p.b.item_count(), 3 * CHUNK);
+    assert_eq!(p.finished(SyncRole::Responder), [3 * CHUNK]);
 }
 
 #[test]
 fn sync_done_counts_what_the_driver_reports_sent() {
-    let mut p = Pair::new(2 * CHUNK_ITEMS);
+    let mut p = Pair::new(2 * CHUNK);
     p.drain(0, Some(10), true);
     p.drain(0, Some(5), true);
     assert_eq!(p.done.len(), 1);
@@ -279,7 +344,7 @@ fn sync_done_counts_what_the_driver_reports_sent() {
 
 #[test]
 fn an_undelivered_chunk_aborts_the_session_and_later_drains_change_nothing() {
-    let mut p = Pair::new(6 * CHUNK_ITEMS);
+    let mut p = Pair::new(6 * CHUNK);
     p.drain(0, None, true);
     p.drain(0, None, false);
     assert_eq!(p.aborts_to_b, 1, "the friend is told");
@@ -302,7 +367,7 @@ fn items_of_an_undelivered_chunk_get_the_next_sessions_hop_check() {
     // Public items A relays (not its own: the author's short copies have a
     // repair of their own): the friend may get them by a longer path, with
     // fewer hops than ours, while our chunk is lost.
-    let mut p = Pair::of(2 * CHUNK_ITEMS, Audience::Public, 9);
+    let mut p = Pair::of(2 * CHUNK, Audience::Public, 9);
     let lost: Vec<ItemId> = p.out[1].items.iter().map(|a| a.id).collect();
     p.drain(0, None, true);
     p.drain(0, None, false);
@@ -334,7 +399,7 @@ fn items_of_an_undelivered_chunk_get_the_next_sessions_hop_check() {
             },
         );
     }
-    assert_eq!(p.b.item_count(), 2 * CHUNK_ITEMS);
+    assert_eq!(p.b.item_count(), 2 * CHUNK);
     assert!(p.haves.is_empty());
     // The next resync finds nothing missing, and offers B our hops for
     // exactly the items the lost chunk carried.
@@ -356,7 +421,7 @@ fn items_of_an_undelivered_chunk_get_the_next_sessions_hop_check() {
 
 #[test]
 fn a_session_that_keeps_draining_outlives_the_idle_timeouts() {
-    let mut p = Pair::new(8 * CHUNK_ITEMS);
+    let mut p = Pair::new(8 * CHUNK);
     // One chunk drains just inside each idle timeout: the session lasts
     // far longer than either timeout, and neither side gives up.
     let step = SYNC_SESSION_TIMEOUT_MS.min(SYNC_STALL_MS) - 1;
@@ -368,13 +433,13 @@ fn a_session_that_keeps_draining_outlives_the_idle_timeouts() {
     }
     assert!(at - T0 > SYNC_SESSION_TIMEOUT_MS + SYNC_STALL_MS);
     assert_eq!(p.aborted(), 0, "{:?}", p.events);
-    assert_eq!(p.b.item_count(), 8 * CHUNK_ITEMS);
-    assert_eq!(p.finished(SyncRole::Responder), [8 * CHUNK_ITEMS]);
+    assert_eq!(p.b.item_count(), 8 * CHUNK);
+    assert_eq!(p.finished(SyncRole::Responder), [8 * CHUNK]);
 }
 
 #[test]
 fn a_session_whose_chunks_stop_draining_times_out_on_both_sides() {
-    let mut p = Pair::new(8 * CHUNK_ITEMS);
+    let mut p = Pair::new(8 * CHUNK);
     p.drain(0, None, true);
     p.tick(T0 + SYNC_SESSION_TIMEOUT_MS - 1);
     assert_eq!(p.aborted(), 0);

@@ -7,7 +7,8 @@ mod engine_support;
 
 use engine_support::*;
 use porfiry_protocol::engine::{
-    Event, Inbound, Input, Output, PUSH_BATCH_DELAY_MS, ReceivedItem, RejectReason,
+    Engine, EngineConfig, Event, Inbound, Input, Output, PUSH_BATCH_DELAY_MS, PUSH_BATCH_FULL,
+    ReceivedItem, RejectReason,
 };
 use porfiry_protocol::wire::{Announce, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId};
@@ -64,6 +65,41 @@ fn own_items_wait_the_batch_delay_then_go_eagerly_to_every_friend() {
             .iter()
             .all(|o| !matches!(o, Output::SendItems { .. }))
     );
+}
+
+#[test]
+fn a_full_batch_leaves_at_once_and_the_rest_waits_the_delay() {
+    let full = 5;
+    let mut a = Engine::new(
+        EngineConfig {
+            push_batch_full: full,
+            ..config(&peer(0))
+        },
+        Vec::<porfiry_protocol::ItemRecord>::new(),
+    );
+    connect(&mut a, 1, &[]);
+    let notes: Vec<_> = (0..full + 2)
+        .map(|i| note(&key(0), T0, Audience::Public, 3, &format!("bulk {i}")))
+        .collect();
+    let mut sent = Vec::new();
+    for (i, x) in notes.iter().enumerate() {
+        let out = a.handle(T0, Input::Publish { item: x.clone() });
+        let now = items_sent_to(&out, &peer(1));
+        if i + 1 == full {
+            assert_eq!(now.len(), full, "the item that fills the batch sends it");
+        } else {
+            assert!(now.is_empty(), "item {i} waits");
+        }
+        sent.extend(now);
+    }
+    let out = a.handle(T0 + PUSH_BATCH_DELAY_MS, Input::Tick);
+    sent.extend(items_sent_to(&out, &peer(1)));
+    let all: Vec<ItemId> = notes.iter().map(|x| x.id()).collect();
+    assert_eq!(
+        sent, all,
+        "each once, in order; the last two after the delay"
+    );
+    assert_eq!(PUSH_BATCH_FULL, porfiry_protocol::wire::MAX_IDS_PER_MESSAGE);
 }
 
 #[test]

@@ -360,7 +360,7 @@ fn pack_items_splits_under_the_caps_and_counts_for_sync_done() {
     let mut seen = Vec::new();
     for m in &messages[..messages.len() - 1] {
         let bytes = wire::encode(m).expect("every packed frame is within the caps");
-        assert!(bytes.len() <= MAX_WIRE_MESSAGE_BYTES);
+        assert!(bytes.len() <= wire::ITEMS_MESSAGE_TARGET_BYTES);
         let WireMessage::Items {
             session: Some(9),
             items,
@@ -371,7 +371,11 @@ fn pack_items_splits_under_the_caps_and_counts_for_sync_done() {
         seen.extend(items.iter().map(|i| i.hops));
     }
     assert_eq!(seen, (0..40).collect::<Vec<u8>>(), "order kept");
-    assert!(messages.len() >= 4, "40 × 64 KiB needs at least 3 frames");
+    assert_eq!(
+        messages.len() - 1,
+        14,
+        "three 64 KiB envelopes fit a 256 KiB message, four do not"
+    );
 
     let tiny: Vec<WireItem> = (0..MAX_ITEMS_PER_MESSAGE + 5)
         .map(|_| WireItem {

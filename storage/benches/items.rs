@@ -47,6 +47,7 @@ fn item(n: usize) -> StoredItem {
             replaces: None,
             club_target: None,
             club_removal: false,
+            envelope_bytes: PAYLOAD as u32,
         },
         payload: vec![7; PAYLOAD],
         signature: vec![1; 64],

@@ -31,7 +31,7 @@ pub struct StoredItem {
     pub signature: Vec<u8>,
 }
 
-/// Reads columns 0..=12 of [`SELECT`] (or [`META`]) as an [`ItemRecord`].
+/// Reads columns 0..=13 of [`SELECT`] (or [`META`]) as an [`ItemRecord`].
 fn record_from_row(r: &Row<'_>) -> rusqlite::Result<ItemRecord> {
     let parsed = |i: usize| -> rusqlite::Result<&str> { Ok(r.get_ref(i)?.as_str()?) };
     let conv = |i: usize, e: Box<dyn std::error::Error + Send + Sync>| {
@@ -51,6 +51,7 @@ fn record_from_row(r: &Row<'_>) -> rusqlite::Result<ItemRecord> {
         replaces: item_id_from_row(r, 10)?,
         club_target: r.get(11)?,
         club_removal: r.get(12)?,
+        envelope_bytes: r.get(13)?,
     })
 }
 
@@ -93,20 +94,27 @@ impl StoredItem {
         if self.payload.is_empty() {
             return bad("empty payload".into());
         }
+        if usize::try_from(r.envelope_bytes).ok() != Some(self.payload.len()) {
+            return bad(format!(
+                "envelope_bytes {} is not the payload's {} bytes",
+                r.envelope_bytes,
+                self.payload.len()
+            ));
+        }
         Ok(())
     }
 
     fn from_row(r: &Row<'_>) -> rusqlite::Result<Self> {
         Ok(StoredItem {
             record: record_from_row(r)?,
-            payload: r.get(13)?,
-            signature: r.get(14)?,
+            payload: r.get(14)?,
+            signature: r.get(15)?,
         })
     }
 }
 
 /// The columns in [`SELECT`] order, for error messages.
-const COLUMNS: [&str; 15] = [
+const COLUMNS: [&str; 16] = [
     "id",
     "author",
     "kind",
@@ -120,13 +128,15 @@ const COLUMNS: [&str; 15] = [
     "replaces",
     "club_target",
     "club_removal",
+    "length(payload)",
     "payload",
     "signature",
 ];
 const META: &str = "SELECT id, author, kind, audience, created, expires, received_from, max_hops, hops_left, \
-                    retracts, replaces, club_target, club_removal FROM items";
+                    retracts, replaces, club_target, club_removal, length(payload) FROM items";
 const SELECT: &str = "SELECT id, author, kind, audience, created, expires, received_from, max_hops, hops_left, \
-                      retracts, replaces, club_target, club_removal, payload, signature FROM items";
+                      retracts, replaces, club_target, club_removal, length(payload), payload, signature \
+                      FROM items";
 
 fn read_err(e: rusqlite::Error) -> StorageError {
     StorageError::from_read("items", &COLUMNS, e)

@@ -7,6 +7,14 @@
 /// person notices in a chat and longer than a burst of local writes.
 pub const PUSH_BATCH_DELAY_MS: u64 = 100;
 
+/// Queued items that make a full push batch, which leaves at once rather
+/// than after the batch delay: one `Have` message's worth of ids
+/// (`wire::MAX_IDS_PER_MESSAGE`). Waiting gathers nothing more worth
+/// having for such a batch; it only delays a bulk import or a big
+/// catch-up being passed on (10,000 notes written at once reached a
+/// friend 100 ms sooner, `live_10k`).
+pub const PUSH_BATCH_FULL: usize = crate::wire::MAX_IDS_PER_MESSAGE;
+
 /// How long a `Want` may go unanswered before the item is asked of another
 /// friend that announced it: 5 s is many round trips on a phone link, so a
 /// live friend is rarely skipped, and a dead one costs only seconds.
@@ -84,16 +92,21 @@ pub const SYNC_SESSION_TIMEOUT_MS: u64 = 2 * 60_000;
 /// seconds unless the link is dead.
 pub const SYNC_STALL_MS: u64 = 2 * 60_000;
 
-/// Most items in one chunk of a catch-up session (one `Output::SendChunk`,
-/// one page read from storage): 64 envelopes of at most `MAX_ENVELOPE_BYTES`
-/// (64 KiB) are 4 MiB, one transport frame, so a chunk is at most a frame's
-/// worth whatever the items, and four chunks fit the driver's 16 MiB queue.
-/// Measured trade-off (72 MB of 30 KB notes to a phone; `catch_up_10k`):
-/// 64 ids kept the sending server at 114 MB peak RSS and took 2.1 s for
-/// 10,000 small notes (with other jobs running); 256 ids took 1.0 s but
-/// the server peaked at 213 MB. A phone also sends catch-up, so memory wins;
-/// chunks sized by bytes would give both (the index does not keep sizes).
-pub const CHUNK_ITEMS: usize = 64;
+/// Bytes of envelopes in one chunk of a catch-up session (one
+/// `Output::SendChunk`, one page read from storage): a chunk closes at the
+/// first item that reaches 256 KiB, so it is one wire message of about
+/// that size (`wire::ITEMS_MESSAGE_TARGET_BYTES`) whatever the items: four
+/// 64 KiB envelopes or about 800 ordinary notes. Small chunks let the
+/// receiver verify one while it stores the one before; four in flight
+/// keep 1 MiB per session in the driver. Measured (`catch_up_10k`, 10,000
+/// notes of 316 B): 64 ids per chunk took 0.69–0.73 s, chunks by bytes
+/// 0.28 s; the 72 MB catch-up of 30 KB notes kept the sending server's
+/// peak at or below the 64-id figure (docs/benchmarks.md).
+pub const CHUNK_BYTES: usize = 256 * 1024;
+
+/// Most items in one chunk, however small: bounds the per-chunk work
+/// (ids listed, rows read in one query) for tiny items.
+pub const CHUNK_ITEMS: usize = 1024;
 
 /// Chunks of one session handed to the driver and not yet drained: 4 keep
 /// the link busy (the next chunk is loaded while three are on the wire)
@@ -107,6 +120,8 @@ pub struct EngineConfig {
     pub local_peer: String,
     /// See [`PUSH_BATCH_DELAY_MS`].
     pub push_batch_delay_ms: u64,
+    /// See [`PUSH_BATCH_FULL`].
+    pub push_batch_full: usize,
     /// See [`WANT_TIMEOUT_MS`].
     pub want_timeout_ms: u64,
     /// See [`MAX_WANTS_IN_FLIGHT_PER_PEER`].
@@ -129,6 +144,8 @@ pub struct EngineConfig {
     pub max_served_sessions: usize,
     /// See [`CHUNK_ITEMS`].
     pub chunk_items: usize,
+    /// See [`CHUNK_BYTES`].
+    pub chunk_bytes: usize,
     /// See [`MAX_CHUNKS_IN_FLIGHT`].
     pub max_chunks_in_flight: usize,
 }
@@ -139,6 +156,7 @@ impl EngineConfig {
         EngineConfig {
             local_peer: local_peer.into(),
             push_batch_delay_ms: PUSH_BATCH_DELAY_MS,
+            push_batch_full: PUSH_BATCH_FULL,
             want_timeout_ms: WANT_TIMEOUT_MS,
             max_wants_in_flight: MAX_WANTS_IN_FLIGHT_PER_PEER,
             max_wanted: MAX_WANTED_ITEMS,
@@ -150,6 +168,7 @@ impl EngineConfig {
             max_outbound_sessions: MAX_OUTBOUND_SESSIONS,
             max_served_sessions: MAX_SERVED_SESSIONS,
             chunk_items: CHUNK_ITEMS,
+            chunk_bytes: CHUNK_BYTES,
             max_chunks_in_flight: MAX_CHUNKS_IN_FLIGHT,
         }
     }

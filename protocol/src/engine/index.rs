@@ -19,7 +19,8 @@ pub(crate) struct Name(NonZeroU32);
 /// The in-memory form of a record: names and audiences interned as 4-byte
 /// indices and the expiry as a `NonZeroU64` (Unix ms 0 is never an expiry),
 /// so an entry is 40 bytes beside its 32-byte id (it was 88 with `Arc<str>`
-/// names and an `Option<u64>`). Read it through [`MetaRef`].
+/// names and an `Option<u64>`); the envelope size fills what was padding.
+/// Read it through [`MetaRef`].
 #[derive(Debug, Clone)]
 pub(crate) struct Meta {
     pub(crate) created_ms: u64,
@@ -28,10 +29,16 @@ pub(crate) struct Meta {
     audience: u32,
     received_from: Option<Name>,
     club_target: Option<Name>,
+    /// The envelope's size in bytes, for cutting catch-up chunks by bytes.
+    pub(crate) envelope_bytes: u32,
     pub(crate) max_hops: u8,
     pub(crate) hops_left: u8,
     club_removal: bool,
 }
+
+// The size above is part of the per-item memory budget (issue 11: at most
+// 80 B per held item with the id and the B-tree's share).
+const _: () = assert!(std::mem::size_of::<Meta>() == 40);
 
 impl Meta {
     /// The expiry, if the author set one.
@@ -192,6 +199,7 @@ impl Index {
             hops_left: record.hops_left,
             club_target: record.club_target.as_deref().map(|p| self.name_of(p)),
             club_removal: record.club_removal,
+            envelope_bytes: record.envelope_bytes,
         }
     }
 

@@ -53,7 +53,9 @@ impl Engine {
         self.queue_push_as(now_ms, id, false);
     }
 
-    /// Queues an item, marked if it arrived by catch-up.
+    /// Queues an item, marked if it arrived by catch-up. The first item of
+    /// a batch starts the batch delay; the item that fills the batch
+    /// (`push_batch_full`) sends it at once.
     pub(super) fn queue_push_as(&mut self, now_ms: u64, id: ItemId, by_catch_up: bool) {
         self.push.seq += 1;
         if self.push.queued.insert(id) {
@@ -64,7 +66,10 @@ impl Engine {
             entry.1 = self.push.seq;
             entry.2 |= by_catch_up;
         }
-        if self.push.deadline.is_none() {
+        if self.push.pending.len() >= self.cfg.push_batch_full {
+            // Full: it leaves when this input's timers run.
+            self.push.deadline = Some(now_ms);
+        } else if self.push.deadline.is_none() {
             self.push.deadline = Some(now_ms.saturating_add(self.cfg.push_batch_delay_ms));
         }
     }

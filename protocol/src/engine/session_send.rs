@@ -1,8 +1,9 @@
 //! Sending a catch-up session's items under flow control, in the style of
 //! quinn's `poll_transmit`: once reconciliation has named what the friend
 //! lacks, the engine keeps a cursor over that list and hands the driver one
-//! chunk at a time (`Output::SendChunk`, at most `chunk_items` ids, which
-//! the driver loads from storage as one page). At most
+//! chunk at a time (`Output::SendChunk`, about `chunk_bytes` of envelopes
+//! and at most `chunk_items` ids, which the driver loads from storage as
+//! one page). At most
 //! `max_chunks_in_flight` chunks are out at once; the next leaves only when
 //! the driver reports one drained (`Input::ItemsDrained`). So neither the
 //! payloads nor the frames of a whole difference are ever held at once,
@@ -66,21 +67,26 @@ impl Engine {
     /// drained, sends `SyncDone` and ends the session.
     fn pump_chunks(&mut self, peer: &str, out: &mut Vec<Output>) {
         let chunk_items = self.cfg.chunk_items.max(1);
+        let chunk_bytes = self.cfg.chunk_bytes;
         let window = self.cfg.max_chunks_in_flight.max(1);
         let Some(c) = self.sync.sending.get_mut(peer) else {
             return;
         };
         while c.in_flight.len() < window && c.next < c.items.len() {
             let start = c.next;
-            let end = c.next.saturating_add(chunk_items).min(c.items.len());
-            // Items withdrawn or expired since reconciliation stay home.
-            let index = &self.index;
-            let items: Vec<Announce> = c.items[c.next..end]
-                .iter()
-                .filter(|a| index.contains(&a.id))
-                .copied()
-                .collect();
-            c.next = end;
+            // Up to `chunk_items` ids, closed by the item that reaches
+            // `chunk_bytes`. Items withdrawn or expired since
+            // reconciliation stay home.
+            let mut items: Vec<Announce> = Vec::new();
+            let mut bytes = 0usize;
+            while c.next < c.items.len() && items.len() < chunk_items && bytes < chunk_bytes {
+                let a = c.items[c.next];
+                c.next += 1;
+                if let Some(meta) = self.index.get(&a.id) {
+                    bytes = bytes.saturating_add(meta.envelope_bytes as usize);
+                    items.push(a);
+                }
+            }
             if items.is_empty() {
                 continue;
             }

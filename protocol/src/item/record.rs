@@ -44,6 +44,9 @@ pub struct ItemRecord {
     pub club_target: Option<String>,
     /// For a club change: true if it ends a membership (remove, leave).
     pub club_removal: bool,
+    /// Size of the signed envelope in bytes (at most `MAX_ENVELOPE_BYTES`):
+    /// what sending it costs, so catch-up chunks are cut by bytes.
+    pub envelope_bytes: u32,
 }
 
 impl ItemRecord {
@@ -63,6 +66,7 @@ impl ItemRecord {
             replaces: item.replaces(),
             club_target: club_target(item).map(str::to_owned),
             club_removal: club_removal(item),
+            envelope_bytes: u32::try_from(item.envelope_bytes().len()).unwrap_or(u32::MAX),
         }
     }
 

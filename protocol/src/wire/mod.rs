@@ -27,6 +27,15 @@ pub const MAX_WIRE_MESSAGE_BYTES: usize = 1024 * 1024;
 /// one wire frame with room for the header.
 pub const SYNC_FRAME_BYTES: usize = 256 * 1024;
 
+/// Size up to which items are packed into one `Items` message (the cap,
+/// [`MAX_WIRE_MESSAGE_BYTES`], is what a receiver accepts): 256 KiB is
+/// about 800 ordinary notes or four of the largest envelopes. A batch of
+/// 10,000 notes then arrives as a dozen messages rather than three, so the
+/// receiver verifies the next while it stores the one before (measured in
+/// `live_10k`, docs/benchmarks.md); a single envelope larger than this
+/// still travels, alone in its message.
+pub const ITEMS_MESSAGE_TARGET_BYTES: usize = 256 * 1024;
+
 /// Most ids in one `Have` or `Want`: 4,096 ids are 128 KiB, an eighth of a
 /// frame, and more than any batch delay collects from a person typing.
 pub const MAX_IDS_PER_MESSAGE: usize = 4096;
@@ -232,8 +241,9 @@ pub fn decode(frame: &[u8]) -> Result<WireMessage, WireError> {
     Ok(message)
 }
 
-/// Packs envelopes into as few `Items` messages as the frame and count caps
-/// allow, in order. With a `session`, a final `SyncDone` counting them all
+/// Packs envelopes into `Items` messages of about
+/// [`ITEMS_MESSAGE_TARGET_BYTES`] (fewer items if the count cap binds), in
+/// order. With a `session`, a final `SyncDone` counting them all
 /// follows. Envelopes over [`MAX_ENVELOPE_BYTES`] are skipped (no valid item
 /// is that large) and not counted.
 pub fn pack_items(
@@ -248,14 +258,14 @@ pub fn pack_items(
 }
 
 /// Packs one chunk of a session's envelopes (or a live batch, without a
-/// session) into as few `Items` messages as the caps allow, in order, with
+/// session) into `Items` messages of about [`ITEMS_MESSAGE_TARGET_BYTES`], in order, with
 /// no `SyncDone`; also returns how many envelopes were packed. Envelopes
 /// over [`MAX_ENVELOPE_BYTES`] are skipped and not counted.
 pub fn pack_chunk(
     session: Option<u64>,
     items: impl IntoIterator<Item = WireItem>,
 ) -> (Vec<WireMessage>, u32) {
-    let budget = MAX_WIRE_MESSAGE_BYTES - FRAME_HEADER_SLACK;
+    let budget = ITEMS_MESSAGE_TARGET_BYTES - FRAME_HEADER_SLACK;
     let mut messages = Vec::new();
     let mut current: Vec<WireItem> = Vec::new();
     let mut size = 0usize;

@@ -43,6 +43,7 @@ fn batch_item(n: usize) -> StoredItem {
             replaces: None,
             club_target: None,
             club_removal: false,
+            envelope_bytes: PAYLOAD as u32,
         },
         payload: vec![(n % 251) as u8; PAYLOAD],
         signature: vec![1; 64],

@@ -25,6 +25,7 @@ fn item(n: u8) -> StoredItem {
             replaces: None,
             club_target: None,
             club_removal: false,
+            envelope_bytes: 3,
         },
         payload: vec![n, 0xCB, 0x0F],
         signature: vec![n; 64],

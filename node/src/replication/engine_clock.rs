@@ -8,6 +8,48 @@
 //! where it was at the monotonic pace), a jump forward is followed (expired
 //! items go, due timers fire). Pure: the caller passes both readings.
 
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use porfiry_skills::Clock;
+
+/// The node's engine time, read by the loop and by the verify stage (which
+/// judges expiry at the same time the engine would): the node's clock
+/// through an [`EngineClock`], with a monotonic origin of its own.
+pub struct EngineTime {
+    clock: Arc<dyn Clock>,
+    started: Instant,
+    state: Mutex<EngineClock>,
+}
+
+impl EngineTime {
+    /// Starts at the clock's time now.
+    pub fn new(clock: Arc<dyn Clock>) -> EngineTime {
+        let now = clock.now().unix_ms();
+        EngineTime {
+            clock,
+            started: Instant::now(),
+            state: Mutex::new(EngineClock::new(now, 0)),
+        }
+    }
+
+    /// Engine time now (Unix ms, never going back).
+    pub fn now(&self) -> u64 {
+        let mono = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let wall = self.clock.now().unix_ms();
+        // A reader that panicked left a consistent `EngineClock` (two u64s
+        // written together); time goes on.
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.now(wall, mono)
+    }
+}
+
+impl std::fmt::Debug for EngineTime {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EngineTime").finish_non_exhaustive()
+    }
+}
+
 /// Engine time from wall and monotonic readings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EngineClock {

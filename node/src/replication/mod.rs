@@ -3,7 +3,7 @@
 //!
 //! Files by job: [`service`] (the loop), [`engine_io`] (carrying out engine
 //! outputs), [`chunks`] (one catch-up chunk: a page read, packed, tracked),
-//! [`engine_clock`] (engine time: wall clock, never back), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
+//! [`engine_clock`] (engine time: wall clock, never back), [`verify_stage`] (decoding and verifying frames on their own thread), [`parallel_verify`] (one batch over several cores), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
 //! other processes' writes), [`friend_set`] (friends and their changes),
 //! [`limits`], [`error`]. Turning rows into items and items into rows is
 //! `crate::sharing`'s job, shared with the CLI.
@@ -15,7 +15,9 @@ pub mod error;
 pub mod friend_set;
 pub mod limits;
 pub mod outgoing;
+pub mod parallel_verify;
 pub mod service;
+pub mod verify_stage;
 pub mod watch;
 
 pub use error::ReplicationError;

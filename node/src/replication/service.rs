@@ -2,7 +2,8 @@
 //! to the libp2p driver and the database actor ([`crate::db::Db`]).
 //!
 //! ```text
-//! driver events ──► decode + Inbound::from_wire (batch verify) ──► engine
+//! driver events ──► verify stage (own thread: decode + batch verify,
+//!                    `verify_stage`) ──► engine
 //! engine outputs ──► engine_io on the DB writer thread: one SQLite
 //!                    transaction per run of writes, frames to the
 //!                    `Outgoing` task; one timer (WakeAt)
@@ -26,19 +27,21 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Event, Inbound, Input, Output};
-use porfiry_protocol::{ItemId, NodeKey, VerifiedItem, verify_batch, wire};
+use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
+use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
 use porfiry_skills::Clock;
 use porfiry_storage::PeerStatus;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::chunks::drained;
-use super::engine_clock::EngineClock;
+use super::engine_clock::EngineTime;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
 use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_interval};
 use super::outgoing::Outgoing;
+use super::parallel_verify::verify_parallel;
+use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
 use crate::db::Db;
 use crate::mesh::{
@@ -160,8 +163,10 @@ pub async fn run_node(
     for f in friends.values() {
         config = config.with_friend(f.peer, f.addresses.clone());
     }
-    let (driver, handle, mut events) = MeshDriver::new(key.to_libp2p_keypair(), config)?;
+    let (driver, handle, events) = MeshDriver::new(key.to_libp2p_keypair(), config)?;
     let driver_task = driver.spawn();
+    let time = Arc::new(EngineTime::new(io.clock.clone()));
+    let (mut arrivals, verify_thread) = spawn_verify_stage(events, time.clone())?;
     let (outgoing, forward_task) = Outgoing::spawn(handle);
 
     let (changes_tx, mut changes) = mpsc::channel(1);
@@ -169,14 +174,12 @@ pub async fn run_node(
     let LoopIo {
         mut commands,
         listening,
-        clock,
+        clock: _,
         events: core_events,
     } = io;
-    let now = clock.now().unix_ms();
-    let started = tokio::time::Instant::now();
+    let now = time.now();
     let mut node = Node {
-        engine_clock: std::cell::Cell::new(EngineClock::new(now, 0)),
-        started,
+        time,
         key,
         local,
         db,
@@ -189,12 +192,11 @@ pub async fn run_node(
         fed: HashSet::new(),
         own_since: now.saturating_sub(OWN_ITEM_LOOKBACK_MS),
         listening,
-        clock,
         last_catchup: BTreeMap::new(),
         core_events,
     };
     let result = node
-        .run(&mut events, &mut commands, &mut changes, shutdown)
+        .run(&mut arrivals, &mut commands, &mut changes, shutdown)
         .await;
 
     // The driver may be gone already; waiting for room is bounded too.
@@ -207,12 +209,23 @@ pub async fn run_node(
     {
         tracing::warn!("mesh driver did not take the shutdown in time");
     }
-    drop(events); // a driver waiting to hand us an event stops instead
+    // A driver waiting to hand the stage an event stops instead: the stage
+    // ends when it cannot pass an event on.
+    drop(arrivals);
     if tokio::time::timeout(SHUTDOWN_TIMEOUT, driver_task)
         .await
         .is_err()
     {
         tracing::warn!("mesh driver did not stop in time");
+    }
+    // The stage ends with the driver (its events channel closes); it is
+    // never blocked long, but the wait is bounded all the same.
+    let joined = tokio::task::spawn_blocking(move || verify_thread.join());
+    if tokio::time::timeout(SHUTDOWN_TIMEOUT, joined)
+        .await
+        .is_err()
+    {
+        tracing::warn!("verify stage did not stop in time");
     }
     forward_task.abort();
     result?;
@@ -240,11 +253,9 @@ struct Node {
     /// Where the next scan for items signed by other processes starts.
     own_since: u64,
     listening: watch::Sender<Vec<String>>,
-    clock: Arc<dyn Clock>,
-    /// The engine's time: wall clock that never goes back (`engine_clock`).
-    engine_clock: std::cell::Cell<EngineClock>,
-    /// The monotonic origin of `engine_clock`'s readings.
-    started: tokio::time::Instant,
+    /// The engine's time: wall clock that never goes back (`engine_clock`),
+    /// shared with the verify stage.
+    time: Arc<EngineTime>,
     /// When a catch-up session with each friend last ended.
     last_catchup: BTreeMap<String, u64>,
     /// The cognitive core's wake-up events.
@@ -254,7 +265,7 @@ struct Node {
 impl Node {
     async fn run(
         &mut self,
-        events: &mut mpsc::Receiver<MeshEvent>,
+        arrivals: &mut mpsc::Receiver<Arrival>,
         commands: &mut mpsc::Receiver<LoopCommand>,
         changes: &mut mpsc::Receiver<()>,
         shutdown: impl Future<Output = ()>,
@@ -277,8 +288,8 @@ impl Node {
                     }
                     return Ok(());
                 }
-                event = events.recv() => match event {
-                    Some(event) => self.on_event(event).await?,
+                arrival = arrivals.recv() => match arrival {
+                    Some(arrival) => self.on_arrival(arrival).await?,
                     None => return Err(MeshError::DriverStopped.into()),
                 },
                 command = commands.recv(), if commands_open => match command {
@@ -297,11 +308,7 @@ impl Node {
     /// Engine time: Unix ms from the node's clock, never going back, so a
     /// clock set back does not delay the engine's timers.
     fn now(&self) -> u64 {
-        let mono = u64::try_from(self.started.elapsed().as_millis()).unwrap_or(u64::MAX);
-        let mut c = self.engine_clock.get();
-        let now = c.now(self.clock.now().unix_ms(), mono);
-        self.engine_clock.set(c);
-        now
+        self.time.now()
     }
 
     async fn on_command(&mut self, command: LoopCommand) -> Result<(), ReplicationError> {
@@ -378,6 +385,23 @@ impl Node {
         self.input(Input::Tick).await
     }
 
+    async fn on_arrival(&mut self, arrival: Arrival) -> Result<(), ReplicationError> {
+        match arrival {
+            Arrival::Frame(frame) => self.on_frame(frame).await,
+            Arrival::Event(event) => self.on_event(event).await,
+        }
+    }
+
+    async fn on_frame(&mut self, frame: Frame) -> Result<(), ReplicationError> {
+        match frame {
+            Frame::Message { peer, message } => self.input(Input::Received { peer, message }).await,
+            Frame::Garbled { peer, bytes, error } => {
+                tracing::warn!(%peer, bytes, %error, "dropped a frame that is not a wire message");
+                Ok(())
+            }
+        }
+    }
+
     async fn on_event(&mut self, event: MeshEvent) -> Result<(), ReplicationError> {
         match event {
             MeshEvent::Listening { address } => {
@@ -401,17 +425,11 @@ impl Node {
                 self.set_status(&peer, PeerStatus::Offline).await;
                 self.input(Input::PeerDisconnected { peer }).await?;
             }
+            // The verify stage turns frames into arrivals before they get
+            // here; one that did not pass through it is verified now.
             MeshEvent::FrameReceived { peer, frame } => {
-                let peer = peer.to_string();
-                match wire::decode(&frame) {
-                    Ok(message) => {
-                        let message = Inbound::from_wire(message, self.now());
-                        self.input(Input::Received { peer, message }).await?;
-                    }
-                    Err(e) => {
-                        tracing::warn!(%peer, bytes = frame.len(), error = %e, "dropped a frame that is not a wire message");
-                    }
-                }
+                let frame = verify_frame(peer.to_string(), &frame, self.now());
+                self.on_frame(frame).await?;
             }
             // The driver has logged these already.
             MeshEvent::FrameRejected { peer, reason } => {
@@ -531,10 +549,11 @@ impl Node {
             }
         }
         self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
-        // One batch verification: another process wrote these rows.
+        // One batch verification (over the cores): another process wrote
+        // these rows.
         let refs: Vec<&[u8]> = envelopes.iter().map(|(_, e)| e.as_slice()).collect();
         let mut found = Vec::with_capacity(refs.len());
-        for ((id, _), result) in envelopes.iter().zip(verify_batch(&refs, now)) {
+        for ((id, _), result) in envelopes.iter().zip(verify_parallel(&refs, now)) {
             match result {
                 Ok(item) => found.push(item),
                 Err(e) => {

@@ -1,0 +1,118 @@
+//! The receive pipeline's first stage: every driver event passes through
+//! one thread that decodes each received frame and batch-verifies its
+//! envelopes (a large frame over several cores, `parallel_verify`), so the
+//! loop gets the frame as an engine input ready to handle. The loop meanwhile hands the previous frame to the database
+//! writer; with verification (about half of a received item's cost) on
+//! its own thread, the two overlap on a two-core machine instead of
+//! taking turns (`docs/benchmarks.md`, "Two full nodes").
+//!
+//! Events keep their order: the stage takes them one at a time from the
+//! driver's channel and passes them on in the same order, so a frame is
+//! never handled after the `PeerDisconnected` that followed it. Both
+//! channels are bounded: the stage verifies at most
+//! [`VERIFIED_AHEAD`] frames before the loop takes them, and the driver
+//! waits when the stage is behind.
+//!
+//! It stops when either side goes: the driver's sender dropped (the
+//! driver stopped) or the loop's receiver dropped (the node stops).
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use porfiry_protocol::engine::Inbound;
+use porfiry_protocol::wire::{self, WireMessage};
+use tokio::sync::mpsc;
+
+use super::engine_clock::EngineTime;
+use super::error::ReplicationError;
+use super::parallel_verify::verify_parallel;
+use crate::mesh::MeshEvent;
+
+/// Frames verified ahead of the loop: one being stored while the next
+/// waits is all the overlap two cores can use; a second spare evens out
+/// frames of different sizes. Each is at most a transport frame of
+/// envelopes (`MAX_TRANSPORT_FRAME_BYTES`, 4 MiB), so this bounds the stage's memory to
+/// a few MiB.
+pub const VERIFIED_AHEAD: usize = 2;
+
+/// What the stage hands the loop.
+#[derive(Debug)]
+pub enum Arrival {
+    /// A frame from a friend, decoded and verified.
+    Frame(Frame),
+    /// Any other driver event, unchanged.
+    Event(MeshEvent),
+}
+
+/// A received frame after decoding and verification.
+#[derive(Debug)]
+pub enum Frame {
+    /// A wire message, its envelopes verified.
+    Message {
+        /// Who sent it (peer id string).
+        peer: String,
+        /// The engine's input for it.
+        message: Inbound,
+    },
+    /// A frame that is not a wire message (logged and dropped by the loop).
+    Garbled {
+        /// Who sent it.
+        peer: String,
+        /// Its size.
+        bytes: usize,
+        /// Why it does not decode.
+        error: wire::WireError,
+    },
+}
+
+/// Decodes and verifies one frame from `peer` at engine time `now_ms`.
+pub fn verify_frame(peer: String, frame: &[u8], now_ms: u64) -> Frame {
+    match wire::decode(frame) {
+        Ok(WireMessage::Items { session, items }) => {
+            let envelopes: Vec<&[u8]> = items.iter().map(|i| i.envelope.as_slice()).collect();
+            let results = verify_parallel(&envelopes, now_ms);
+            Frame::Message {
+                peer,
+                message: Inbound::items(session, &items, results),
+            }
+        }
+        Ok(message) => Frame::Message {
+            peer,
+            message: Inbound::from_wire(message, now_ms),
+        },
+        Err(error) => Frame::Garbled {
+            peer,
+            bytes: frame.len(),
+            error,
+        },
+    }
+}
+
+/// One driver event through the stage: a frame verified, the rest as is.
+fn arrival(event: MeshEvent, time: &EngineTime) -> Arrival {
+    match event {
+        MeshEvent::FrameReceived { peer, frame } => {
+            Arrival::Frame(verify_frame(peer.to_string(), &frame, time.now()))
+        }
+        other => Arrival::Event(other),
+    }
+}
+
+/// Starts the stage's thread between the driver's `events` and the loop.
+pub fn spawn_verify_stage(
+    mut events: mpsc::Receiver<MeshEvent>,
+    time: Arc<EngineTime>,
+) -> Result<(mpsc::Receiver<Arrival>, JoinHandle<()>), ReplicationError> {
+    let (tx, rx) = mpsc::channel(VERIFIED_AHEAD);
+    let thread = std::thread::Builder::new()
+        .name("porfiry-verify".into())
+        .spawn(move || {
+            while let Some(event) = events.blocking_recv() {
+                if tx.blocking_send(arrival(event, &time)).is_err() {
+                    return; // the loop has stopped
+                }
+            }
+        })
+        .map_err(ReplicationError::Thread)?;
+    Ok((rx, thread))
+}

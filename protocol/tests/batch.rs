@@ -16,7 +16,11 @@ fn an_all_good_batch_verifies_every_item_in_order() {
     let got = verify_batch(&bytes, 0);
     assert_eq!(got.len(), items.len());
     for (item, res) in items.iter().zip(got) {
-        assert_eq!(res.unwrap().id(), item.id());
+        let verified = res.unwrap();
+        assert_eq!(verified.id(), item.id());
+        // Five authors interleaved: each item keeps its own author's
+        // peer id (the batch looks each author's key up once).
+        assert_eq!(verified.author_peer_id(), item.author_peer_id());
     }
     assert!(verify_batch(&[], 0).is_empty());
 }

@@ -104,6 +104,20 @@ mod tests {
     }
 
     #[test]
+    fn engine_time_reads_the_nodes_clock_and_ignores_it_going_back() {
+        use porfiry_skills::{Clock, ManualClock, SystemClock};
+        let clock = ManualClock::new(SystemClock::utc().now());
+        let time = EngineTime::new(Arc::new(clock.clone()));
+        let start = clock.now().unix_ms();
+        assert!(time.now() >= start);
+        clock.advance_ms(60_000);
+        let later = time.now();
+        assert!(later >= start + 60_000, "a clock set forward is followed");
+        clock.advance_ms(-3_600_000);
+        assert!(time.now() >= later, "a clock set back is not");
+    }
+
+    #[test]
     fn a_clock_set_forward_is_followed_and_time_never_goes_back() {
         let mut c = EngineClock::new(WALL, 0);
         assert_eq!(c.now(WALL + 3_600_000, 1_000), WALL + 3_600_000);

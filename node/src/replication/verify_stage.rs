@@ -116,3 +116,114 @@ pub fn spawn_verify_stage(
         .map_err(ReplicationError::Thread)?;
     Ok((rx, thread))
 }
+
+#[cfg(test)]
+mod tests {
+    use libp2p::PeerId;
+    use porfiry_protocol::wire::WireItem;
+    use porfiry_protocol::{Audience, NodeKey, sign};
+    use porfiry_skills::{Clock, ManualClock, SystemClock};
+    use porfiry_storage::Note;
+
+    use super::*;
+    use crate::sharing::publish::note_draft;
+
+    fn time() -> Arc<EngineTime> {
+        let clock = ManualClock::new(SystemClock::utc().now());
+        Arc::new(EngineTime::new(Arc::new(clock)))
+    }
+
+    /// An `Items` frame of `n` notes, the `forged`-th with a broken signature.
+    fn items_frame(n: usize, forged: usize) -> Vec<u8> {
+        let key = NodeKey::from_seed([5; 32]);
+        let now = SystemClock::utc().now().unix_ms();
+        let items = (0..n)
+            .map(|i| {
+                let row = Note {
+                    text: format!("stage {i}"),
+                    ..Default::default()
+                };
+                let item = sign(&key, &note_draft(&row, &Audience::Friends, now)).unwrap();
+                let mut envelope = item.envelope_bytes().to_vec();
+                if i == forged {
+                    let last = envelope.len() - 1;
+                    envelope[last] ^= 1;
+                }
+                WireItem { hops: 2, envelope }
+            })
+            .collect();
+        wire::encode(&WireMessage::Items {
+            session: None,
+            items,
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn events_come_out_in_order_with_frames_verified() {
+        let (tx, events) = mpsc::channel(8);
+        let (mut arrivals, thread) = spawn_verify_stage(events, time()).unwrap();
+        let peer = PeerId::random();
+        let sent = [
+            MeshEvent::PeerConnected { peer },
+            MeshEvent::FrameReceived {
+                peer,
+                frame: items_frame(3, 1),
+            },
+            MeshEvent::FrameReceived {
+                peer,
+                frame: b"not cbor at all".to_vec(),
+            },
+            MeshEvent::PeerDisconnected { peer },
+        ];
+        for event in sent {
+            tx.blocking_send(event).unwrap();
+        }
+        drop(tx);
+        let mut got = Vec::new();
+        while let Some(a) = arrivals.blocking_recv() {
+            got.push(a);
+        }
+        thread.join().unwrap();
+        assert_eq!(got.len(), 4, "{got:?}");
+        assert!(matches!(
+            &got[0],
+            Arrival::Event(MeshEvent::PeerConnected { .. })
+        ));
+        match &got[1] {
+            Arrival::Frame(Frame::Message {
+                peer: from,
+                message: Inbound::Items { items, invalid, .. },
+            }) => {
+                assert_eq!(from, &peer.to_string());
+                assert_eq!(items.len(), 2, "the two good notes");
+                assert_eq!(invalid.len(), 1, "the forged one, reported");
+            }
+            other => panic!("expected verified items, got {other:?}"),
+        }
+        assert!(matches!(
+            &got[2],
+            Arrival::Frame(Frame::Garbled { bytes: 15, .. })
+        ));
+        assert!(matches!(
+            &got[3],
+            Arrival::Event(MeshEvent::PeerDisconnected { .. })
+        ));
+    }
+
+    #[test]
+    fn the_stage_stops_when_the_loop_lets_go() {
+        let (tx, events) = mpsc::channel(8);
+        let (arrivals, thread) = spawn_verify_stage(events, time()).unwrap();
+        drop(arrivals);
+        // The next event finds no loop: the stage ends, and the driver's
+        // sender sees the channel closed.
+        let peer = PeerId::random();
+        tx.blocking_send(MeshEvent::PeerConnected { peer }).unwrap();
+        thread.join().unwrap();
+        assert!(
+            tx.blocking_send(MeshEvent::PeerDisconnected { peer })
+                .is_err()
+        );
+    }
+}

@@ -144,6 +144,11 @@ fn stored_records_are_what_seeds_the_engine() {
         (Some(BOB), None, Some(id(9)))
     );
     assert_eq!(engine[1].retracts, Some(id(7)));
+    assert_eq!(
+        (e.envelope_bytes, engine[1].envelope_bytes),
+        (3, 3),
+        "each record carries its envelope's size"
+    );
 }
 
 #[test]
@@ -169,6 +174,12 @@ fn a_bad_record_refuses_the_whole_batch() {
         {
             let mut r = item(2, ME, Audience::Public);
             r.record.created_ms = u64::MAX;
+            r
+        },
+        {
+            // The engine cuts catch-up chunks by this size: it must be true.
+            let mut r = item(2, ME, Audience::Public);
+            r.record.envelope_bytes += 1;
             r
         },
         {

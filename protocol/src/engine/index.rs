@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::num::{NonZeroU32, NonZeroU64};
 use std::sync::Arc;
 
+use super::item_map::ItemMap;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
@@ -111,16 +112,16 @@ impl<'a> MetaRef<'a> {
 /// build sync sets and hop-check candidates, whose order reaches the
 /// outputs, and walking it by id keeps runs replayable. Measured with
 /// 32-byte keys at a million entries, a B-tree took less memory than a
-/// `HashMap` (149 vs 210 MB) but about 1 µs per lookup against 0.2 µs, and
-/// 1.9 s against 0.6 s to fill by single inserts: small next to a signature
-/// check per received item and to reading those rows from SQLite. Start-up
-/// fills it in bulk ([`Index::from_records`]): `Engine::new` over 1M records
-/// went from 1.05–1.19 s to 0.60–0.71 s (release build, 2 cores). Unlike a hash
-/// table with a fixed seed it cannot be slowed by ids chosen to collide
-/// (retraction targets and announced ids are whatever a peer sends).
+/// `HashMap` (149 vs 210 MB) but about 1 µs per lookup against 0.2 µs:
+/// small next to a signature check per received item and to reading those
+/// rows from SQLite. `items` is now a sorted vector plus a small B-tree of
+/// changes ([`ItemMap`]): less memory again, and start-up fills the vector
+/// from the rows in id order with nothing to copy. Unlike a hash table with
+/// a fixed seed neither can be slowed by ids chosen to collide (retraction
+/// targets and announced ids are whatever a peer sends).
 #[derive(Debug, Default)]
 pub(crate) struct Index {
-    items: BTreeMap<ItemId, Meta>,
+    items: ItemMap<Meta>,
     expiry: BTreeSet<(u64, ItemId)>,
     /// Withdrawn id → the author who withdrew it; refused if offered by them.
     tombstones: BTreeMap<ItemId, Arc<str>>,
@@ -170,20 +171,22 @@ impl Index {
         (self.audiences.len() - 1) as u32
     }
 
-    /// The index of the items a node holds at start-up. The maps are built
-    /// in one bulk pass (`collect` sorts once, then fills the B-tree from
-    /// sorted keys) rather than by a million single inserts in random id
-    /// order; a later record with the same id wins, as with [`Self::insert`].
+    /// The index of the items a node holds at start-up, filled in one pass:
+    /// records in id order (as storage reads them) go straight into the
+    /// vector of [`ItemMap`]; others are sorted there once. A later record
+    /// with the same id wins, as with [`Self::insert`].
     pub(crate) fn from_records(records: impl Iterator<Item = ItemRecord>) -> Index {
         let mut index = Index::default();
-        let metas: Vec<(ItemId, Meta)> = records
-            .map(|record| (record.id, index.meta(&record)))
-            .collect();
+        // Sized once from the rows storage counted: the list is the index.
+        let mut metas: Vec<(ItemId, Meta)> = Vec::with_capacity(records.size_hint().0);
+        for record in records {
+            metas.push((record.id, index.meta(&record)));
+        }
         index.expiry = metas
             .iter()
             .filter_map(|(id, meta)| meta.expires_ms().map(|e| (e, *id)))
             .collect();
-        index.items = metas.into_iter().collect();
+        index.items = ItemMap::from_vec(metas);
         index
     }
 

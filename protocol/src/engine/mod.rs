@@ -37,6 +37,7 @@ mod config;
 mod hop_check;
 mod index;
 mod input;
+mod item_map;
 mod lacks;
 mod output;
 mod push;

@@ -240,6 +240,28 @@ impl Store {
     }
 }
 
+impl Store {
+    /// Runs `f` in one read snapshot: a deferred transaction, ended after
+    /// `f` however it ends. Inside an open transaction (a snapshot already)
+    /// `f` just runs.
+    pub(crate) fn read_snapshot<R>(&self, f: impl FnOnce() -> Result<R>) -> Result<R> {
+        if !self.conn.is_autocommit() {
+            return f();
+        }
+        self.conn.execute_batch("BEGIN")?;
+        let mut guard = RollbackGuard {
+            conn: &self.conn,
+            sql: "ROLLBACK",
+            armed: true,
+        };
+        let value = f();
+        // It only read: ending it cannot lose anything.
+        self.conn.execute_batch("COMMIT")?;
+        guard.armed = false;
+        value
+    }
+}
+
 /// Creates a missing database file readable by its owner only (it holds
 /// private notes); SQLite gives the -wal and -shm files the same mode. Any
 /// failure here (missing directory, race with another creator) is left for

@@ -152,6 +152,36 @@ fn stored_records_are_what_seeds_the_engine() {
 }
 
 #[test]
+fn streamed_records_come_in_id_order_and_say_how_many_are_left() {
+    let (_dir, store) = temp_store();
+    // Ids and creation times in opposite orders.
+    let items: Vec<StoredItem> = (1..=3)
+        .map(|n| {
+            let mut r = item(n, ME, Audience::Public);
+            r.record.created_ms = 10_000 - u64::from(n);
+            r
+        })
+        .collect();
+    store.insert_items(&items).unwrap();
+    let (hints, ids) = store
+        .with_item_records(|rows| {
+            let mut hints = vec![rows.size_hint()];
+            let mut ids = Vec::new();
+            while let Some(r) = rows.next() {
+                ids.push(r.id);
+                hints.push(rows.size_hint());
+            }
+            (hints, ids)
+        })
+        .unwrap();
+    assert_eq!(ids, [id(1), id(2), id(3)], "by id, not by time");
+    assert_eq!(
+        hints,
+        [(3, Some(3)), (2, Some(2)), (1, Some(1)), (0, Some(0))]
+    );
+}
+
+#[test]
 fn a_bad_record_refuses_the_whole_batch() {
     let (_dir, store) = temp_store();
     let good = item(1, ME, Audience::Public);
@@ -433,6 +463,9 @@ fn hand_corrupted_columns_are_clear_errors() {
         raw.execute("UPDATE items SET hops_left = max_hops + 1", [])
             .is_err()
     );
+    // The stream's snapshot ended with it: a later read sees later writes.
+    raw.execute("DELETE FROM items", []).unwrap();
+    assert_eq!(store.item_count().unwrap(), 0);
 }
 
 fn arb_item() -> impl Strategy<Value = StoredItem> {

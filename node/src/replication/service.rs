@@ -165,18 +165,18 @@ pub async fn run_node(
     }
     let (driver, handle, events) = MeshDriver::new(key.to_libp2p_keypair(), config)?;
     let driver_task = driver.spawn();
-    let time = Arc::new(EngineTime::new(io.clock.clone()));
+    let LoopIo {
+        mut commands,
+        listening,
+        clock,
+        events: core_events,
+    } = io;
+    let time = Arc::new(EngineTime::new(clock));
     let (mut arrivals, verify_thread) = spawn_verify_stage(events, time.clone())?;
     let (outgoing, forward_task) = Outgoing::spawn(handle);
 
     let (changes_tx, mut changes) = mpsc::channel(1);
     let _watch = spawn_watch(ChangeWatcher::open(db.path())?, poll_interval, changes_tx)?;
-    let LoopIo {
-        mut commands,
-        listening,
-        clock: _,
-        events: core_events,
-    } = io;
     let now = time.now();
     let mut node = Node {
         time,

@@ -26,17 +26,12 @@ fn peer(n: usize) -> String {
     format!("12D3KooW{n:0>44}")
 }
 
-/// Record `i`'s id, spread like hashes: the index is ordered by id.
-fn id_of(i: usize) -> [u8; 32] {
+fn record(i: usize) -> ItemRecord {
     let mut id = [0u8; 32];
+    // Spread ids like hashes: the index is ordered by id.
     let h = (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     id[..8].copy_from_slice(&h.to_be_bytes());
     id[8..16].copy_from_slice(&(i as u64).to_be_bytes());
-    id
-}
-
-fn record(i: usize) -> ItemRecord {
-    let id = id_of(i);
     let audience = match i % 10 {
         0 => Audience::Friends,
         1 => Audience::Group("family".into()),
@@ -72,12 +67,10 @@ fn measure(n: usize) {
     drop(records);
 
     // The engine started from records streamed one by one, as storage
-    // reads its rows: in id order, their number known.
-    let mut order: Vec<usize> = (0..n).collect();
-    order.sort_by_key(|&i| id_of(i));
+    // reads its rows.
     let base = HEAP.current_usage();
     HEAP.reset_peak_usage();
-    let engine = Engine::new(EngineConfig::new(peer(7)), order.iter().map(|&i| record(i)));
+    let engine = Engine::new(EngineConfig::new(peer(7)), (0..n).map(record));
     let held = HEAP.current_usage() - base;
     let peak = HEAP.peak_usage() - base;
     println!(

@@ -172,9 +172,9 @@ impl Index {
     }
 
     /// The index of the items a node holds at start-up, filled in one pass:
-    /// records in id order (as storage reads them) go straight into the
-    /// vector of [`ItemMap`]; others are sorted there once. A later record
-    /// with the same id wins, as with [`Self::insert`].
+    /// the records' compact forms go into the vector of [`ItemMap`], which
+    /// is then sorted in place. Storage never holds an id twice; given two
+    /// records of one id, the copy with more hops left is kept.
     pub(crate) fn from_records(records: impl Iterator<Item = ItemRecord>) -> Index {
         let mut index = Index::default();
         // Sized once from the rows storage counted: the list is the index.
@@ -186,7 +186,9 @@ impl Index {
             .iter()
             .filter_map(|(id, meta)| meta.expires_ms().map(|e| (e, *id)))
             .collect();
-        index.items = ItemMap::from_vec(metas);
+        index.items = ItemMap::from_vec(metas, |candidate, kept| {
+            candidate.hops_left > kept.hops_left
+        });
         index
     }
 

@@ -7,8 +7,8 @@
 //! tree at start-up needed the entries collected in a list first, so the
 //! list and the tree (each about the size of the index) coexisted: a
 //! start-up peak of 1.92× what the engine then held (docs/benchmarks.md).
-//! Here the list *is* the index: storage hands the rows in id order, the
-//! vector is filled once, and nothing is copied. Lookups are a binary
+//! Here the list *is* the index: the vector is filled once from the rows
+//! (storage says how many) and sorted in place, and nothing is copied. Lookups are a binary
 //! search (20 comparisons at a million) after a look in the small tree.
 //!
 //! Changes go to the tree until it holds [`MERGE_FRACTION`]-th of the
@@ -61,21 +61,24 @@ impl<V> Default for ItemMap<V> {
 }
 
 impl<V: Clone> ItemMap<V> {
-    /// The map of `entries`. Entries already in id order (storage reads
-    /// them so) are taken as they are; otherwise they are sorted, and of
-    /// two entries with the same id the later one wins, as with
-    /// [`ItemMap::insert`].
-    pub(crate) fn from_vec(mut entries: Vec<(ItemId, V)>) -> ItemMap<V> {
+    /// The map of `entries`, sorted in place (an unstable sort: no buffer
+    /// beside the vector). Of two entries with the same id, the one
+    /// `better(candidate, kept)` prefers is kept; the sort is deterministic,
+    /// so ties always end the same way.
+    pub(crate) fn from_vec(
+        mut entries: Vec<(ItemId, V)>,
+        better: impl Fn(&V, &V) -> bool,
+    ) -> ItemMap<V> {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
-            // Stable: equal ids keep their order, so the last is the later.
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            entries.dedup_by(|later, kept| {
-                if later.0 == kept.0 {
-                    std::mem::swap(later, kept);
-                    true
-                } else {
-                    false
+            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            entries.dedup_by(|candidate, kept| {
+                if candidate.0 != kept.0 {
+                    return false;
                 }
+                if better(&candidate.1, &kept.1) {
+                    std::mem::swap(candidate, kept);
+                }
+                true
             });
         }
         entries.shrink_to_fit();
@@ -281,9 +284,13 @@ mod tests {
         ) {
             let mut model: BTreeMap<ItemId, u32> = BTreeMap::new();
             for (k, v) in &start {
-                model.insert(id(*k), *v);
+                let best = model.get(&id(*k)).map_or(*v, |kept| (*kept).max(*v));
+                model.insert(id(*k), best);
             }
-            let mut map = ItemMap::from_vec(start.iter().map(|(k, v)| (id(*k), *v)).collect());
+            let mut map = ItemMap::from_vec(
+                start.iter().map(|(k, v)| (id(*k), *v)).collect(),
+                |candidate, kept| candidate > kept,
+            );
             // Merges every few changes, so they happen amid everything else.
             map.min_merge = min_merge;
             for op in ops {
@@ -312,8 +319,15 @@ mod tests {
     }
 
     #[test]
-    fn unsorted_entries_are_sorted_and_the_later_of_two_wins() {
-        let map = ItemMap::from_vec(vec![(id(3), 'a'), (id(1), 'b'), (id(3), 'c'), (id(2), 'd')]);
+    fn unsorted_entries_are_sorted_and_the_better_of_two_wins() {
+        let entries = vec![
+            (id(3), 'c'),
+            (id(1), 'b'),
+            (id(3), 'a'),
+            (id(2), 'd'),
+            (id(3), 'b'),
+        ];
+        let map = ItemMap::from_vec(entries, |candidate, kept| candidate > kept);
         let got: Vec<(ItemId, char)> = map.iter().map(|(k, v)| (*k, *v)).collect();
         assert_eq!(got, [(id(1), 'b'), (id(2), 'd'), (id(3), 'c')]);
         assert_eq!(map.len(), 3);
@@ -321,7 +335,7 @@ mod tests {
 
     #[test]
     fn changes_merge_into_the_vector_once_the_tree_is_full() {
-        let mut map = ItemMap::from_vec((0..100).map(|k| (id(k), k)).collect());
+        let mut map = ItemMap::from_vec((0..100).map(|k| (id(k), k)).collect(), |_, _| false);
         for k in 100..100 + MIN_MERGE_ENTRIES as u16 - 1 {
             map.insert(id(k), k);
         }

@@ -152,7 +152,7 @@ fn stored_records_are_what_seeds_the_engine() {
 }
 
 #[test]
-fn streamed_records_come_in_id_order_and_say_how_many_are_left() {
+fn streamed_records_come_oldest_first_and_say_how_many_are_left() {
     let (_dir, store) = temp_store();
     // Ids and creation times in opposite orders.
     let items: Vec<StoredItem> = (1..=3)
@@ -174,7 +174,7 @@ fn streamed_records_come_in_id_order_and_say_how_many_are_left() {
             (hints, ids)
         })
         .unwrap();
-    assert_eq!(ids, [id(1), id(2), id(3)], "by id, not by time");
+    assert_eq!(ids, [id(3), id(2), id(1)], "by time, not by id");
     assert_eq!(
         hints,
         [(3, Some(3)), (2, Some(2)), (1, Some(1)), (0, Some(0))]

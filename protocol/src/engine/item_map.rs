@@ -70,7 +70,7 @@ impl<V: Clone> ItemMap<V> {
         better: impl Fn(&V, &V) -> bool,
     ) -> ItemMap<V> {
         if !entries.is_sorted_by(|a, b| a.0 < b.0) {
-            entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            entries.sort_unstable_by_key(|a| a.0);
             entries.dedup_by(|candidate, kept| {
                 if candidate.0 != kept.0 {
                     return false;
@@ -194,7 +194,7 @@ impl<V: Clone> ItemMap<V> {
             .extend(delta.into_iter().filter_map(|(id, v)| v.map(|v| (id, v))));
         // A sorted run and a sorted tail: the unstable sort needs no
         // buffer beside the vector.
-        self.base.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        self.base.sort_unstable_by_key(|a| a.0);
         self.added = 0;
         self.removed = 0;
     }

@@ -33,20 +33,21 @@ impl Store {
         Ok(n > 0)
     }
 
-    /// `(id, envelope)` of every item `author` created at or after
-    /// `since_ms` that holds no route (`received_from` is empty: written
-    /// by this node, not received), oldest first, in one query.
-    pub fn own_items_since(&self, author: &str, since_ms: u64) -> Result<Vec<(ItemId, Vec<u8>)>> {
+    /// Ids of every item `author` created at or after `since_ms` that
+    /// holds no route (`received_from` is empty: written by this node, not
+    /// received), oldest first, in one query. Ids only: a caller that
+    /// already holds most of them (the running node, polling for items
+    /// another process signed) reads the envelopes of the rest with
+    /// [`Store::item_page`].
+    pub fn own_item_ids_since(&self, author: &str, since_ms: u64) -> Result<Vec<ItemId>> {
         let since = int_param("since_ms", since_ms)?;
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, payload FROM items
+            "SELECT id FROM items
              WHERE created >= ?1 AND author = ?2 AND received_from IS NULL
              ORDER BY created, id",
         )?;
-        let rows = stmt.query_map(params![since, author], |r| {
-            Ok((ItemId(r.get(0)?), r.get(1)?))
-        })?;
+        let rows = stmt.query_map(params![since, author], |r| Ok(ItemId(r.get(0)?)))?;
         rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| StorageError::from_read("items", &["id", "payload"], e))
+            .map_err(|e| StorageError::from_read("items", &["id"], e))
     }
 }

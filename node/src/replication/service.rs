@@ -30,7 +30,7 @@ use std::time::Duration;
 use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
 use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
 use porfiry_skills::Clock;
-use porfiry_storage::PeerStatus;
+use porfiry_storage::{MAX_PAGE_IDS, PeerStatus, StorageError};
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::chunks::drained;
@@ -537,18 +537,37 @@ impl Node {
     /// Our own items another process stored (a `notes post` signs its item
     /// itself) that the engine does not hold yet.
     async fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, ReplicationError> {
-        let mut envelopes = Vec::new();
         let (local, since) = (self.local.clone(), self.own_since);
         let stored = self
             .db
-            .read(move |s| s.own_items_since(&local, since))
+            .read(move |s| s.own_item_ids_since(&local, since))
             .await??;
-        for (id, payload) in stored {
-            if !self.engine.holds(&id) && !self.fed.contains(&id) {
-                envelopes.push((id, payload));
-            }
-        }
+        // Ids first: the engine holds most of them already (at start-up,
+        // every one), and only the rest are worth reading.
+        let new: Vec<ItemId> = stored
+            .into_iter()
+            .filter(|id| !self.engine.holds(id) && !self.fed.contains(id))
+            .collect();
         self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
+        if new.is_empty() {
+            return Ok(Vec::new());
+        }
+        let envelopes = self
+            .db
+            .read(move |s| -> Result<Vec<(ItemId, Vec<u8>)>, StorageError> {
+                let mut out = Vec::with_capacity(new.len());
+                for page in new.chunks(MAX_PAGE_IDS) {
+                    let payloads = s.item_page(page)?;
+                    // Gone meanwhile (withdrawn): nothing to publish.
+                    out.extend(
+                        page.iter()
+                            .zip(payloads)
+                            .filter_map(|(id, p)| Some((*id, p?))),
+                    );
+                }
+                Ok(out)
+            })
+            .await??;
         // One batch verification (over the cores): another process wrote
         // these rows.
         let refs: Vec<&[u8]> = envelopes.iter().map(|(_, e)| e.as_slice()).collect();

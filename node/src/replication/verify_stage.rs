@@ -1,10 +1,11 @@
 //! The receive pipeline's first stage: every driver event passes through
 //! one thread that decodes each received frame and batch-verifies its
 //! envelopes (a large frame over several cores, `parallel_verify`), so the
-//! loop gets the frame as an engine input ready to handle. The loop meanwhile hands the previous frame to the database
-//! writer; with verification (about half of a received item's cost) on
-//! its own thread, the two overlap on a two-core machine instead of
-//! taking turns (`docs/benchmarks.md`, "Two full nodes").
+//! loop gets the frame as an engine input ready to handle. The loop
+//! meanwhile hands the previous frame to the database writer; with
+//! verification (about half of a received item's cost) on its own thread,
+//! the two overlap on a two-core machine instead of taking turns
+//! (`docs/benchmarks.md`, "Two full nodes").
 //!
 //! Events keep their order: the stage takes them one at a time from the
 //! driver's channel and passes them on in the same order, so a frame is
@@ -30,9 +31,9 @@ use crate::mesh::MeshEvent;
 
 /// Frames verified ahead of the loop: one being stored while the next
 /// waits is all the overlap two cores can use; a second spare evens out
-/// frames of different sizes. Each is at most a transport frame of
-/// envelopes (`MAX_TRANSPORT_FRAME_BYTES`, 4 MiB), so this bounds the stage's memory to
-/// a few MiB.
+/// frames of different sizes. Each is at most one wire message
+/// (`wire::MAX_WIRE_MESSAGE_BYTES`, 1 MiB), so this bounds what the stage
+/// holds to a few MiB.
 pub const VERIFIED_AHEAD: usize = 2;
 
 /// What the stage hands the loop.

@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use porfiry_protocol::engine::Inbound;
-use porfiry_protocol::wire::{self, WireMessage};
+use porfiry_protocol::wire;
 use tokio::sync::mpsc;
 
 use super::engine_clock::EngineTime;
@@ -69,17 +69,11 @@ pub enum Frame {
 /// Decodes and verifies one frame from `peer` at engine time `now_ms`.
 pub fn verify_frame(peer: String, frame: &[u8], now_ms: u64) -> Frame {
     match wire::decode(frame) {
-        Ok(WireMessage::Items { session, items }) => {
-            let envelopes: Vec<&[u8]> = items.iter().map(|i| i.envelope.as_slice()).collect();
-            let results = verify_parallel(&envelopes, now_ms);
-            Frame::Message {
-                peer,
-                message: Inbound::items(session, &items, results),
-            }
-        }
         Ok(message) => Frame::Message {
             peer,
-            message: Inbound::from_wire(message, now_ms),
+            message: Inbound::from_wire_with(message, |envelopes| {
+                verify_parallel(envelopes, now_ms)
+            }),
         },
         Err(error) => Frame::Garbled {
             peer,
@@ -121,7 +115,7 @@ pub fn spawn_verify_stage(
 #[cfg(test)]
 mod tests {
     use libp2p::PeerId;
-    use porfiry_protocol::wire::WireItem;
+    use porfiry_protocol::wire::{WireItem, WireMessage};
     use porfiry_protocol::{Audience, NodeKey, sign};
     use porfiry_skills::{Clock, ManualClock, SystemClock};
     use porfiry_storage::Note;

@@ -121,12 +121,22 @@ impl Inbound {
     /// Converts a decoded wire message, verifying every envelope of an
     /// `Items` message in one batch (`now_ms` refuses expired items).
     pub fn from_wire(message: WireMessage, now_ms: u64) -> Inbound {
+        Inbound::from_wire_with(message, |envelopes| verify_batch(envelopes, now_ms))
+    }
+
+    /// [`Inbound::from_wire`] with the envelopes of an `Items` message
+    /// checked by `verify` (result `i` for envelope `i`): a driver that
+    /// spreads a large batch over several cores passes its own.
+    pub fn from_wire_with(
+        message: WireMessage,
+        verify: impl FnOnce(&[&[u8]]) -> Vec<Result<VerifiedItem, ItemError>>,
+    ) -> Inbound {
         match message {
             WireMessage::Have { items } => Inbound::Have(items),
             WireMessage::Want { ids } => Inbound::Want(ids),
             WireMessage::Items { session, items } => {
                 let envelopes: Vec<&[u8]> = items.iter().map(|i| i.envelope.as_slice()).collect();
-                let results = verify_batch(&envelopes, now_ms);
+                let results = verify(&envelopes);
                 Inbound::items(session, &items, results)
             }
             WireMessage::SyncQuery { session, frame } => Inbound::SyncQuery { session, frame },

@@ -103,6 +103,29 @@ fn a_full_batch_leaves_at_once_and_the_rest_waits_the_delay() {
 }
 
 #[test]
+fn a_bulk_import_of_a_full_batch_leaves_at_once_with_the_default_settings() {
+    // The size a user meets: a pasted archive of thousands of notes.
+    let mut a = engine(0);
+    connect(&mut a, 1, &[]);
+    let key = key(0);
+    let mut sent = 0;
+    for i in 0..PUSH_BATCH_FULL + 3 {
+        let x = note(&key, T0, Audience::Public, 3, &format!("imported {i}"));
+        let out = a.handle(T0, Input::Publish { item: x });
+        let now = items_sent_to(&out, &peer(1)).len();
+        if i + 1 == PUSH_BATCH_FULL {
+            assert_eq!(now, PUSH_BATCH_FULL, "the 4,096th note sends the batch");
+        } else {
+            assert_eq!(now, 0, "note {i} waits");
+        }
+        sent += now;
+    }
+    let out = a.handle(T0 + PUSH_BATCH_DELAY_MS, Input::Tick);
+    sent += items_sent_to(&out, &peer(1)).len();
+    assert_eq!(sent, PUSH_BATCH_FULL + 3, "the rest after the delay");
+}
+
+#[test]
 fn relayed_items_are_announced_never_back_to_sender_or_author() {
     let mut a = engine(0);
     for f in 1..=3 {

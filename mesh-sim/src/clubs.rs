@@ -152,7 +152,7 @@ impl SimClub {
 /// Wire bytes attributed to items, and club envelopes handed to
 /// non-members. An `items` frame's bytes are split among its envelopes by
 /// size, a `have` or `want` frame's evenly among its ids; catch-up frames
-/// (negentropy) name no item and are left out of both sides alike.
+/// (range sync) name no item and are left out of both sides alike.
 #[derive(Debug, Default)]
 pub(crate) struct ClubMeter {
     /// Member nodes (empty without a club).

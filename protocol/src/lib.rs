@@ -11,7 +11,8 @@
 //! Layout: `item/` is everything about one item (id, kind, audience, body,
 //! payload, envelope, checks, verification, the routing record); `wire/` the
 //! messages friends exchange; `engine/` the sans-IO replication engine;
-//! `club/` clubs and their member book; `identity.rs` node keys; `policy.rs` who may receive what; `limits.rs`
+//! `club/` clubs and their member book; `range_sync/` the set reconciliation
+//! of catch-up sessions; `identity.rs` node keys; `policy.rs` who may receive what; `limits.rs`
 //! and `error.rs` the item limits and errors all of them share.
 
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
@@ -24,6 +25,7 @@ pub mod identity;
 pub mod item;
 pub mod limits;
 pub mod policy;
+pub mod range_sync;
 mod text_form;
 pub mod wire;
 

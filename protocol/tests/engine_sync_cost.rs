@@ -60,8 +60,8 @@ fn friends_in_sync_resync_with_fingerprints_even_across_a_hop_limit() {
     let items_before = net.bytes_by_kind.get("items").copied().unwrap_or(0);
     net.advance(6 * RESYNC_INTERVAL_MS);
     let answered = replies(&net) - before;
-    // Every session opens with negentropy's sixteen fingerprints; a friend
-    // holding the same set answers each with a few bytes. Had node 1 kept
+    // Every session opens with sixteen fingerprints; a friend holding the
+    // same set answers with one byte. Had node 1 kept
     // the 200 items node 2 lacks in its sets, every session on that link
     // would answer with id lists (kilobytes).
     assert!(sync_bytes(&net) - before > queries, "resyncs ran");

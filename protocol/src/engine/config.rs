@@ -68,8 +68,8 @@ pub const MAX_SERVED_SESSIONS: usize = 1;
 pub const SERVER_SERVED_SESSIONS: usize = 2;
 
 /// Most catch-up sessions this node runs at once as initiator; friends past
-/// it wait in line for a slot. Each session holds a negentropy set of what
-/// the friend may receive (32 B per item) and up to four chunks in the
+/// it wait in line for a slot. Each session holds a range-sync set of what
+/// the friend may receive (48 B per item) and up to four chunks in the
 /// driver, so 4 bounds that memory to four friends' worth while keeping
 /// several links busy; a server reconnecting to 1,000 phones serves them
 /// four at a time instead of building 1,000 sets at once.

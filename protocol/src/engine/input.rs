@@ -91,14 +91,14 @@ pub enum Inbound {
     SyncQuery {
         /// Session.
         session: u64,
-        /// Negentropy frame.
+        /// Range-sync frame.
         frame: Vec<u8>,
     },
     /// See [`WireMessage::SyncReply`].
     SyncReply {
         /// Session.
         session: u64,
-        /// Negentropy frame.
+        /// Range-sync frame.
         frame: Vec<u8>,
     },
     /// See [`WireMessage::SyncDone`].

@@ -1,14 +1,14 @@
 //! What each friend is known to lack and cannot get from us.
 //!
 //! Both sides of a catch-up session must reconcile the same set, or every
-//! periodic session pays for the same differences again (negentropy sends
-//! the ids of every range that differs). Most of them are items one side
+//! periodic session pays for the same differences again (an id list names
+//! every item of a range that differs). Most of them are items one side
 //! holds with no hop left: the friend beyond it lacks them and will never
 //! get them from it. A session we start learns them (the friend lacks them,
 //! `may_send` refuses them); from then on our sets toward that friend, as
 //! initiator and as responder, leave them out, so in-sync friends reconcile
-//! equal sets and a periodic session costs negentropy's opening
-//! fingerprints and an answer of a few bytes.
+//! equal sets and a periodic session costs the opening fingerprints and an
+//! answer of one byte.
 //!
 //! An entry is dropped as soon as the friend is seen to hold the item (it
 //! announces or sends it: `note_holder`; or a session finds it there) or we

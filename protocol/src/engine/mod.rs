@@ -8,7 +8,7 @@
 //!   `may_send` admits, after a short batch delay;
 //! - relayed items are announced (`Have`, with hops) and pulled (`Want`)
 //!   from one announcer at a time, so each node receives about one copy;
-//! - on connect and periodically, each side starts a negentropy session
+//! - on connect and periodically, each side starts a range-sync session
 //!   over what it may send the other and pushes what the other lacks; a
 //!   phone serves one such session at a time, so it gets each item once (a
 //!   server a few, `SERVER_SERVED_SESSIONS`);

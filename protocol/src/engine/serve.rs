@@ -10,13 +10,12 @@
 //! when its `SyncDone` count of items has arrived, on abort, on disconnect,
 //! or when it stalls (see `sync_timers`).
 
-use negentropy::{Id, NegentropyStorageVector};
-
 use super::Engine;
 use super::output::{Event, Output, SyncRole};
-use super::sync::{InSession, Queued, abort_message, abort_reason, reconciler, sync_aborted};
+use super::sync::{InSession, Queued, abort_message, abort_reason, sync_aborted};
 use crate::item::audience::Audience;
-use crate::wire::WireMessage;
+use crate::range_sync::{Reconciler, SyncSet};
+use crate::wire::{SYNC_FRAME_BYTES, WireMessage};
 
 impl Engine {
     /// A frame of a session a friend started toward us.
@@ -92,7 +91,7 @@ impl Engine {
             if !self.peers.contains_key(&q.peer) {
                 continue;
             }
-            let mut storage = NegentropyStorageVector::new();
+            let mut set = SyncSet::new();
             let lacking = self.lacks.of(&q.peer);
             for (id, meta) in self.index.iter() {
                 // Anything this friend could send us: not ours, not expired,
@@ -111,17 +110,11 @@ impl Engine {
                     && (shared || author == q.peer)
                     && !lacking.is_some_and(|l| l.contains(id));
                 if could_come {
-                    let _ = storage.insert(meta.created_ms, Id::from_byte_array(id.0));
+                    set.insert(meta.created_ms, *id);
                 }
             }
-            let answered = storage
-                .seal()
-                .and_then(|()| reconciler(storage))
-                .and_then(|mut neg| {
-                    let reply = neg.reconcile(&q.frame)?;
-                    Ok((neg, reply))
-                });
-            match answered {
+            let mut neg = Reconciler::responder(set, SYNC_FRAME_BYTES);
+            match neg.reconcile(&q.frame).map(|reply| (neg, reply)) {
                 Ok((neg, reply)) => {
                     // Its items may have reached us by a longer path since it
                     // connected: let it raise our hops (ids only).

@@ -1,4 +1,4 @@
-//! Catch-up by range-based set reconciliation (negentropy).
+//! Catch-up by range-based set reconciliation (`crate::range_sync`).
 //!
 //! The side that may SEND starts a session toward each friend on connect and
 //! every resync interval. Its set is what `may_send` lets that friend have,
@@ -17,8 +17,6 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use negentropy::{Id, Negentropy, NegentropyStorageVector};
-
 use super::Engine;
 use super::config::EngineConfig;
 use super::hop_check::{Check, offers_hops};
@@ -26,9 +24,8 @@ use super::output::{Event, Output, SyncRole};
 use super::session_send::SendCursor;
 use crate::item::id::ItemId;
 use crate::policy::may_send;
+use crate::range_sync::{Reconciler, ShortId, SyncSet};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
-
-pub(super) type Reconciler = Negentropy<'static, NegentropyStorageVector>;
 
 /// A session we started: we send.
 #[derive(Debug)]
@@ -37,7 +34,7 @@ struct OutSession {
     /// `PushQueue::queue_number` when it started.
     covers: u64,
     neg: Reconciler,
-    have: Vec<Id>,
+    have: Vec<ItemId>,
     /// Public items in our set that we could pass to the friend with at
     /// least one hop left (see `hops_check`), in the set's order.
     hop_candidates: Vec<ItemId>,
@@ -132,10 +129,20 @@ pub(super) fn abort_reason(e: impl std::fmt::Display) -> String {
     s
 }
 
-pub(super) fn reconciler(
-    storage: NegentropyStorageVector,
-) -> Result<Reconciler, negentropy::Error> {
-    Negentropy::owned(storage, SYNC_FRAME_BYTES as u64)
+/// The key of session `session` that `local` starts toward `peer` at
+/// `now_ms`: a fresh one for every session (short ids that collided in one
+/// do not in the next), and the same in every replay of a simulation.
+fn session_key(local: &str, peer: &str, session: u64, now_ms: u64) -> [u8; 16] {
+    let mut key = [0u8; 16];
+    for (half, salt) in key.chunks_exact_mut(8).zip([0x5eed_0001_u64, 0x5eed_0002]) {
+        let mut h = siphasher::sip::SipHasher24::new_with_keys(salt, session);
+        std::hash::Hasher::write(&mut h, local.as_bytes());
+        std::hash::Hasher::write_u8(&mut h, 0xff);
+        std::hash::Hasher::write(&mut h, peer.as_bytes());
+        std::hash::Hasher::write_u64(&mut h, now_ms);
+        half.copy_from_slice(&std::hash::Hasher::finish(&h).to_le_bytes());
+    }
+    key
 }
 
 impl Engine {
@@ -148,8 +155,7 @@ impl Engine {
         let Some(view) = self.friend_view(peer) else {
             return;
         };
-        let mut storage = NegentropyStorageVector::new();
-        let mut size = 0usize;
+        let mut set = SyncSet::new();
         let mut hop_candidates = Vec::new();
         let mut sendable_again = Vec::new();
         let lacking = self.lacks.of(peer);
@@ -175,13 +181,7 @@ impl Engine {
                 if offers_hops(&meta) && meta.received_from() != Some(peer) {
                     hop_candidates.push(*id);
                 }
-                // Insert only fails on a sealed storage, and this one is not.
-                if storage
-                    .insert(meta.created_ms, Id::from_byte_array(id.0))
-                    .is_ok()
-                {
-                    size += 1;
-                }
+                set.insert(meta.created_ms, *id);
             }
         }
         for id in &sendable_again {
@@ -189,7 +189,7 @@ impl Engine {
         }
         let index = &self.index;
         self.lacks.retain(peer, |id| index.contains(id));
-        if size == 0 {
+        if set.is_empty() {
             // Nothing shared now, so nothing to check; later offers are
             // tracked one by one.
             self.hop_checks.session_started(peer);
@@ -198,38 +198,26 @@ impl Engine {
         let full_check = self.hop_checks.session_started(peer);
         self.sync.next_session += 1;
         let session = self.sync.next_session;
-        let started = storage
-            .seal()
-            .and_then(|()| reconciler(storage))
-            .and_then(|mut neg| {
-                let frame = neg.initiate()?;
-                Ok((neg, frame))
-            });
-        match started {
-            Ok((neg, frame)) => {
-                let covers = self.push.queue_number();
-                self.sync.outbound.insert(
-                    peer.to_owned(),
-                    OutSession {
-                        id: session,
-                        covers,
-                        neg,
-                        have: Vec::new(),
-                        hop_candidates,
-                        full_check,
-                        last_ms: now_ms,
-                    },
-                );
-                out.push(Output::Send {
-                    peer: peer.to_owned(),
-                    message: WireMessage::SyncQuery { session, frame },
-                });
-            }
-            Err(e) => {
-                self.hop_checks.session_failed(peer, full_check);
-                out.push(sync_aborted(peer, session, SyncRole::Initiator, e));
-            }
-        }
+        let key = session_key(&self.local, peer, session, now_ms);
+        let neg = Reconciler::initiator(set, key, SYNC_FRAME_BYTES);
+        let frame = neg.initiate();
+        let covers = self.push.queue_number();
+        self.sync.outbound.insert(
+            peer.to_owned(),
+            OutSession {
+                id: session,
+                covers,
+                neg,
+                have: Vec::new(),
+                hop_candidates,
+                full_check,
+                last_ms: now_ms,
+            },
+        );
+        out.push(Output::Send {
+            peer: peer.to_owned(),
+            message: WireMessage::SyncQuery { session, frame },
+        });
     }
 
     /// The responder's answer to our session.
@@ -245,11 +233,23 @@ impl Engine {
             return;
         };
         s.last_ms = now_ms;
-        let mut need = Vec::new();
+        let mut need: Vec<ShortId> = Vec::new();
         let reconciled = s.neg.reconcile_with_ids(frame, &mut s.have, &mut need);
-        // It holds what we left out as lacking after all.
-        for raw in &need {
-            self.lacks.forget(peer, &ItemId(raw.to_bytes()));
+        if !need.is_empty() {
+            // It holds what we left out as lacking after all (`need` is
+            // short ids: match them against the lacks' own).
+            need.sort_unstable();
+            let held: Vec<ItemId> = self
+                .lacks
+                .of(peer)
+                .into_iter()
+                .flatten()
+                .filter(|id| need.binary_search(&s.neg.short_id(id)).is_ok())
+                .copied()
+                .collect();
+            for id in &held {
+                self.lacks.forget(peer, id);
+            }
         }
         match reconciled {
             Ok(Some(next)) => {
@@ -295,13 +295,12 @@ impl Engine {
     }
 
     /// Of the ids the friend lacks, those the exact `may_send` lets it have.
-    fn sendable(&self, now_ms: u64, peer: &str, have: &[Id]) -> Vec<Announce> {
+    fn sendable(&self, now_ms: u64, peer: &str, have: &[ItemId]) -> Vec<Announce> {
         let Some(view) = self.friend_view(peer) else {
             return Vec::new();
         };
         have.iter()
-            .filter_map(|raw| {
-                let id = crate::item::id::ItemId(raw.to_bytes());
+            .filter_map(|&id| {
                 let meta = self.index.get(&id)?;
                 may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms).then_some(
                     Announce {
@@ -315,15 +314,14 @@ impl Engine {
 
     /// What the friend lacks of our set and `sendable` refused (no hop
     /// left, mostly) it will lack again next time: remember it.
-    fn learn_lacks(&mut self, peer: &str, have: &[Id], sent: &[Announce]) {
+    fn learn_lacks(&mut self, peer: &str, have: &[ItemId], sent: &[Announce]) {
         if have.len() == sent.len() {
             return;
         }
         let sent: BTreeSet<ItemId> = sent.iter().map(|a| a.id).collect();
-        for raw in have {
-            let id = ItemId(raw.to_bytes());
-            if !sent.contains(&id) {
-                self.lacks.add(peer, id);
+        for id in have {
+            if !sent.contains(id) {
+                self.lacks.add(peer, *id);
             }
         }
     }
@@ -351,8 +349,7 @@ impl Engine {
             peer_id: peer,
             groups: &p.groups,
         };
-        let lacking: BTreeSet<ItemId> =
-            done.have.iter().map(|raw| ItemId(raw.to_bytes())).collect();
+        let lacking: BTreeSet<ItemId> = done.have.iter().copied().collect();
         let mut announces = Vec::new();
         for id in &done.hop_candidates {
             if lacking.contains(id) {

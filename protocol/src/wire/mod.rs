@@ -22,9 +22,10 @@ use cbor_form::{from_value, map_cbor_error, to_value};
 /// frame; this cap is the one that binds.
 pub const MAX_WIRE_MESSAGE_BYTES: usize = 1024 * 1024;
 
-/// Largest negentropy frame: 256 KiB carries about 8,000 ids per round, so
-/// a 10,000-item catch-up needs only a couple of rounds, and still fits in
-/// one wire frame with room for the header.
+/// Largest range-sync frame (`crate::range_sync`): 256 KiB carries about
+/// 32,000 short ids per round, so a catch-up of tens of thousands of items
+/// needs only a round or two, and still fits in one wire message with room
+/// for the header.
 pub const SYNC_FRAME_BYTES: usize = 256 * 1024;
 
 /// Size up to which items are packed into one `Items` message (the cap,
@@ -90,18 +91,18 @@ pub enum WireMessage {
         /// The envelopes.
         items: Vec<WireItem>,
     },
-    /// Negentropy frame from the session's initiator (the sending side).
+    /// Range-sync frame from the session's initiator (the sending side).
     SyncQuery {
         /// Initiator-chosen session number.
         session: u64,
-        /// The negentropy message.
+        /// The range-sync frame.
         frame: Vec<u8>,
     },
-    /// Negentropy frame from the responder (the receiving side).
+    /// Range-sync frame from the responder (the receiving side).
     SyncReply {
         /// The session answered.
         session: u64,
-        /// The negentropy message.
+        /// The range-sync frame.
         frame: Vec<u8>,
     },
     /// The initiator finished reconciling and has sent `sent` items for it.

@@ -63,43 +63,52 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
     };
     let (stop, stopped) = oneshot::channel::<()>();
     let (listening_tx, listening) = watch::channel(Vec::new());
-    let thread = std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(1)
-            .enable_all()
-            .build()
-            .unwrap();
-        let shutdown = async move {
-            let _ = stopped.await;
-        };
-        rt.block_on(async move {
-            let db = Db::start(store).unwrap();
-            // The sender stays alive for the whole run: no commands come.
-            let (_commands_tx, commands) = mpsc::channel(1);
-            let io = LoopIo {
-                commands,
-                listening: listening_tx,
-                clock: Arc::new(SystemClock::utc()),
-                events: porfiry_node::cognition::CoreEvents::new(),
+    // Named per node, so a profile tells the two nodes' loops apart.
+    let name = match profile {
+        Profile::Server => "server-node",
+        Profile::Phone => "phone-node",
+    };
+    let thread = std::thread::Builder::new()
+        .name(name.into())
+        .spawn(move || {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(1)
+                .thread_name(format!("{name}-rt"))
+                .enable_all()
+                .build()
+                .unwrap();
+            let shutdown = async move {
+                let _ = stopped.await;
             };
-            let stopped = run_node(
-                key,
-                db.clone(),
-                DaemonOptions {
-                    profile,
-                    listen,
-                    streams: porfiry_node::mesh::StreamControl::new(),
-                    reach: porfiry_node::mesh::ReachConfig::default(),
-                },
-                io,
-                shutdown,
-            )
-            .await
-            .unwrap();
-            db.close().await;
-            stopped
+            rt.block_on(async move {
+                let db = Db::start(store).unwrap();
+                // The sender stays alive for the whole run: no commands come.
+                let (_commands_tx, commands) = mpsc::channel(1);
+                let io = LoopIo {
+                    commands,
+                    listening: listening_tx,
+                    clock: Arc::new(SystemClock::utc()),
+                    events: porfiry_node::cognition::CoreEvents::new(),
+                };
+                let stopped = run_node(
+                    key,
+                    db.clone(),
+                    DaemonOptions {
+                        profile,
+                        listen,
+                        streams: porfiry_node::mesh::StreamControl::new(),
+                        reach: porfiry_node::mesh::ReachConfig::default(),
+                    },
+                    io,
+                    shutdown,
+                )
+                .await
+                .unwrap();
+                db.close().await;
+                stopped
+            })
         })
-    });
+        .unwrap();
     Running {
         stop,
         thread,

@@ -49,7 +49,10 @@ fn session(ours: &[(u64, ItemId)], theirs: &[(u64, ItemId)]) -> (usize, usize, u
     }
 }
 
-fn cases(n: u32) -> Vec<(&'static str, Vec<(u64, ItemId)>, Vec<(u64, ItemId)>)> {
+/// `(time, id)` pairs of one side.
+type Items = Vec<(u64, ItemId)>;
+
+fn cases(n: u32) -> Vec<(&'static str, Items, Items)> {
     let all: Vec<_> = (0..n).map(item).collect();
     // Ten recent items the friend lacks, and ten it holds that we lack,
     // spread over the older part of the set.

@@ -9,6 +9,11 @@
 //!   file (as `notes post` writes them, from another connection); time until
 //!   the phone's file holds all of them (change detection, push, verify,
 //!   store, merge).
+//!
+//! Each also prints, for its first iteration, the CPU time the whole process
+//! (both nodes) spent while it was timed, per item and as cores kept busy:
+//! on the 2-core build machine that shows whether a run waited on CPU or on
+//! something else.
 
 // `criterion_group!` generates an undocumented `pub fn`.
 #![allow(missing_docs)]
@@ -52,6 +57,32 @@ impl Running {
     fn stop(self) -> Stopped {
         let _ = self.stop.send(());
         self.thread.join().expect("node thread")
+    }
+}
+
+/// CPU time (user + system) of this process so far, in milliseconds, from
+/// `/proc/self/stat` (10 ms ticks); `None` where there is no such file.
+fn cpu_ms() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name, which is in parentheses: utime and
+    // stime are the 12th and 13th.
+    let rest = stat.rsplit_once(')')?.1;
+    let mut fields = rest.split_whitespace().skip(11);
+    let user: u64 = fields.next()?.parse().ok()?;
+    let system: u64 = fields.next()?.parse().ok()?;
+    Some((user + system) * 10)
+}
+
+/// Prints the CPU a timed stretch took (see the module doc).
+fn show_cpu(bench: &str, cpu_before: Option<u64>, wall: Duration) {
+    if let (Some(before), Some(after)) = (cpu_before, cpu_ms()) {
+        let cpu = after.saturating_sub(before);
+        eprintln!(
+            "{bench}: {cpu} ms of CPU in {} ms: {:.0} µs per item, {:.2} cores busy",
+            wall.as_millis(),
+            cpu as f64 * 1000.0 / N as f64,
+            cpu as f64 / wall.as_millis().max(1) as f64
+        );
     }
 }
 
@@ -205,9 +236,13 @@ fn catch_up(c: &mut Criterion) {
                 let server = start(&p.server, p.server_key.clone(), Profile::Server);
                 befriend(&p.phone, &p.server_key, Some(server.address()));
                 let t = Instant::now();
+                let cpu = cpu_ms();
                 let phone = start(&p.phone, p.phone_key.clone(), Profile::Phone);
                 wait_items(&p.server.join(DB_FILE_NAME), N as u64);
                 total += t.elapsed();
+                if !ratio_shown {
+                    show_cpu("catch_up_10k", cpu, t.elapsed());
+                }
                 let sent = phone.stop();
                 server.stop();
                 if !ratio_shown {
@@ -231,6 +266,7 @@ fn catch_up(c: &mut Criterion) {
             total
         })
     });
+    let mut cpu_shown = false;
     g.bench_function("live_10k", |b| {
         b.iter_custom(|iters| {
             let mut total = Duration::ZERO;
@@ -250,6 +286,7 @@ fn catch_up(c: &mut Criterion) {
                     std::thread::sleep(Duration::from_millis(2));
                 }
                 let t = Instant::now();
+                let cpu = cpu_ms();
                 ss.transaction(|s| {
                     for it in &items {
                         s.insert_items(&[stored_record(it, it.max_hops(), None)])?;
@@ -259,6 +296,10 @@ fn catch_up(c: &mut Criterion) {
                 .unwrap();
                 wait_items(&p.phone.join(DB_FILE_NAME), N as u64);
                 total += t.elapsed();
+                if !cpu_shown {
+                    show_cpu("live_10k", cpu, t.elapsed());
+                    cpu_shown = true;
+                }
                 phone.stop();
                 server.stop();
             }

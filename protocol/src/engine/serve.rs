@@ -30,7 +30,7 @@ impl Engine {
         match self.sync.active.get_mut(peer) {
             Some(a) if a.id == session => {
                 a.last_ms = now_ms;
-                match a.neg.reconcile(frame) {
+                match a.recon.reconcile(frame) {
                     Ok(reply) => out.push(Output::Send {
                         peer: peer.to_owned(),
                         message: WireMessage::SyncReply {
@@ -113,9 +113,9 @@ impl Engine {
                     set.insert(meta.created_ms, *id);
                 }
             }
-            let mut neg = Reconciler::responder(set, SYNC_FRAME_BYTES);
-            match neg.reconcile(&q.frame).map(|reply| (neg, reply)) {
-                Ok((neg, reply)) => {
+            let mut recon = Reconciler::responder(set, SYNC_FRAME_BYTES);
+            match recon.reconcile(&q.frame).map(|reply| (recon, reply)) {
+                Ok((recon, reply)) => {
                     // Its items may have reached us by a longer path since it
                     // connected: let it raise our hops (ids only).
                     self.announce_short_of_author(&q.peer, out);
@@ -123,7 +123,7 @@ impl Engine {
                         q.peer.clone(),
                         InSession {
                             id: q.id,
-                            neg,
+                            recon,
                             last_ms: now_ms,
                             expected: None,
                             received: 0,

@@ -16,6 +16,9 @@
 //! `serve.rs`.
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::hash::Hasher;
+
+use siphasher::sip::SipHasher24;
 
 use super::Engine;
 use super::config::EngineConfig;
@@ -33,7 +36,7 @@ struct OutSession {
     id: u64,
     /// `PushQueue::queue_number` when it started.
     covers: u64,
-    neg: Reconciler,
+    recon: Reconciler,
     have: Vec<ItemId>,
     /// Public items in our set that we could pass to the friend with at
     /// least one hop left (see `hops_check`), in the set's order.
@@ -48,7 +51,7 @@ struct OutSession {
 #[derive(Debug)]
 pub(super) struct InSession {
     pub(super) id: u64,
-    pub(super) neg: Reconciler,
+    pub(super) recon: Reconciler,
     pub(super) last_ms: u64,
     pub(super) expected: Option<u32>,
     pub(super) received: usize,
@@ -135,12 +138,12 @@ pub(super) fn abort_reason(e: impl std::fmt::Display) -> String {
 fn session_key(local: &str, peer: &str, session: u64, now_ms: u64) -> [u8; 16] {
     let mut key = [0u8; 16];
     for (half, salt) in key.chunks_exact_mut(8).zip([0x5eed_0001_u64, 0x5eed_0002]) {
-        let mut h = siphasher::sip::SipHasher24::new_with_keys(salt, session);
-        std::hash::Hasher::write(&mut h, local.as_bytes());
-        std::hash::Hasher::write_u8(&mut h, 0xff);
-        std::hash::Hasher::write(&mut h, peer.as_bytes());
-        std::hash::Hasher::write_u64(&mut h, now_ms);
-        half.copy_from_slice(&std::hash::Hasher::finish(&h).to_le_bytes());
+        let mut h = SipHasher24::new_with_keys(salt, session);
+        h.write(local.as_bytes());
+        h.write_u8(0xff);
+        h.write(peer.as_bytes());
+        h.write_u64(now_ms);
+        half.copy_from_slice(&h.finish().to_le_bytes());
     }
     key
 }
@@ -199,15 +202,15 @@ impl Engine {
         self.sync.next_session += 1;
         let session = self.sync.next_session;
         let key = session_key(&self.local, peer, session, now_ms);
-        let neg = Reconciler::initiator(set, key, SYNC_FRAME_BYTES);
-        let frame = neg.initiate();
+        let recon = Reconciler::initiator(set, key, SYNC_FRAME_BYTES);
+        let frame = recon.initiate();
         let covers = self.push.queue_number();
         self.sync.outbound.insert(
             peer.to_owned(),
             OutSession {
                 id: session,
                 covers,
-                neg,
+                recon,
                 have: Vec::new(),
                 hop_candidates,
                 full_check,
@@ -234,7 +237,7 @@ impl Engine {
         };
         s.last_ms = now_ms;
         let mut need: Vec<ShortId> = Vec::new();
-        let reconciled = s.neg.reconcile_with_ids(frame, &mut s.have, &mut need);
+        let reconciled = s.recon.reconcile_with_ids(frame, &mut s.have, &mut need);
         if !need.is_empty() {
             // It holds what we left out as lacking after all (`need` is
             // short ids: match them against the lacks' own).
@@ -244,7 +247,7 @@ impl Engine {
                 .of(peer)
                 .into_iter()
                 .flatten()
-                .filter(|id| need.binary_search(&s.neg.short_id(id)).is_ok())
+                .filter(|id| need.binary_search(&s.recon.short_id(id)).is_ok())
                 .copied()
                 .collect();
             for id in &held {

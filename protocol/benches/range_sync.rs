@@ -31,10 +31,9 @@ fn set(items: &[(u64, ItemId)]) -> SyncSet {
 /// One whole session; returns the bytes both ways and what was found.
 fn session(ours: &[(u64, ItemId)], theirs: &[(u64, ItemId)]) -> (usize, usize, usize) {
     let key = *b"bench session ky";
-    let mut a = Reconciler::initiator(set(ours), key, SYNC_FRAME_BYTES);
+    let (mut a, mut query) = Reconciler::initiator(set(ours), key, SYNC_FRAME_BYTES);
     let mut b = Reconciler::responder(set(theirs), SYNC_FRAME_BYTES);
     let (mut have, mut need) = (Vec::new(), Vec::new());
-    let mut query = a.initiate();
     let mut bytes = 0;
     loop {
         let reply = b.reconcile(&query).expect("valid query");

@@ -36,10 +36,9 @@ struct Outcome {
 }
 
 fn run(ours: &[(u64, ItemId)], theirs: &[(u64, ItemId)], limit: usize) -> Outcome {
-    let mut a = Reconciler::initiator(set(ours), KEY, limit);
+    let (mut a, mut query) = Reconciler::initiator(set(ours), KEY, limit);
     let mut b = Reconciler::responder(set(theirs), limit);
     let (mut have, mut need) = (Vec::new(), Vec::new());
-    let mut query = a.initiate();
     let (mut rounds, mut bytes, mut largest) = (0, 0, 0);
     loop {
         rounds += 1;
@@ -76,7 +75,7 @@ fn expect_difference(ours: &[(u64, ItemId)], theirs: &[(u64, ItemId)], o: &Outco
     let b: BTreeSet<ItemId> = theirs.iter().map(|x| x.1).collect();
     let want_have: BTreeSet<ItemId> = a.difference(&b).copied().collect();
     assert_eq!(o.have, want_have, "have");
-    let short = Reconciler::initiator(SyncSet::new(), KEY, MIN_FRAME_BYTES);
+    let (short, _) = Reconciler::initiator(SyncSet::new(), KEY, MIN_FRAME_BYTES);
     let want_need: BTreeSet<ShortId> = b.difference(&a).map(|i| short.short_id(i)).collect();
     assert_eq!(o.need, want_need, "need");
 }
@@ -143,8 +142,8 @@ fn the_frame_limit_is_never_passed_below_the_minimum() {
 
 #[test]
 fn short_ids_depend_on_the_session_key() {
-    let a = Reconciler::initiator(SyncSet::new(), KEY, MIN_FRAME_BYTES);
-    let b = Reconciler::initiator(SyncSet::new(), *b"another key 16 b", MIN_FRAME_BYTES);
+    let (a, _) = Reconciler::initiator(SyncSet::new(), KEY, MIN_FRAME_BYTES);
+    let (b, _) = Reconciler::initiator(SyncSet::new(), *b"another key 16 b", MIN_FRAME_BYTES);
     assert_ne!(a.short_id(&id(1)), b.short_id(&id(1)));
     assert_ne!(a.short_id(&id(1)), a.short_id(&id(2)));
 }
@@ -160,7 +159,7 @@ fn varint(mut v: u64) -> Vec<u8> {
 }
 
 fn opening() -> Vec<u8> {
-    Reconciler::initiator(set(&items(0..100, u64::from)), KEY, MIN_FRAME_BYTES).initiate()
+    Reconciler::initiator(set(&items(0..100, u64::from)), KEY, MIN_FRAME_BYTES).1
 }
 
 fn responder() -> Reconciler {
@@ -227,7 +226,7 @@ fn malformed_frames_are_refused_with_what_was_wrong() {
         r.reconcile(&opening()),
         Err(RangeSyncError::Order("a second opening frame"))
     );
-    let mut a = Reconciler::initiator(SyncSet::new(), KEY, MIN_FRAME_BYTES);
+    let (mut a, _) = Reconciler::initiator(SyncSet::new(), KEY, MIN_FRAME_BYTES);
     assert_eq!(
         a.reconcile(&[0x70]),
         Err(RangeSyncError::Order("the initiator got a query"))
@@ -271,7 +270,7 @@ proptest! {
         }
         f.extend_from_slice(&tail);
         let _ = responder().reconcile(&f);
-        let mut a = Reconciler::initiator(set(&items(0..100, u64::from)), KEY, MIN_FRAME_BYTES);
+        let (mut a, _) = Reconciler::initiator(set(&items(0..100, u64::from)), KEY, MIN_FRAME_BYTES);
         let _ = a.reconcile_with_ids(&f, &mut Vec::new(), &mut Vec::new());
     }
 }

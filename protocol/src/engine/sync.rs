@@ -202,8 +202,7 @@ impl Engine {
         self.sync.next_session += 1;
         let session = self.sync.next_session;
         let key = session_key(&self.local, peer, session, now_ms);
-        let recon = Reconciler::initiator(set, key, SYNC_FRAME_BYTES);
-        let frame = recon.initiate();
+        let (recon, frame) = Reconciler::initiator(set, key, SYNC_FRAME_BYTES);
         let covers = self.push.queue_number();
         self.sync.outbound.insert(
             peer.to_owned(),

@@ -18,8 +18,9 @@
 //!   SipHash-2-4 under a key the initiator picks per session (sent in the
 //!   opening frame). A collision between two items of one range (about
 //!   2⁻⁶⁴ per pair) hides one difference for one session; the next session
-//!   has another key. Nobody can make items collide on purpose, since the
-//!   key is unknown when an item is made.
+//!   has another key. Hiding an item on purpose would take finding another
+//!   id with the same 64-bit keyed hash, about 2⁶⁴ tries, again for every
+//!   session.
 //! - **Keyed 8-byte fingerprints.** A range's fingerprint is the wrapping
 //!   sum of its items' short ids, so after one pass over the set any range's
 //!   fingerprint is a subtraction.
@@ -93,17 +94,21 @@ pub struct Reconciler {
 
 impl Reconciler {
     /// The side that starts, with its set and the session's key (see the
-    /// module doc). Frames stay within `frame_limit` bytes (at least
-    /// `MIN_FRAME_BYTES`).
-    pub fn initiator(mut set: SyncSet, key: [u8; 16], frame_limit: usize) -> Self {
+    /// module doc), and its opening frame. Frames stay within `frame_limit`
+    /// bytes (at least `MIN_FRAME_BYTES`).
+    pub fn initiator(mut set: SyncSet, key: [u8; 16], frame_limit: usize) -> (Self, Vec<u8>) {
         set.key(key);
-        Reconciler {
+        let r = Reconciler {
             set,
             initiator: true,
             keyed: true,
             key,
             frame_limit: frame_limit.max(MIN_FRAME_BYTES),
-        }
+        };
+        let mut w = Writer::new(HEADER_OPENING);
+        w.key(key);
+        r.split(&mut w, 0, r.set.len(), &Bound::infinite());
+        (r, w.finish())
     }
 
     /// The side that answers; the key comes with the opening frame.
@@ -117,27 +122,9 @@ impl Reconciler {
         }
     }
 
-    /// Items in the set.
-    pub fn len(&self) -> usize {
-        self.set.len()
-    }
-
-    /// True if the set is empty.
-    pub fn is_empty(&self) -> bool {
-        self.set.is_empty()
-    }
-
     /// `id`'s short id in this session (what `need` reports).
     pub fn short_id(&self, id: &ItemId) -> ShortId {
         self.set.short_id(id)
-    }
-
-    /// The initiator's opening frame.
-    pub fn initiate(&self) -> Vec<u8> {
-        let mut w = Writer::new(HEADER_OPENING);
-        w.key(self.key);
-        self.split(&mut w, 0, self.set.len(), &Bound::infinite());
-        w.finish()
     }
 
     /// The responder's answer to a frame of the initiator.

@@ -2,7 +2,7 @@
 //! event)`. The sequence number breaks ties in scheduling order, so two
 //! runs with the same seed pop events in the same order.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// Something due at a virtual time.
@@ -35,36 +35,15 @@ pub(crate) enum Ev {
     Sample,
 }
 
-/// A heap entry ordered by time, then by scheduling order.
-#[derive(Debug)]
-struct Scheduled {
-    at: u64,
-    seq: u64,
-    ev: Ev,
-}
-
-impl PartialEq for Scheduled {
-    fn eq(&self, other: &Self) -> bool {
-        (self.at, self.seq) == (other.at, other.seq)
-    }
-}
-impl Eq for Scheduled {}
-impl PartialOrd for Scheduled {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for Scheduled {
-    /// Reversed, so the `BinaryHeap` pops the earliest first.
-    fn cmp(&self, other: &Self) -> Ordering {
-        (other.at, other.seq).cmp(&(self.at, self.seq))
-    }
-}
-
-/// The event queue.
+/// The event queue. The heap holds only `(time, sequence, slot)` keys, 24
+/// bytes each, and the events wait in a slab: a heap of whole events moved
+/// 72 bytes per step of every push and pop, and the heap was the largest
+/// single cost of a 100,000-node run (perf: 15 %).
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
-    heap: BinaryHeap<Scheduled>,
+    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    slots: Vec<Option<Ev>>,
+    free: Vec<u32>,
     seq: u64,
 }
 
@@ -72,19 +51,30 @@ impl Queue {
     /// Schedules `ev` at `at`.
     pub(crate) fn push(&mut self, at: u64, ev: Ev) {
         self.seq += 1;
-        self.heap.push(Scheduled {
-            at,
-            seq: self.seq,
-            ev,
-        });
+        let slot = match self.free.pop() {
+            Some(slot) => {
+                self.slots[slot as usize] = Some(ev);
+                slot
+            }
+            None => {
+                self.slots.push(Some(ev));
+                // More than 4 billion events waiting at once would not fit
+                // in memory anyway.
+                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 queued events")
+            }
+        };
+        self.heap.push(Reverse((at, self.seq, slot)));
     }
 
     /// Removes and returns the earliest event due at or before `until`.
     pub(crate) fn pop_until(&mut self, until: u64) -> Option<(u64, Ev)> {
-        if self.heap.peek()?.at > until {
+        let Reverse((at, _, _)) = *self.heap.peek()?;
+        if at > until {
             return None;
         }
-        self.heap.pop().map(|s| (s.at, s.ev))
+        let Reverse((at, _, slot)) = self.heap.pop()?;
+        self.free.push(slot);
+        self.slots[slot as usize].take().map(|ev| (at, ev))
     }
 }
 

@@ -1,5 +1,5 @@
 //! The simulation's clock queue: a min-heap of `(virtual time, sequence,
-//! event)`. The sequence number breaks ties in scheduling order, so two
+//! slot)` over a slab of events. The sequence number breaks ties in scheduling order, so two
 //! runs with the same seed pop events in the same order.
 
 use std::cmp::Reverse;

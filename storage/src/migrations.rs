@@ -47,10 +47,14 @@ const MIGRATIONS: &[Migration] = &[
         version: 6,
         sql: include_str!("../migrations/0006_clubs.sql"),
     },
+    Migration {
+        version: 7,
+        sql: include_str!("../migrations/0007_note_checks.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[

@@ -9,6 +9,7 @@ mod generic;
 mod item_batch;
 mod items;
 mod migrate;
+mod note_checks;
 mod notes;
 mod open;
 mod round_trips;

@@ -19,7 +19,13 @@ fn note_checks_allow_and_refuse_what_they_did() {
     for source in ["user", "llm", "cli", "system"] {
         insert(&conn, source, "private").unwrap();
     }
-    for audience in ["public", "friends", "group:family", "peer:12D3", "club:chess@12D3"] {
+    for audience in [
+        "public",
+        "friends",
+        "group:family",
+        "peer:12D3",
+        "club:chess@12D3",
+    ] {
         insert(&conn, "user", audience).unwrap();
     }
     for (source, audience) in [

@@ -90,6 +90,12 @@ pub struct Reconciler {
     keyed: bool,
     key: [u8; 16],
     frame_limit: usize,
+    /// The initiator's items already reported in `have`, one bit per item
+    /// of the sorted set. A round cut short by the frame limit hands back
+    /// one fingerprint for all that follows, ranges settled earlier
+    /// included; when that is cut again, their items are compared a second
+    /// time, and must not be sent twice.
+    reported: Vec<u64>,
 }
 
 impl Reconciler {
@@ -98,12 +104,14 @@ impl Reconciler {
     /// bytes (at least `MIN_FRAME_BYTES`).
     pub fn initiator(mut set: SyncSet, key: [u8; 16], frame_limit: usize) -> (Self, Vec<u8>) {
         set.key(key);
+        let words = set.len().div_ceil(64);
         let r = Reconciler {
             set,
             initiator: true,
             keyed: true,
             key,
             frame_limit: frame_limit.max(MIN_FRAME_BYTES),
+            reported: vec![0; words],
         };
         let mut w = Writer::new(HEADER_OPENING);
         w.key(key);
@@ -119,6 +127,7 @@ impl Reconciler {
             keyed: false,
             key: [0; 16],
             frame_limit: frame_limit.max(MIN_FRAME_BYTES),
+            reported: Vec::new(),
         }
     }
 
@@ -139,7 +148,9 @@ impl Reconciler {
 
     /// The initiator's next frame after the responder's `frame`, or `None`
     /// when reconciliation is done. Adds to `have` the ids we hold that the
-    /// friend lacks, and to `need` the short ids it holds that we lack.
+    /// friend lacks (each once per session), and to `need` the short ids it
+    /// holds that we lack (which a later round may repeat, after a round cut
+    /// short by the frame limit).
     pub fn reconcile_with_ids(
         &mut self,
         frame: &[u8],
@@ -258,7 +269,7 @@ impl Reconciler {
 
     /// The initiator's side of an id list: the difference in that range.
     fn compare(
-        &self,
+        &mut self,
         lower: usize,
         upper: usize,
         mut theirs: Vec<ShortId>,
@@ -268,10 +279,12 @@ impl Reconciler {
         theirs.sort_unstable();
         theirs.dedup();
         let mut ours: Vec<ShortId> = Vec::with_capacity(upper - lower);
-        for (_, id) in self.set.items(lower, upper) {
+        for (i, (_, id)) in (lower..upper).zip(self.set.items(lower, upper)) {
             let short = self.set.short_id(id);
             ours.push(short);
-            if theirs.binary_search(&short).is_err() {
+            let (word, bit) = (i / 64, 1u64 << (i % 64));
+            if theirs.binary_search(&short).is_err() && self.reported[word] & bit == 0 {
+                self.reported[word] |= bit;
                 have.push(*id);
             }
         }

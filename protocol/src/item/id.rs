@@ -10,8 +10,31 @@ use crate::error::ItemError;
 
 /// An item's id: SHA-256 over the whole envelope (payload bytes and
 /// signature), so two different envelopes never share an id.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ItemId(pub [u8; 32]);
+
+/// Ordered as the bytes are (lexicographically), compared as two 128-bit
+/// big-endian halves: the derived order called `memcmp` for every
+/// comparison, and the engine's maps and sorted index compare ids all the
+/// time (perf: a fifth of the engine's receive bench).
+impl Ord for ItemId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        let halves = |id: &ItemId| {
+            let mut hi = [0u8; 16];
+            let mut lo = [0u8; 16];
+            hi.copy_from_slice(&id.0[..16]);
+            lo.copy_from_slice(&id.0[16..]);
+            (u128::from_be_bytes(hi), u128::from_be_bytes(lo))
+        };
+        halves(self).cmp(&halves(other))
+    }
+}
+
+impl PartialOrd for ItemId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 impl ItemId {
     /// A distinct id made from `n`, for unit tests that need many ids and
@@ -88,6 +111,24 @@ mod tests {
                 matches!(bad.parse::<ItemId>(), Err(ItemError::BadItemId(_))),
                 "{bad}"
             );
+        }
+    }
+
+    proptest::proptest! {
+        /// Ids order exactly as their bytes do (storage, the wire and the
+        /// engine's sorted index all rely on it).
+        #[test]
+        fn ids_order_as_their_bytes(
+            a in proptest::array::uniform32(proptest::prelude::any::<u8>()),
+            b in proptest::array::uniform32(proptest::prelude::any::<u8>()),
+            cut in 0usize..32,
+        ) {
+            // Also pairs sharing a prefix, which random pairs seldom do.
+            let mut c = b;
+            c[..cut].copy_from_slice(&a[..cut]);
+            for other in [b, c, a] {
+                proptest::prop_assert_eq!(ItemId(a).cmp(&ItemId(other)), a.cmp(&other));
+            }
         }
     }
 

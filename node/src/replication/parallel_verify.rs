@@ -6,6 +6,7 @@
 //! two-core machine the second core otherwise idles while one verifies.
 
 use std::num::NonZeroUsize;
+use std::sync::OnceLock;
 
 use porfiry_protocol::{ItemError, VerifiedItem, verify_batch};
 
@@ -21,8 +22,22 @@ pub const MAX_VERIFY_THREADS: usize = 4;
 /// [`verify_batch`] over `envelopes`, split over up to
 /// [`MAX_VERIFY_THREADS`] cores; result `i` belongs to `envelopes[i]`.
 pub fn verify_parallel(envelopes: &[&[u8]], now_ms: u64) -> Vec<Result<VerifiedItem, ItemError>> {
-    let cores = std::thread::available_parallelism().map_or(1, NonZeroUsize::get);
-    verify_split(envelopes, now_ms, cores.min(MAX_VERIFY_THREADS))
+    if envelopes.len() < PARALLEL_VERIFY_MIN {
+        return verify_batch(envelopes, now_ms);
+    }
+    verify_split(envelopes, now_ms, verify_threads())
+}
+
+/// Threads a large verification uses, looked up once: on Linux
+/// `available_parallelism` reads the cgroup files on every call, and this
+/// runs for every received frame.
+fn verify_threads() -> usize {
+    static THREADS: OnceLock<usize> = OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::thread::available_parallelism()
+            .map_or(1, NonZeroUsize::get)
+            .min(MAX_VERIFY_THREADS)
+    })
 }
 
 /// [`verify_parallel`] with `threads` parts at most.

@@ -41,9 +41,9 @@ pub(crate) enum Ev {
 /// single cost of a 100,000-node run (perf: 15 %).
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
-    heap: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    heap: BinaryHeap<Reverse<(u64, u64, usize)>>,
     slots: Vec<Option<Ev>>,
-    free: Vec<u32>,
+    free: Vec<usize>,
     seq: u64,
 }
 
@@ -53,14 +53,12 @@ impl Queue {
         self.seq += 1;
         let slot = match self.free.pop() {
             Some(slot) => {
-                self.slots[slot as usize] = Some(ev);
+                self.slots[slot] = Some(ev);
                 slot
             }
             None => {
                 self.slots.push(Some(ev));
-                // More than 4 billion events waiting at once would not fit
-                // in memory anyway.
-                u32::try_from(self.slots.len() - 1).expect("fewer than 2^32 queued events")
+                self.slots.len() - 1
             }
         };
         self.heap.push(Reverse((at, self.seq, slot)));
@@ -74,7 +72,7 @@ impl Queue {
         }
         let Reverse((at, _, slot)) = self.heap.pop()?;
         self.free.push(slot);
-        self.slots[slot as usize].take().map(|ev| (at, ev))
+        self.slots[slot].take().map(|ev| (at, ev))
     }
 }
 

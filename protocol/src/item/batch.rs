@@ -1,7 +1,7 @@
 //! Batch verification of many received envelopes at once: every cheap check
 //! per item first (size, shape, limits, weak keys, expiry), then one ed25519
-//! batch equation over the survivors; if that fails, each is verified alone
-//! to find the bad ones.
+//! batch equation over the survivors (`batch_equation.rs`, each author's
+//! terms summed); if that fails, each is verified alone to find the bad ones.
 //!
 //! Weak (small-order) author keys are refused before the batch, as batch
 //! verification does not refuse them itself. Honestly made signatures get
@@ -10,10 +10,11 @@
 
 use std::collections::HashMap;
 
-use ed25519_dalek::{Signature, VerifyingKey};
+use ed25519_dalek::VerifyingKey;
 
 use crate::error::ItemError;
 use crate::identity::AuthorKey;
+use crate::item::batch_equation::{Signed, batch_holds};
 use crate::item::verified::{Unverified, VerifiedItem};
 
 /// Decodes and verifies each envelope; result `i` belongs to `envelopes[i]`.
@@ -40,10 +41,8 @@ pub fn verify_batch(envelopes: &[&[u8]], now_ms: u64) -> Vec<Result<VerifiedItem
     let batch_ok = match ready.len() {
         0 | 1 => false, // nothing to gain: verify alone, strictly
         _ => {
-            let messages: Vec<&[u8]> = ready.iter().map(|u| u.payload_bytes()).collect();
-            let signatures: Vec<Signature> = ready.iter().map(|u| u.signature()).collect();
-            let keys: Vec<VerifyingKey> = ready.iter().map(|u| u.key).collect();
-            ed25519_dalek::verify_batch(&messages, &signatures, &keys).is_ok()
+            let batch: Vec<Signed<'_>> = ready.iter().map(|u| u.signed()).collect();
+            batch_holds(&batch)
         }
     };
     checked

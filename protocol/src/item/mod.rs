@@ -8,6 +8,7 @@
 
 pub mod audience;
 pub mod batch;
+pub(crate) mod batch_equation;
 pub mod body;
 mod cbor;
 mod checks;

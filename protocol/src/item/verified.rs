@@ -12,6 +12,7 @@ use ed25519_dalek::{Signature, Signer, VerifyingKey};
 use crate::error::ItemError;
 use crate::identity::{AuthorKey, NodeKey};
 use crate::item::audience::Audience;
+use crate::item::batch_equation::Signed;
 use crate::item::body::Body;
 use crate::item::envelope::{TAIL_LEN, decode_envelope, encode_envelope};
 use crate::item::id::ItemId;
@@ -124,6 +125,15 @@ impl Unverified {
 
     pub(crate) fn payload_bytes(&self) -> &[u8] {
         &self.envelope[self.payload_range.clone()]
+    }
+
+    /// The payload, signature and key, for a batch equation.
+    pub(crate) fn signed(&self) -> Signed<'_> {
+        Signed {
+            message: self.payload_bytes(),
+            signature: &self.signature,
+            key: &self.key,
+        }
     }
 
     pub(crate) fn signature(&self) -> Signature {

@@ -277,7 +277,7 @@ fn catch_up(c: &mut Criterion) {
                 befriend(&p.phone, &p.server_key, Some(server.address()));
                 let phone = start(&p.phone, p.phone_key.clone(), Profile::Phone);
                 // Written on the server, which notices its own file's
-                // changes within `CHANGE_POLL_INTERVAL` (250 ms); a phone
+                // changes within `CHANGE_POLL_INTERVAL` (50 ms); a phone
                 // polls every 5 s, which would be most of what this times.
                 let items = notes(&p.server_key, N);
                 // Connected once the server has recorded the phone online.

@@ -143,4 +143,12 @@ pub enum ItemError {
     /// Text that is not a 64-digit hex item id.
     #[error("bad item id {0:?}: expected 64 hex digits")]
     BadItemId(String),
+    /// An item offered as this node's own names another author.
+    #[error("item is by {author}, not by this node ({local})")]
+    NotOwn {
+        /// The item's author, as a peer id.
+        author: String,
+        /// This node's peer id.
+        local: String,
+    },
 }

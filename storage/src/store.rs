@@ -174,6 +174,16 @@ impl Store {
         Ok(())
     }
 
+    /// SQLite's `PRAGMA data_version` on this connection: it changes
+    /// whenever another connection (another process, or another connection
+    /// of this one) commits, and never for this connection's own commits.
+    /// Asked on a process's one writer, it tells "someone else wrote".
+    pub fn data_version(&self) -> Result<i64> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?)
+    }
+
     /// The database file this store was opened on.
     pub fn path(&self) -> &Path {
         &self.path

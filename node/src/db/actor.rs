@@ -99,6 +99,26 @@ impl Db {
         call(&self.inner.writes, f).await
     }
 
+    /// [`Db::write`] for a plain thread (one outside the async runtime,
+    /// which must not block): waits for the queue and the answer by
+    /// blocking. Panics if called from async code, as tokio's blocking
+    /// calls do.
+    pub fn write_blocking<F, T>(&self, f: F) -> Result<T, DbError>
+    where
+        F: FnOnce(&Store) -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        let (tx, rx) = oneshot::channel();
+        let job: Job = Box::new(move |store| {
+            let _ = tx.send(f(store));
+        });
+        self.inner
+            .writes
+            .blocking_send(Request::Run(job))
+            .map_err(|_| DbError::Closed)?;
+        rx.blocking_recv().map_err(|_| DbError::Closed)
+    }
+
     /// Runs `f` on one of the read connections (which refuse writes).
     pub async fn read<F, T>(&self, f: F) -> Result<T, DbError>
     where

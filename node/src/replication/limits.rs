@@ -8,25 +8,50 @@ use std::time::Duration;
 use crate::mesh::Profile;
 
 /// How often a server asks SQLite whether another process changed the
-/// file (`PRAGMA data_version`, one cheap read): 250 ms makes a `notes post`
-/// or `friends add` from another terminal take effect well within a second,
-/// at four trivial queries a second when nothing happens. Writes made
-/// inside the process (a `NodeHandle`) do not wait for it: they tell the
-/// loop directly.
-pub const CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(250);
+/// file (`PRAGMA data_version` on the writer connection, one read of the
+/// WAL index, which the node's own commits never change): 50 ms makes a
+/// `notes post` or `friends add` from another terminal leave for friends
+/// within a blink, at 20 trivial checks a second on an always-on machine.
+/// Writes made inside the process through a `NodeHandle` do not wait for
+/// it: they tell the loop directly.
+pub const CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(50);
 
-/// The same poll on a phone: at most once every 5 s, so an idle phone node
-/// wakes for it no more than 12 times a minute (the radio and CPU sleep in
-/// between). On a phone the app writes through its `NodeHandle`, which
+/// How often a server looks for any commit at all, its own included (on a
+/// read connection of the watcher's own): some in-process writes leave
+/// rows to publish without telling the loop (a thinking core's shareable
+/// rating, a chat tool's strategy), and the scan this starts publishes
+/// them. 250 ms sends those within a quarter second, while a server busy
+/// storing received items (a commit per frame) scans for them at most four
+/// times a second.
+pub const ANY_CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Both polls on a phone: at most once every 5 s, so an idle phone node
+/// wakes for them no more than 12 times a minute (the radio and CPU sleep
+/// in between). On a phone the app writes through its `NodeHandle`, which
 /// notifies the loop at once; only another process writing the file (rare
-/// there) waits up to 5 s.
+/// there) or a core's shareable rating waits up to 5 s.
 pub const PHONE_CHANGE_POLL_INTERVAL: Duration = Duration::from_secs(5);
 
-/// The change poll interval for `profile`.
-pub fn change_poll_interval(profile: Profile) -> Duration {
+/// The two change polls of one profile (see `watch.rs`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PollIntervals {
+    /// Another connection's commit (another process).
+    pub others: Duration,
+    /// Any commit, the node's own writes included.
+    pub any: Duration,
+}
+
+/// The change poll intervals for `profile`.
+pub fn change_poll_intervals(profile: Profile) -> PollIntervals {
     match profile {
-        Profile::Server => CHANGE_POLL_INTERVAL,
-        Profile::Phone => PHONE_CHANGE_POLL_INTERVAL,
+        Profile::Server => PollIntervals {
+            others: CHANGE_POLL_INTERVAL,
+            any: ANY_CHANGE_POLL_INTERVAL,
+        },
+        Profile::Phone => PollIntervals {
+            others: PHONE_CHANGE_POLL_INTERVAL,
+            any: PHONE_CHANGE_POLL_INTERVAL,
+        },
     }
 }
 

@@ -20,14 +20,17 @@
 //! the engine accepted is on disk. Storage is read at start without
 //! re-verifying signatures: every row was verified (or signed) before it
 //! was written, the file is private to this user, and re-verifying 100,000
-//! items would add seconds to every start for no new guarantee.
+//! items would add seconds to every start for no new guarantee. For the
+//! same reason our own items another process signed into the file are
+//! decoded but not verified again when the poll picks them up
+//! (`VerifiedItem::vouch_own`).
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
+use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output, PUSH_BATCH_FULL};
 use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
 use porfiry_skills::Clock;
 use porfiry_storage::{MAX_PAGE_IDS, PeerStatus, StorageError};
@@ -38,9 +41,8 @@ use super::engine_clock::EngineTime;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
-use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_interval};
+use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_intervals};
 use super::outgoing::Outgoing;
-use super::parallel_verify::verify_parallel;
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
 use crate::db::Db;
@@ -146,7 +148,7 @@ pub async fn run_node(
         .await??;
     tracing::info!(peer = %local, items = engine.item_count(), friends = friends.len(), "starting node");
 
-    let poll_interval = change_poll_interval(options.profile);
+    let poll_intervals = change_poll_intervals(options.profile);
     let mut config = match options.profile {
         Profile::Server => MeshConfig {
             streams: options.streams,
@@ -176,7 +178,7 @@ pub async fn run_node(
     let (outgoing, forward_task) = Outgoing::spawn(handle);
 
     let (changes_tx, mut changes) = mpsc::channel(1);
-    let _watch = spawn_watch(ChangeWatcher::open(db.path())?, poll_interval, changes_tx)?;
+    let _watch = spawn_watch(ChangeWatcher::start(&db).await?, poll_intervals, changes_tx)?;
     let now = time.now();
     let mut node = Node {
         time,
@@ -520,8 +522,11 @@ impl Node {
             })
             .await?;
         self.skipped = skipped;
-        let mut items = items?;
-        items.extend(self.signed_elsewhere(now).await?);
+        self.publish(items?).await?;
+        self.publish_signed_elsewhere(now).await
+    }
+
+    async fn publish(&mut self, items: Vec<VerifiedItem>) -> Result<(), ReplicationError> {
         for item in &items {
             self.fed.insert(item.id());
         }
@@ -534,9 +539,12 @@ impl Node {
         .await
     }
 
-    /// Our own items another process stored (a `notes post` signs its item
-    /// itself) that the engine does not hold yet.
-    async fn signed_elsewhere(&mut self, now: u64) -> Result<Vec<VerifiedItem>, ReplicationError> {
+    /// Publishes our own items another process stored (a `notes post`
+    /// signs its item itself) that the engine does not hold yet,
+    /// `PUSH_BATCH_FULL` at a time: each part is read, checked and handed
+    /// to the engine, whose full push batch leaves at once, so friends
+    /// start on the first part while the next is read.
+    async fn publish_signed_elsewhere(&mut self, now: u64) -> Result<(), ReplicationError> {
         let (local, since) = (self.local.clone(), self.own_since);
         let stored = self
             .db
@@ -549,16 +557,26 @@ impl Node {
             .filter(|id| !self.engine.holds(id) && !self.fed.contains(id))
             .collect();
         self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
-        if new.is_empty() {
-            return Ok(Vec::new());
+        for part in new.chunks(PUSH_BATCH_FULL) {
+            let items = self.read_own(part.to_vec(), now).await?;
+            self.publish(items).await?;
         }
+        Ok(())
+    }
+
+    /// Reads and checks our own stored items `ids`; those gone meanwhile
+    /// (withdrawn) are skipped, those refused logged and not asked again.
+    async fn read_own(
+        &mut self,
+        ids: Vec<ItemId>,
+        now: u64,
+    ) -> Result<Vec<VerifiedItem>, ReplicationError> {
         let envelopes = self
             .db
             .read(move |s| -> Result<Vec<(ItemId, Vec<u8>)>, StorageError> {
-                let mut out = Vec::with_capacity(new.len());
-                for page in new.chunks(MAX_PAGE_IDS) {
+                let mut out = Vec::with_capacity(ids.len());
+                for page in ids.chunks(MAX_PAGE_IDS) {
                     let payloads = s.item_page(page)?;
-                    // Gone meanwhile (withdrawn): nothing to publish.
                     out.extend(
                         page.iter()
                             .zip(payloads)
@@ -568,15 +586,18 @@ impl Node {
                 Ok(out)
             })
             .await??;
-        // One batch verification (over the cores): another process wrote
-        // these rows.
+        // Decoded and checked, the signature vouched for rather than
+        // verified: our own file holds them, next to our key (see
+        // `VerifiedItem::vouch_own`); catch-up serves them from the same
+        // file unchecked, and friends verify them on arrival.
         let refs: Vec<&[u8]> = envelopes.iter().map(|(_, e)| e.as_slice()).collect();
         let mut found = Vec::with_capacity(refs.len());
-        for ((id, _), result) in envelopes.iter().zip(verify_parallel(&refs, now)) {
+        let checked = VerifiedItem::vouch_own(&self.key, &refs, now);
+        for ((id, _), result) in envelopes.iter().zip(checked) {
             match result {
                 Ok(item) => found.push(item),
                 Err(e) => {
-                    tracing::warn!(%id, error = %e, "own stored item does not verify; not published");
+                    tracing::warn!(%id, error = %e, "own stored item refused; not published");
                     self.fed.insert(*id);
                 }
             }

@@ -1,110 +1,144 @@
-//! Noticing that another process changed the database (a `notes post`, a
-//! `friends add` from another terminal, a chat session's tool), cheaply:
-//! SQLite's `PRAGMA data_version` on a connection of our own changes
-//! whenever any other connection commits, and costs one read of the WAL
-//! index. Polled every `CHANGE_POLL_INTERVAL` (server) or
-//! `PHONE_CHANGE_POLL_INTERVAL` (phone) by [`spawn_watch`]; the node's own
-//! writes (through the DB actor's writer) count as changes too, which only
-//! costs a scan that finds nothing new.
+//! Noticing that the database changed behind the loop's back, cheaply:
+//! SQLite's `PRAGMA data_version` on a connection changes whenever another
+//! connection commits, and costs one read of the WAL index. Two such reads,
+//! on two clocks ([`PollIntervals`]):
 //!
-//! The poll runs on a plain thread that sleeps in `recv_timeout`, not on a
-//! tokio interval: tokio's hierarchical timer wheel reaches a deadline
-//! seconds away in steps (one wake-up per wheel level crossed), which made
-//! an idle phone's 5 s poll cost three wake-ups of the node thread instead
-//! of one. The thread wakes once per interval and wakes the loop only when
-//! something changed.
+//! - on the DB actor's writer connection, whose own commits never change
+//!   it: another process wrote (a `notes post`, a `friends add` from
+//!   another terminal). Asked often (50 ms on a server), as nothing the
+//!   node does itself sets it off: a server storing a catch-up's items
+//!   stays quiet.
+//! - on a read-only connection of the watcher's own, which every commit
+//!   changes, the node's own included: some in-process writes leave rows
+//!   to publish without telling the loop (a thinking core's shareable
+//!   rating). Asked less often (250 ms on a server), so a busy writer costs
+//!   at most four scans a second.
+//!
+//! Either change sends one signal, and the loop scans (friends, rows to
+//! publish, items signed elsewhere). [`spawn_watch`] polls on a plain thread
+//! that sleeps in `recv_timeout`, not on a tokio interval: tokio's
+//! hierarchical timer wheel reaches a deadline seconds away in steps (one
+//! wake-up per wheel level crossed), which made an idle phone's 5 s poll
+//! cost three wake-ups of the node thread instead of one. The thread wakes
+//! once per interval and wakes the loop only when something changed.
 
-use std::path::Path;
 use std::sync::mpsc as std_mpsc;
-use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
 use tokio::sync::mpsc;
 
 use super::error::ReplicationError;
+use super::limits::PollIntervals;
+use crate::db::{Db, DbError};
 
-/// A read-only connection that remembers the last `data_version` it saw.
+/// The two connections' last `data_version`s, and the way to ask again.
 pub struct ChangeWatcher {
+    db: Db,
     conn: Connection,
     path: String,
-    last: i64,
+    last_others: i64,
+    last_any: i64,
 }
 
 impl std::fmt::Debug for ChangeWatcher {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ChangeWatcher")
             .field("path", &self.path)
-            .field("last", &self.last)
+            .field("last_others", &self.last_others)
+            .field("last_any", &self.last_any)
             .finish_non_exhaustive()
     }
 }
 
 impl ChangeWatcher {
-    /// Opens the database file read-only and takes its current version as
-    /// the baseline.
-    pub fn open(path: &Path) -> Result<ChangeWatcher, ReplicationError> {
-        let shown = path.display().to_string();
+    /// Opens the watcher's own read-only connection on `db`'s file and
+    /// takes both current versions as the baseline.
+    pub async fn start(db: &Db) -> Result<ChangeWatcher, ReplicationError> {
+        let path = db.path().display().to_string();
         let err = |source| ReplicationError::Watch {
-            path: shown.clone(),
+            path: path.clone(),
             source,
         };
         let conn = Connection::open_with_flags(
-            path,
+            db.path(),
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
         .map_err(err)?;
-        let mut w = ChangeWatcher {
+        let last_any = version(&conn).map_err(err)?;
+        let last_others = db.write(|s| s.data_version()).await??;
+        Ok(ChangeWatcher {
+            db: db.clone(),
             conn,
-            path: shown.clone(),
-            last: 0,
-        };
-        w.last = w.version().map_err(err)?;
-        Ok(w)
+            path,
+            last_others,
+            last_any,
+        })
     }
 
-    /// True if another connection committed since the last call (or since
-    /// `open`).
-    pub fn changed(&mut self) -> Result<bool, ReplicationError> {
-        let v = self.version().map_err(|source| ReplicationError::Watch {
+    /// True if another connection than the node's writer committed since
+    /// this was last asked. Blocks on the writer's queue: for the watch
+    /// thread only.
+    pub fn others_changed(&mut self) -> Result<bool, ReplicationError> {
+        let v = self.db.write_blocking(|s| s.data_version())??;
+        Ok(std::mem::replace(&mut self.last_others, v) != v)
+    }
+
+    /// True if anyone, the node's writer included, committed since this
+    /// was last asked.
+    pub fn any_changed(&mut self) -> Result<bool, ReplicationError> {
+        let v = version(&self.conn).map_err(|source| ReplicationError::Watch {
             path: self.path.clone(),
             source,
         })?;
-        let changed = v != self.last;
-        self.last = v;
-        Ok(changed)
-    }
-
-    fn version(&self) -> rusqlite::Result<i64> {
-        self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+        Ok(std::mem::replace(&mut self.last_any, v) != v)
     }
 }
 
-/// The polling thread; dropping this stops it at once.
+fn version(conn: &Connection) -> rusqlite::Result<i64> {
+    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
+}
+
+/// The polling thread; dropping this stops it at once (or after the check
+/// under way, which waits its turn on the writer).
 #[derive(Debug)]
 pub struct WatchThread {
     _stop: std_mpsc::Sender<()>,
 }
 
-/// Polls `watcher` every `interval` on a thread of its own and sends `()`
-/// to `changed` when another connection committed. `changed` has room for
-/// one signal: a change seen while a scan is already due adds nothing.
+/// Polls `watcher` on a thread of its own, for others' commits every
+/// `intervals.others` and for any commit about every `intervals.any`, and
+/// sends `()` to `changed` when either moved. `changed` has room for one
+/// signal: a change seen while a scan is already due adds nothing. The
+/// thread ends when dropped, when the loop is gone or when the database
+/// closes.
 pub fn spawn_watch(
     mut watcher: ChangeWatcher,
-    interval: Duration,
+    intervals: PollIntervals,
     changed: mpsc::Sender<()>,
 ) -> Result<WatchThread, ReplicationError> {
     let (stop, stopped) = std_mpsc::channel::<()>();
+    // Every how many ticks the "any commit" check comes along.
+    let every = (intervals.any.as_nanos() / intervals.others.as_nanos().max(1)).max(1);
     std::thread::Builder::new()
         .name("porfiry-watch".into())
         .spawn(move || {
-            // Sleeps `interval`; returns at once when the node stops.
-            while let Err(std_mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(interval) {
-                match watcher.changed() {
+            let mut tick: u128 = 0;
+            // Sleeps one interval; returns at once when the node stops.
+            while let Err(std_mpsc::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(intervals.others)
+            {
+                tick += 1;
+                let seen = watcher.others_changed().and_then(|others| {
+                    let any = tick.is_multiple_of(every) && watcher.any_changed()?;
+                    Ok(others || any)
+                });
+                match seen {
                     Ok(false) => {}
                     Ok(true) => match changed.try_send(()) {
                         Ok(()) | Err(mpsc::error::TrySendError::Full(())) => {}
                         Err(mpsc::error::TrySendError::Closed(())) => return,
                     },
+                    Err(ReplicationError::Db(DbError::Closed)) => return,
                     // Retried at the next interval: nothing is lost by waiting.
                     Err(e) => tracing::warn!(error = %e, "change check failed"),
                 }
@@ -116,73 +150,105 @@ pub fn spawn_watch(
 
 #[cfg(test)]
 mod tests {
+    use std::time::Duration;
+
     use porfiry_storage::{DB_FILE_NAME, Note, Store};
 
     use super::*;
 
-    #[test]
-    fn sees_commits_of_other_connections_once() {
+    fn note(text: &str) -> Note {
+        Note {
+            text: text.into(),
+            ..Default::default()
+        }
+    }
+
+    fn temp_db() -> (tempfile::TempDir, Db, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(DB_FILE_NAME);
-        let store = Store::create(&path).unwrap();
-        let mut w = ChangeWatcher::open(&path).unwrap();
-        assert!(!w.changed().unwrap(), "nothing happened yet");
-        store
-            .add(
-                &Note {
-                    text: "hi".into(),
-                    ..Default::default()
-                },
-                1,
-            )
-            .unwrap();
-        assert!(w.changed().unwrap());
-        assert!(!w.changed().unwrap(), "reported once");
-        // A second process-like writer on its own connection.
-        let other = Store::open(&path).unwrap();
-        other
-            .add(
-                &Note {
-                    text: "again".into(),
-                    ..Default::default()
-                },
-                2,
-            )
-            .unwrap();
-        assert!(w.changed().unwrap());
+        let db = Db::start(Store::create(&path).unwrap()).unwrap();
+        (dir, db, path)
+    }
+
+    /// Both checks, asked from a blocking thread as the watch thread asks
+    /// them: (others, any).
+    async fn check(mut w: ChangeWatcher) -> (ChangeWatcher, (bool, bool)) {
+        tokio::task::spawn_blocking(move || {
+            let c = (w.others_changed().unwrap(), w.any_changed().unwrap());
+            (w, c)
+        })
+        .await
+        .unwrap()
     }
 
     #[tokio::test]
-    async fn the_thread_signals_a_change_and_stops_when_dropped() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join(DB_FILE_NAME);
-        let store = Store::create(&path).unwrap();
-        let (tx, mut rx) = mpsc::channel(1);
-        let thread = spawn_watch(
-            ChangeWatcher::open(&path).unwrap(),
-            Duration::from_millis(1),
-            tx,
-        )
-        .unwrap();
-        store
-            .add(
-                &Note {
-                    text: "hi".into(),
-                    ..Default::default()
-                },
-                1,
-            )
+    async fn others_commits_show_on_both_checks_the_nodes_own_only_on_any() {
+        let (_dir, db, path) = temp_db();
+        let w = ChangeWatcher::start(&db).await.unwrap();
+        let (w, c) = check(w).await;
+        assert_eq!(c, (false, false), "nothing happened yet");
+        // The node's own write, through the actor's writer.
+        db.write(|s| s.add(&note("ours"), 1))
+            .await
+            .unwrap()
             .unwrap();
+        let (w, c) = check(w).await;
+        assert_eq!(c, (false, true), "the writer's own commit is not another's");
+        // Another process's write, on a connection of its own.
+        Store::open(&path).unwrap().add(&note("theirs"), 2).unwrap();
+        let (w, c) = check(w).await;
+        assert_eq!(c, (true, true));
+        let (_, c) = check(w).await;
+        assert_eq!(c, (false, false), "reported once");
+    }
+
+    fn fast() -> PollIntervals {
+        PollIntervals {
+            others: Duration::from_millis(1),
+            any: Duration::from_millis(3),
+        }
+    }
+
+    #[tokio::test]
+    async fn the_thread_signals_another_process_and_stops_when_dropped() {
+        let (_dir, db, path) = temp_db();
+        let (tx, mut rx) = mpsc::channel(1);
+        let thread = spawn_watch(ChangeWatcher::start(&db).await.unwrap(), fast(), tx).unwrap();
+        Store::open(&path).unwrap().add(&note("hi"), 1).unwrap();
         assert_eq!(rx.recv().await, Some(()));
         drop(thread);
         // The thread ends and drops its sender.
         assert_eq!(rx.recv().await, None);
     }
 
-    #[test]
-    fn a_missing_file_is_a_clear_error() {
-        let dir = tempfile::tempdir().unwrap();
-        let err = ChangeWatcher::open(&dir.path().join("nope.db")).unwrap_err();
-        assert!(err.to_string().contains("nope.db"), "{err}");
+    #[tokio::test]
+    async fn the_thread_signals_the_nodes_own_writes_too() {
+        let (_dir, db, _path) = temp_db();
+        let (tx, mut rx) = mpsc::channel(1);
+        let _thread = spawn_watch(ChangeWatcher::start(&db).await.unwrap(), fast(), tx).unwrap();
+        db.write(|s| s.add(&note("ours"), 1))
+            .await
+            .unwrap()
+            .unwrap();
+        assert_eq!(rx.recv().await, Some(()));
+    }
+
+    #[tokio::test]
+    async fn the_thread_ends_when_the_database_closes() {
+        let (_dir, db, _path) = temp_db();
+        let (tx, mut rx) = mpsc::channel(1);
+        let _thread = spawn_watch(ChangeWatcher::start(&db).await.unwrap(), fast(), tx).unwrap();
+        db.close().await;
+        assert_eq!(rx.recv().await, None, "its sender is dropped");
+    }
+
+    #[tokio::test]
+    async fn a_file_gone_from_under_the_node_is_a_clear_error() {
+        let (_dir, db, path) = temp_db();
+        // The writer keeps its open file; the watcher's own connection
+        // cannot open the name any more.
+        std::fs::remove_file(&path).unwrap();
+        let err = ChangeWatcher::start(&db).await.unwrap_err();
+        assert!(err.to_string().contains(DB_FILE_NAME), "{err}");
     }
 }

@@ -1,7 +1,9 @@
 //! `VerifiedItem`: an item whose envelope decoded, whose limits hold and
 //! whose signature verified. Its fields are private and the only ways to
 //! make one are [`sign`] and [`VerifiedItem::decode`] (or `verify_batch`),
-//! so holding one is proof of all three checks.
+//! so holding one is proof of all three checks; or
+//! [`VerifiedItem::vouch_own`], where the holder of the author's secret key
+//! vouches for the signature of an item its own database holds.
 
 use std::fmt;
 use std::ops::Range;
@@ -166,6 +168,40 @@ impl VerifiedItem {
     /// (pass 0 to accept expired items, e.g. when re-reading local storage).
     pub fn decode(bytes: &[u8], now_ms: u64) -> Result<VerifiedItem, ItemError> {
         Unverified::check(bytes, now_ms)?.verify_strict()
+    }
+
+    /// Items of our own read back from our own database (another process
+    /// of this node, a `notes post`, signed and stored them): every check
+    /// of [`VerifiedItem::decode`] but the signature, which `key`'s holder
+    /// vouches for. The database file and the key file share one data
+    /// directory and one owner, so whoever could have written a bad row
+    /// could as well have signed it; checking again would prove nothing,
+    /// and every friend verifies the item on arrival all the same. An item
+    /// of another author is refused with [`ItemError::NotOwn`]. Result `i`
+    /// belongs to `envelopes[i]`.
+    pub fn vouch_own(
+        key: &NodeKey,
+        envelopes: &[&[u8]],
+        now_ms: u64,
+    ) -> Vec<Result<VerifiedItem, ItemError>> {
+        let local = key.author();
+        let verifying = key.signing_key().verifying_key();
+        let peer_id = local.peer_id_string();
+        envelopes
+            .iter()
+            .map(|bytes| {
+                let unverified = Unverified::check_with(bytes, now_ms, |author| {
+                    if *author != local {
+                        return Err(ItemError::NotOwn {
+                            author: author.peer_id_string(),
+                            local: peer_id.clone(),
+                        });
+                    }
+                    Ok((verifying, peer_id.clone()))
+                })?;
+                Ok(unverified.into_verified())
+            })
+            .collect()
     }
 
     /// Rebuilds an item from its stored payload and signature (as the

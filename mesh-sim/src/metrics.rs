@@ -3,10 +3,12 @@
 //! messages by kind, lost messages and the engine's events, plus the
 //! time-series samples.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 
 use porfiry_protocol::ItemId;
 use porfiry_protocol::engine::{Event, RejectReason};
+use porfiry_protocol::wire::WireMessage;
+use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::limits::MAX_LISTED_VIOLATIONS;
@@ -40,9 +42,9 @@ pub struct Sample {
 /// Counters of one run.
 #[derive(Debug)]
 pub struct Metrics {
-    item_of: HashMap<ItemId, usize>,
+    item_of: FxHashMap<ItemId, usize>,
     pub(crate) published_at: Vec<Option<u64>>,
-    first_held: HashMap<(usize, usize), u64>,
+    first_held: FxHashMap<(usize, usize), u64>,
     pub(crate) delivery_ms: Vec<u64>,
     pub(crate) delivered: u64,
     pub(crate) entitled_due: u64,
@@ -55,8 +57,7 @@ pub struct Metrics {
     pub(crate) bytes_received: Vec<u64>,
     pub(crate) wire_bytes: u64,
     pub(crate) payload_bytes: u64,
-    pub(crate) messages_sent: BTreeMap<&'static str, u64>,
-    pub(crate) bytes_by_kind: BTreeMap<&'static str, u64>,
+    pub(crate) by_kind: KindCounts,
     pub(crate) messages_delivered: u64,
     pub(crate) messages_lost: u64,
     pub(crate) messages_cut: u64,
@@ -78,7 +79,7 @@ impl Metrics {
         Metrics {
             item_of: world.items.iter().map(|p| (p.item.id(), p.index)).collect(),
             published_at: vec![None; world.items.len()],
-            first_held: HashMap::new(),
+            first_held: FxHashMap::default(),
             delivery_ms: Vec::new(),
             delivered: 0,
             entitled_due: 0,
@@ -91,8 +92,7 @@ impl Metrics {
             bytes_received: vec![0; n],
             wire_bytes: 0,
             payload_bytes: 0,
-            messages_sent: BTreeMap::new(),
-            bytes_by_kind: BTreeMap::new(),
+            by_kind: KindCounts::default(),
             messages_delivered: 0,
             messages_lost: 0,
             messages_cut: 0,
@@ -181,4 +181,52 @@ fn reason_name(reason: &RejectReason) -> String {
         RejectReason::BadClubChange(_) => "bad_club_change",
     }
     .to_owned()
+}
+
+/// Messages and bytes sent per message kind: one slot per `WireMessage`
+/// variant, as this is counted for every simulated frame (a map keyed by
+/// the kind's name cost a string comparison per level).
+#[derive(Debug, Default)]
+pub(crate) struct KindCounts {
+    /// Per slot: the kind's name once seen, messages, bytes.
+    slots: [(Option<&'static str>, u64, u64); 7],
+}
+
+impl KindCounts {
+    /// Counts one message of `bytes` bytes.
+    pub(crate) fn add(&mut self, message: &WireMessage, bytes: usize) {
+        let slot = match message {
+            WireMessage::Have { .. } => 0,
+            WireMessage::Want { .. } => 1,
+            WireMessage::Items { .. } => 2,
+            WireMessage::SyncQuery { .. } => 3,
+            WireMessage::SyncReply { .. } => 4,
+            WireMessage::SyncDone { .. } => 5,
+            WireMessage::SyncAbort { .. } => 6,
+        };
+        let s = &mut self.slots[slot];
+        s.0 = Some(message.name());
+        s.1 += 1;
+        s.2 += bytes as u64;
+    }
+
+    /// Messages sent, by kind name (kinds never sent are absent).
+    pub(crate) fn messages(&self) -> BTreeMap<String, u64> {
+        self.seen()
+            .map(|(name, n, _)| (name.to_owned(), n))
+            .collect()
+    }
+
+    /// Bytes sent, by kind name (kinds never sent are absent).
+    pub(crate) fn bytes(&self) -> BTreeMap<String, u64> {
+        self.seen()
+            .map(|(name, _, b)| (name.to_owned(), b))
+            .collect()
+    }
+
+    fn seen(&self) -> impl Iterator<Item = (&'static str, u64, u64)> + '_ {
+        self.slots
+            .iter()
+            .filter_map(|&(name, n, b)| Some((name?, n, b)))
+    }
 }

@@ -346,16 +346,8 @@ impl Report {
                 messages_lost,
             },
             messages: Messages {
-                sent: m
-                    .messages_sent
-                    .iter()
-                    .map(|(k, v)| ((*k).to_owned(), *v))
-                    .collect(),
-                bytes_sent: m
-                    .bytes_by_kind
-                    .iter()
-                    .map(|(k, v)| ((*k).to_owned(), *v))
-                    .collect(),
+                sent: m.by_kind.messages(),
+                bytes_sent: m.by_kind.bytes(),
                 delivered: m.messages_delivered,
                 lost: m.messages_lost,
                 cut: m.messages_cut,

@@ -6,7 +6,9 @@
 //! store, and fill `SendItems` (and `SendChunk`, `sim_chunks.rs`) from the
 //! node's store.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
+
+use rustc_hash::FxHashMap;
 
 use porfiry_protocol::VerifiedItem;
 use porfiry_protocol::engine::{EngineConfig, Input, Output};
@@ -135,7 +137,7 @@ struct Sim<'w> {
     active_partitions: BTreeSet<usize>,
     active_blackholes: BTreeSet<usize>,
     /// Peer id string → node index (lookups only).
-    by_peer: HashMap<String, usize>,
+    by_peer: FxHashMap<String, usize>,
     metrics: Metrics,
     events: u64,
     trace: Trace,
@@ -381,9 +383,7 @@ impl<'w> Sim<'w> {
                 return None;
             }
         };
-        let kind = message.name();
-        *self.metrics.messages_sent.entry(kind).or_default() += 1;
-        *self.metrics.bytes_by_kind.entry(kind).or_default() += bytes.len() as u64;
+        self.metrics.by_kind.add(message, bytes.len());
         let Some(&to) = self.by_peer.get(to_peer) else {
             self.metrics.messages_cut += 1;
             return None;

@@ -13,7 +13,7 @@
 //! through `verify_batch` as in the real node. The engine gets the same input
 //! as from `Inbound::from_wire`, item for item, in the same order.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
 
 use porfiry_protocol::engine::Inbound;
 use porfiry_protocol::wire::WireMessage;
@@ -22,7 +22,7 @@ use porfiry_protocol::{VerifiedItem, verify_batch};
 /// Envelopes that verified, by their exact bytes.
 #[derive(Debug, Default)]
 pub struct VerifyCache {
-    verified: HashMap<Vec<u8>, VerifiedItem>,
+    verified: FxHashMap<Vec<u8>, VerifiedItem>,
     /// Envelopes whose signature was checked (for the tests and reports).
     pub checked: u64,
 }

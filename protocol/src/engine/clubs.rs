@@ -62,21 +62,20 @@ impl Engine {
         out: &mut Vec<Output>,
     ) {
         let club = &change.club;
-        let before: Vec<bool> = self
-            .peers
-            .keys()
+        let peers: Vec<String> = self.connected_peers().map(str::to_owned).collect();
+        let before: Vec<bool> = peers
+            .iter()
             .map(|p| self.clubs.is_member_now(club, p))
             .collect();
         // Room was checked before the item was accepted.
         if self.clubs.insert(id, created_ms, author, change).is_err() {
             return;
         }
-        let joined: Vec<String> = self
-            .peers
-            .keys()
+        let joined: Vec<String> = peers
+            .into_iter()
             .zip(before)
             .filter(|(p, was)| !was && self.clubs.is_member_now(club, p))
-            .map(|(p, _)| p.clone())
+            .map(|(p, _)| p)
             .collect();
         for peer in joined {
             if let Some(p) = self.peers.get_mut(&peer) {

@@ -20,7 +20,9 @@
 //! When nothing was lost, every offer is confirmed or answered, so a resync
 //! of equal sets re-announces nothing beyond those second tries.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use super::index::MetaRef;
 use crate::item::audience::Audience;
@@ -65,7 +67,7 @@ pub(super) enum Check {
 /// Hop checks still owed to each connected friend.
 #[derive(Debug, Default)]
 pub(super) struct HopChecks {
-    peers: BTreeMap<String, PeerChecks>,
+    peers: FxHashMap<String, PeerChecks>,
 }
 
 impl HopChecks {

@@ -23,7 +23,9 @@
 //! its list until the node restarts (the engine is not told of removals);
 //! the bound below holds per friend.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap;
 
 use crate::item::id::ItemId;
 
@@ -38,7 +40,7 @@ pub const MAX_LACKS_PER_FRIEND: usize = 1_024;
 /// Per friend, the items it lacks that we may not send it.
 #[derive(Debug, Default)]
 pub(super) struct Lacks {
-    per_peer: BTreeMap<String, BTreeSet<ItemId>>,
+    per_peer: FxHashMap<String, BTreeSet<ItemId>>,
 }
 
 impl Lacks {

@@ -23,12 +23,15 @@
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
 //!
-//! The same inputs give the same outputs, in the same order: every map and
-//! set here is ordered (`BTreeMap`/`BTreeSet`), never a `HashMap` whose
-//! random seed would decide which announcer is asked or in what order
-//! messages leave. The clippy lints denied below keep the clock, the file
-//! system, ambient randomness and randomly seeded hashers out of this
-//! module (their list is in `protocol/clippy.toml`).
+//! The same inputs give the same outputs, in the same order: maps and sets
+//! are ordered (`BTreeMap`/`BTreeSet`), never a randomly seeded `HashMap`
+//! whose seed would decide which announcer is asked or in what order
+//! messages leave. The maps keyed by friend (`peers`, sessions, asks, hop
+//! checks, lacks) are looked up on nearly every input, so they are
+//! `FxHashMap`s (no seed); every walk over one goes in sorted peer id order,
+//! so the hash never reaches the outputs. The clippy lints denied below keep
+//! the clock, the file system, ambient randomness and randomly seeded
+//! hashers out of this module (their list is in `protocol/clippy.toml`).
 
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
@@ -48,8 +51,9 @@ mod session_send;
 mod sync;
 mod wants;
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap;
 
 pub use config::{
     CHUNK_BYTES, CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS,
@@ -89,7 +93,11 @@ pub struct Engine {
     cfg: EngineConfig,
     local: Arc<str>,
     index: Index,
-    peers: BTreeMap<String, Peer>,
+    /// Connected friends. Looked up on every input, so hashed (FxHash:
+    /// keys are the authenticated peer ids of friends, never chosen by a
+    /// stranger); every walk over it goes in peer id order
+    /// ([`Engine::connected_peers`]), so outputs do not depend on the hash.
+    peers: FxHashMap<String, Peer>,
     push: PushQueue,
     wants: Wants,
     sync: SyncState,
@@ -135,7 +143,7 @@ impl Engine {
             cfg,
             local,
             index,
-            peers: BTreeMap::new(),
+            peers: FxHashMap::default(),
             push: PushQueue::default(),
             wants: Wants::default(),
             sync: SyncState::default(),
@@ -211,7 +219,16 @@ impl Engine {
 
     /// Connected friends, in order.
     pub fn connected_peers(&self) -> impl Iterator<Item = &str> {
-        self.peers.keys().map(String::as_str)
+        self.peers_in_order()
+            .into_iter()
+            .map(|(peer, _)| peer.as_str())
+    }
+
+    /// Connected friends and their state, in peer id order.
+    fn peers_in_order(&self) -> Vec<(&String, &Peer)> {
+        let mut all: Vec<(&String, &Peer)> = self.peers.iter().collect();
+        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        all
     }
 
     /// Friends whose catch-up session waits for a free slot

@@ -15,9 +15,10 @@
 //! The receiving side's part (serving sessions one at a time) is in
 //! `serve.rs`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeSet, VecDeque};
 use std::hash::Hasher;
 
+use rustc_hash::FxHashMap;
 use siphasher::sip::SipHasher24;
 
 use super::Engine;
@@ -70,11 +71,11 @@ pub(super) struct Queued {
 #[derive(Debug, Default)]
 pub(super) struct SyncState {
     next_session: u64,
-    outbound: BTreeMap<String, OutSession>,
+    outbound: FxHashMap<String, OutSession>,
     /// Sessions we started whose reconciliation is done: sending items.
-    pub(super) sending: BTreeMap<String, SendCursor>,
+    pub(super) sending: FxHashMap<String, SendCursor>,
     /// Sessions we serve, by friend (at most `max_served_sessions`).
-    pub(super) active: BTreeMap<String, InSession>,
+    pub(super) active: FxHashMap<String, InSession>,
     pub(super) queue: VecDeque<Queued>,
 }
 
@@ -452,21 +453,24 @@ impl Engine {
     /// times out): ours gone quiet while reconciling or sending, the one we
     /// serve gone quiet, queued ones whose initiator must have given up.
     pub(super) fn sync_timers(&mut self, now_ms: u64, out: &mut Vec<Output>) {
+        // Each list in peer id order, so outputs do not depend on the hash.
         let timeout = self.cfg.sync_timeout_ms;
-        let late: Vec<String> = self
+        let mut late: Vec<String> = self
             .sync
             .outbound
             .iter()
             .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
-        let idle: Vec<String> = self
+        let mut idle: Vec<String> = self
             .sync
             .sending
             .iter()
             .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
+        late.sort_unstable();
+        idle.sort_unstable();
         for peer in idle {
             self.drop_sending(&peer, None, "timed out", true, out);
         }
@@ -481,13 +485,14 @@ impl Engine {
             .queue
             .retain(|q| q.at_ms.saturating_add(timeout) > now_ms);
         let stall = self.cfg.sync_stall_ms;
-        let stalled: Vec<(String, u64)> = self
+        let mut stalled: Vec<(String, u64)> = self
             .sync
             .active
             .iter()
             .filter(|(_, a)| a.last_ms.saturating_add(stall) <= now_ms)
             .map(|(p, a)| (p.clone(), a.id))
             .collect();
+        stalled.sort_unstable();
         for (peer, id) in stalled {
             out.push(abort_message(&peer, id, &"stalled"));
             self.end_active(now_ms, &peer, Some("stalled".into()), out);

@@ -108,10 +108,7 @@ impl Db {
         F: FnOnce(&Store) -> T + Send + 'static,
         T: Send + 'static,
     {
-        let (tx, rx) = oneshot::channel();
-        let job: Job = Box::new(move |store| {
-            let _ = tx.send(f(store));
-        });
+        let (job, rx) = answered(f);
         self.inner
             .writes
             .blocking_send(Request::Run(job))
@@ -159,17 +156,27 @@ where
     F: FnOnce(&Store) -> T + Send + 'static,
     T: Send + 'static,
 {
-    let (tx, rx) = oneshot::channel();
-    let job: Job = Box::new(move |store| {
-        // The caller may have given up waiting; the work is done either way.
-        let _ = tx.send(f(store));
-    });
+    let (job, rx) = answered(f);
     queue
         .send(Request::Run(job))
         .await
         .map_err(|_| DbError::Closed)?;
     // Dropped unanswered: the thread closed (or the closure panicked).
     rx.await.map_err(|_| DbError::Closed)
+}
+
+/// `f` as a job that sends its answer to the returned receiver.
+fn answered<F, T>(f: F) -> (Job, oneshot::Receiver<T>)
+where
+    F: FnOnce(&Store) -> T + Send + 'static,
+    T: Send + 'static,
+{
+    let (tx, rx) = oneshot::channel();
+    let job: Job = Box::new(move |store| {
+        // The caller may have given up waiting; the work is done either way.
+        let _ = tx.send(f(store));
+    });
+    (job, rx)
 }
 
 /// The writer thread: runs jobs in order until closed or forgotten.

@@ -38,6 +38,26 @@ pub struct FriendView<'a> {
     pub groups: &'a [String],
 }
 
+/// Peer id equality, cheapest test first. Ids of one key type share their
+/// first bytes (every ed25519 peer id starts `12D3KooW`) and differ in
+/// their last eight, so comparing those as one word settles nearly every
+/// unequal pair without a `memcmp` call. `may_send` runs for every held item
+/// when a catch-up set is built: perf put `memcmp` at 11 % of a
+/// 100,000-node simulation.
+#[inline]
+pub fn same_peer(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    if let (Some(x), Some(y)) = (a.last_chunk::<8>(), b.last_chunk::<8>())
+        && x != y
+    {
+        return false;
+    }
+    a == b
+}
+
 /// True when `friend` may receive `item` from the node `local_peer`.
 ///
 /// Rules: never back to its author or to the friend it came from; never
@@ -54,7 +74,11 @@ pub fn may_send(
     clubs: &ClubBook,
     now_ms: u64,
 ) -> bool {
-    if friend.peer_id == item.author || item.received_from == Some(friend.peer_id) {
+    if same_peer(friend.peer_id, item.author)
+        || item
+            .received_from
+            .is_some_and(|r| same_peer(r, friend.peer_id))
+    {
         return false;
     }
     if item.hops_left == 0 || item.expires_ms.is_some_and(|e| e <= now_ms) {
@@ -62,9 +86,11 @@ pub fn may_send(
     }
     match item.audience {
         Audience::Public => true,
-        Audience::Friends => item.author == local_peer,
-        Audience::Group(g) => item.author == local_peer && friend.groups.iter().any(|x| x == g),
-        Audience::Peer(p) => item.author == local_peer && friend.peer_id == p,
+        Audience::Friends => same_peer(item.author, local_peer),
+        Audience::Group(g) => {
+            same_peer(item.author, local_peer) && friend.groups.iter().any(|x| x == g)
+        }
+        Audience::Peer(p) => same_peer(item.author, local_peer) && same_peer(friend.peer_id, p),
         Audience::Club(c) => {
             let relays = if item.club_target.is_some() && item.club_removal {
                 clubs.was_member(c, local_peer)
@@ -133,7 +159,29 @@ pub fn could_come_from(
 
 #[cfg(test)]
 mod tests {
+    use proptest::prelude::*;
+
     use super::*;
+
+    proptest! {
+        /// `same_peer` is string equality: short strings, real-looking
+        /// peer ids, ids equal but for one byte anywhere.
+        #[test]
+        fn same_peer_is_string_equality(
+            a in "[a-zA-Z0-9]{0,60}",
+            b in "[a-zA-Z0-9]{0,60}",
+            at in any::<prop::sample::Index>(),
+        ) {
+            prop_assert_eq!(same_peer(&a, &b), a == b);
+            prop_assert!(same_peer(&a, &a.clone()));
+            let id = format!("12D3KooW{a}");
+            let mut other = id.clone().into_bytes();
+            let i = at.index(other.len());
+            other[i] = if other[i] == b'x' { b'y' } else { b'x' };
+            let other = String::from_utf8(other).unwrap();
+            prop_assert_eq!(same_peer(&id, &other), id == other);
+        }
+    }
 
     const ME: &str = "me";
     const BOB: &str = "bob";

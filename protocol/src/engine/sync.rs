@@ -27,7 +27,7 @@ use super::hop_check::{Check, offers_hops};
 use super::output::{Event, Output, SyncRole};
 use super::session_send::SendCursor;
 use crate::item::id::ItemId;
-use crate::policy::may_send;
+use crate::policy::{may_send, same_peer};
 use crate::range_sync::{Reconciler, ShortId, SyncSet};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
 
@@ -182,7 +182,7 @@ impl Engine {
                 // copies to us (`announce_short_of_author`), but that
                 // announce can be lost as well. Only the full check takes
                 // them: they are pushed eagerly, never pending.
-                if offers_hops(&meta) && meta.received_from() != Some(peer) {
+                if offers_hops(&meta) && !meta.received_from().is_some_and(|r| same_peer(r, peer)) {
                     hop_candidates.push(*id);
                 }
                 set.insert(meta.created_ms, *id);

@@ -22,9 +22,8 @@
 
 use std::collections::BTreeSet;
 
-use rustc_hash::FxHashMap;
-
 use super::index::MetaRef;
+use super::peer_map::PeerMap;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
 
@@ -67,7 +66,7 @@ pub(super) enum Check {
 /// Hop checks still owed to each connected friend.
 #[derive(Debug, Default)]
 pub(super) struct HopChecks {
-    peers: FxHashMap<String, PeerChecks>,
+    peers: PeerMap<PeerChecks>,
 }
 
 impl HopChecks {

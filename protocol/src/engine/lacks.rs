@@ -25,8 +25,7 @@
 
 use std::collections::BTreeSet;
 
-use rustc_hash::FxHashMap;
-
+use super::peer_map::PeerMap;
 use crate::item::id::ItemId;
 
 /// Most items remembered as lacking per friend; beyond it the differences
@@ -40,7 +39,7 @@ pub const MAX_LACKS_PER_FRIEND: usize = 1_024;
 /// Per friend, the items it lacks that we may not send it.
 #[derive(Debug, Default)]
 pub(super) struct Lacks {
-    per_peer: FxHashMap<String, BTreeSet<ItemId>>,
+    per_peer: PeerMap<BTreeSet<ItemId>>,
 }
 
 impl Lacks {

@@ -27,9 +27,9 @@
 //! are ordered (`BTreeMap`/`BTreeSet`), never a randomly seeded `HashMap`
 //! whose seed would decide which announcer is asked or in what order
 //! messages leave. The maps keyed by friend (`peers`, sessions, asks, hop
-//! checks, lacks) are looked up on nearly every input, so they are
-//! `FxHashMap`s (no seed); every walk over one goes in sorted peer id order,
-//! so the hash never reaches the outputs. The clippy lints denied below keep
+//! checks, lacks) are looked up on nearly every input, so they are hashed
+//! without a seed (`peer_map.rs`), and that type walks them only in sorted
+//! peer id order, so the hash never reaches the outputs. The clippy lints denied below keep
 //! the clock, the file system, ambient randomness and randomly seeded
 //! hashers out of this module (their list is in `protocol/clippy.toml`).
 
@@ -43,6 +43,7 @@ mod input;
 mod item_map;
 mod lacks;
 mod output;
+mod peer_map;
 mod push;
 mod receive;
 mod schedule;
@@ -52,8 +53,6 @@ mod sync;
 mod wants;
 
 use std::sync::Arc;
-
-use rustc_hash::FxHashMap;
 
 pub use config::{
     CHUNK_BYTES, CHUNK_ITEMS, EngineConfig, MAX_CHUNKS_IN_FLIGHT, MAX_OUTBOUND_SESSIONS,
@@ -72,6 +71,7 @@ use crate::policy::FriendView;
 use hop_check::HopChecks;
 use index::Index;
 use lacks::Lacks;
+use peer_map::PeerMap;
 use push::PushQueue;
 use schedule::Schedule;
 use sync::SyncState;
@@ -93,11 +93,8 @@ pub struct Engine {
     cfg: EngineConfig,
     local: Arc<str>,
     index: Index,
-    /// Connected friends. Looked up on every input, so hashed (FxHash:
-    /// keys are the authenticated peer ids of friends, never chosen by a
-    /// stranger); every walk over it goes in peer id order
-    /// ([`Engine::connected_peers`]), so outputs do not depend on the hash.
-    peers: FxHashMap<String, Peer>,
+    /// Connected friends.
+    peers: PeerMap<Peer>,
     push: PushQueue,
     wants: Wants,
     sync: SyncState,
@@ -143,7 +140,7 @@ impl Engine {
             cfg,
             local,
             index,
-            peers: FxHashMap::default(),
+            peers: PeerMap::default(),
             push: PushQueue::default(),
             wants: Wants::default(),
             sync: SyncState::default(),
@@ -219,16 +216,10 @@ impl Engine {
 
     /// Connected friends, in order.
     pub fn connected_peers(&self) -> impl Iterator<Item = &str> {
-        self.peers_in_order()
+        self.peers
+            .sorted()
             .into_iter()
             .map(|(peer, _)| peer.as_str())
-    }
-
-    /// Connected friends and their state, in peer id order.
-    fn peers_in_order(&self) -> Vec<(&String, &Peer)> {
-        let mut all: Vec<(&String, &Peer)> = self.peers.iter().collect();
-        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        all
     }
 
     /// Friends whose catch-up session waits for a free slot

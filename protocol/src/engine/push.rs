@@ -98,7 +98,7 @@ impl Engine {
         self.push.queued.clear();
         self.push.deadline = None;
         let mut offered = Vec::new();
-        for (peer, p) in self.peers_in_order() {
+        for (peer, p) in self.peers.sorted() {
             let view = FriendView {
                 peer_id: peer,
                 groups: &p.groups,

@@ -18,13 +18,13 @@
 use std::collections::{BTreeSet, VecDeque};
 use std::hash::Hasher;
 
-use rustc_hash::FxHashMap;
 use siphasher::sip::SipHasher24;
 
 use super::Engine;
 use super::config::EngineConfig;
 use super::hop_check::{Check, offers_hops};
 use super::output::{Event, Output, SyncRole};
+use super::peer_map::PeerMap;
 use super::session_send::SendCursor;
 use crate::item::id::ItemId;
 use crate::policy::{may_send, same_peer};
@@ -71,11 +71,11 @@ pub(super) struct Queued {
 #[derive(Debug, Default)]
 pub(super) struct SyncState {
     next_session: u64,
-    outbound: FxHashMap<String, OutSession>,
+    outbound: PeerMap<OutSession>,
     /// Sessions we started whose reconciliation is done: sending items.
-    pub(super) sending: FxHashMap<String, SendCursor>,
+    pub(super) sending: PeerMap<SendCursor>,
     /// Sessions we serve, by friend (at most `max_served_sessions`).
-    pub(super) active: FxHashMap<String, InSession>,
+    pub(super) active: PeerMap<InSession>,
     pub(super) queue: VecDeque<Queued>,
 }
 
@@ -84,17 +84,17 @@ impl SyncState {
     pub(super) fn next_deadline(&self, cfg: &EngineConfig) -> Option<u64> {
         let out = self
             .outbound
-            .values()
+            .values_any_order()
             .map(|s| s.last_ms.saturating_add(cfg.sync_timeout_ms))
             .min();
         let sending = self
             .sending
-            .values()
+            .values_any_order()
             .map(|s| s.last_ms.saturating_add(cfg.sync_timeout_ms))
             .min();
         let active = self
             .active
-            .values()
+            .values_any_order()
             .map(|a| a.last_ms.saturating_add(cfg.sync_stall_ms))
             .min();
         let queued = self
@@ -453,24 +453,23 @@ impl Engine {
     /// times out): ours gone quiet while reconciling or sending, the one we
     /// serve gone quiet, queued ones whose initiator must have given up.
     pub(super) fn sync_timers(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        // Each list in peer id order, so outputs do not depend on the hash.
         let timeout = self.cfg.sync_timeout_ms;
-        let mut late: Vec<String> = self
+        let late: Vec<String> = self
             .sync
             .outbound
-            .iter()
+            .sorted()
+            .into_iter()
             .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
-        let mut idle: Vec<String> = self
+        let idle: Vec<String> = self
             .sync
             .sending
-            .iter()
+            .sorted()
+            .into_iter()
             .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
-        late.sort_unstable();
-        idle.sort_unstable();
         for peer in idle {
             self.drop_sending(&peer, None, "timed out", true, out);
         }
@@ -485,14 +484,14 @@ impl Engine {
             .queue
             .retain(|q| q.at_ms.saturating_add(timeout) > now_ms);
         let stall = self.cfg.sync_stall_ms;
-        let mut stalled: Vec<(String, u64)> = self
+        let stalled: Vec<(String, u64)> = self
             .sync
             .active
-            .iter()
+            .sorted()
+            .into_iter()
             .filter(|(_, a)| a.last_ms.saturating_add(stall) <= now_ms)
             .map(|(p, a)| (p.clone(), a.id))
             .collect();
-        stalled.sort_unstable();
         for (peer, id) in stalled {
             out.push(abort_message(&peer, id, &"stalled"));
             self.end_active(now_ms, &peer, Some("stalled".into()), out);

@@ -12,9 +12,8 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use rustc_hash::FxHashMap;
-
 use super::output::Output;
+use super::peer_map::PeerMap;
 use crate::item::id::ItemId;
 use crate::wire::{MAX_IDS_PER_MESSAGE, WireMessage};
 
@@ -63,9 +62,9 @@ pub(super) struct Wants {
     map: BTreeMap<ItemId, WantState>,
     waiting: VecDeque<ItemId>,
     /// Asks in flight per friend (lookups only; one entry per friend).
-    in_flight: FxHashMap<String, usize>,
+    in_flight: PeerMap<usize>,
     deadlines: BTreeSet<(u64, ItemId)>,
-    asks: FxHashMap<String, Vec<ItemId>>,
+    asks: PeerMap<Vec<ItemId>>,
     room_freed: bool,
     /// While we are served a catch-up session, new asks wait: the session
     /// is likely to bring the same items, and asking too would double them.
@@ -280,11 +279,7 @@ impl Wants {
                 }
             }
         }
-        // In peer id order, so the messages do not depend on the hash.
-        let mut asks: Vec<(String, Vec<ItemId>)> =
-            std::mem::take(&mut self.asks).into_iter().collect();
-        asks.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (peer, ids) in asks {
+        for (peer, ids) in self.asks.take_sorted() {
             for chunk in ids.chunks(MAX_IDS_PER_MESSAGE) {
                 out.push(Output::Send {
                     peer: peer.clone(),

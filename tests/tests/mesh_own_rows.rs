@@ -11,9 +11,10 @@
 
 use porfiry_node::sharing::item_rows::stored_record;
 use porfiry_node::sharing::publish::note_draft;
+use porfiry_protocol::engine::PUSH_BATCH_FULL;
 use porfiry_protocol::item::envelope::encode_envelope;
 use porfiry_protocol::{Audience, ItemId, NodeKey, VerifiedItem, sign};
-use porfiry_storage::{Note, Store};
+use porfiry_storage::{Note, Store, StoredItem};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// A's public note `text`, written `age_ms` ago, expiring `expires_after_ms`
@@ -77,5 +78,48 @@ fn refused_and_broken_own_rows_cost_nothing_but_themselves() {
     assert!(!held(expired.id()), "the expired row never left A");
     assert!(!held(broken.id()), "B refused the broken row");
     assert!(!b.has_note(&a, "X: payload kept"));
+    assert!(a.is_running() && b.is_running());
+}
+
+/// Bytes of each note's text in the burst: with `2 × PUSH_BATCH_FULL + 1`
+/// notes, about 33 MB, the size of a family server's notes.
+const BURST_NOTE_BYTES: usize = 4_000;
+
+#[test]
+fn a_burst_past_two_push_batches_written_at_once_arrives_whole() {
+    let mut a = MeshNode::init("A");
+    let mut b = MeshNode::init("B");
+    a.befriend(&b, false, &[]);
+    a.start_server(0);
+    b.befriend(&a, true, &[]);
+    b.start_server(0);
+    a.wait_logged(&["friend connected", &b.peer_id]);
+
+    let n = 2 * PUSH_BATCH_FULL + 1;
+    let key = a.key();
+    let filler = "x".repeat(BURST_NOTE_BYTES);
+    let rows: Vec<StoredItem> = (0..n)
+        .map(|i| {
+            let item = signed(&key, &format!("burst {i}: {filler}"), 0, None);
+            stored_record(&item, item.max_hops(), None)
+        })
+        .collect();
+    // One transaction, as a bulk import from another process would write.
+    let store = a.store();
+    store
+        .transaction(|s| {
+            for page in rows.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {
+                s.insert_items(page)?;
+            }
+            Ok(())
+        })
+        .expect("written");
+    let bytes: usize = rows.iter().map(|r| r.payload.len()).sum();
+    assert!(bytes > 32 * 1024 * 1024, "{bytes} bytes");
+
+    wait_for("B to hold every note of the burst", || {
+        b.item_count() == n as u64
+    });
+    assert_eq!(b.notes_from(&a).len(), n, "each merged once");
     assert!(a.is_running() && b.is_running());
 }

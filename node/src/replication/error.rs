@@ -20,15 +20,6 @@ pub enum ReplicationError {
     /// The mesh driver could not start.
     #[error(transparent)]
     Mesh(#[from] MeshError),
-    /// The change watcher's own connection to the database failed.
-    #[error("cannot watch {path} for changes: {source}")]
-    Watch {
-        /// The database file.
-        path: String,
-        /// SQLite's error.
-        #[source]
-        source: rusqlite::Error,
-    },
     /// The change watcher's thread ended unasked.
     #[error("the database change watcher stopped")]
     WatchStopped,

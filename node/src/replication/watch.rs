@@ -24,7 +24,7 @@
 
 use std::sync::mpsc as std_mpsc;
 
-use rusqlite::{Connection, OpenFlags};
+use porfiry_storage::Store;
 use tokio::sync::mpsc;
 
 use super::error::ReplicationError;
@@ -32,44 +32,26 @@ use super::limits::PollIntervals;
 use crate::db::{Db, DbError};
 
 /// The two connections' last `data_version`s, and the way to ask again.
+#[derive(Debug)]
 pub struct ChangeWatcher {
     db: Db,
-    conn: Connection,
-    path: String,
+    /// The watcher's own connection, read-only.
+    any: Store,
     last_others: i64,
     last_any: i64,
-}
-
-impl std::fmt::Debug for ChangeWatcher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ChangeWatcher")
-            .field("path", &self.path)
-            .field("last_others", &self.last_others)
-            .field("last_any", &self.last_any)
-            .finish_non_exhaustive()
-    }
 }
 
 impl ChangeWatcher {
     /// Opens the watcher's own read-only connection on `db`'s file and
     /// takes both current versions as the baseline.
     pub async fn start(db: &Db) -> Result<ChangeWatcher, ReplicationError> {
-        let path = db.path().display().to_string();
-        let err = |source| ReplicationError::Watch {
-            path: path.clone(),
-            source,
-        };
-        let conn = Connection::open_with_flags(
-            db.path(),
-            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-        )
-        .map_err(err)?;
-        let last_any = version(&conn).map_err(err)?;
+        let any = Store::open(db.path())?;
+        any.set_query_only(true)?;
+        let last_any = any.data_version()?;
         let last_others = db.write(|s| s.data_version()).await??;
         Ok(ChangeWatcher {
             db: db.clone(),
-            conn,
-            path,
+            any,
             last_others,
             last_any,
         })
@@ -86,16 +68,9 @@ impl ChangeWatcher {
     /// True if anyone, the node's writer included, committed since this
     /// was last asked.
     pub fn any_changed(&mut self) -> Result<bool, ReplicationError> {
-        let v = version(&self.conn).map_err(|source| ReplicationError::Watch {
-            path: self.path.clone(),
-            source,
-        })?;
+        let v = self.any.data_version()?;
         Ok(std::mem::replace(&mut self.last_any, v) != v)
     }
-}
-
-fn version(conn: &Connection) -> rusqlite::Result<i64> {
-    conn.query_row("PRAGMA data_version", [], |r| r.get(0))
 }
 
 /// The polling thread; dropping this stops it at once (or after the check

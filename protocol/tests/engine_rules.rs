@@ -126,6 +126,32 @@ fn a_bulk_import_of_a_full_batch_leaves_at_once_with_the_default_settings() {
 }
 
 #[test]
+fn flush_push_sends_the_queued_batch_at_once_and_nothing_when_none_is_queued() {
+    let mut a = engine(0);
+    connect(&mut a, 1, &[]);
+    let out = a.handle(T0, Input::FlushPush);
+    assert!(
+        out.iter().all(|o| !matches!(o, Output::SendItems { .. })),
+        "nothing queued, nothing sent"
+    );
+    let notes: Vec<_> = (0..3)
+        .map(|i| note(&key(0), T0, Audience::Public, 3, &format!("run {i}")))
+        .collect();
+    for x in &notes {
+        let out = a.handle(T0, Input::Publish { item: x.clone() });
+        assert!(items_sent_to(&out, &peer(1)).is_empty(), "waits the delay");
+    }
+    let out = a.handle(T0 + 1, Input::FlushPush);
+    let all: Vec<ItemId> = notes.iter().map(|x| x.id()).collect();
+    assert_eq!(items_sent_to(&out, &peer(1)), all, "the run leaves at once");
+    let later = a.handle(T0 + PUSH_BATCH_DELAY_MS, Input::Tick);
+    assert!(
+        items_sent_to(&later, &peer(1)).is_empty(),
+        "and not again when the delay would have ended"
+    );
+}
+
+#[test]
 fn relayed_items_are_announced_never_back_to_sender_or_author() {
     let mut a = engine(0);
     for f in 1..=3 {

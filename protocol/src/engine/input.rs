@@ -56,6 +56,12 @@ pub enum Input {
         /// False if any of its frames failed.
         delivered: bool,
     },
+    /// The driver has handed over every `Publish` it had at hand (a run of
+    /// our own items read at once): the push batch leaves now instead of
+    /// after the batch delay, which is there to gather items that arrive
+    /// one by one, not to hold back a run the driver already has whole.
+    /// Harmless when nothing is queued.
+    FlushPush,
     /// The timer asked for with `Output::WakeAt` fired (early or spurious
     /// ticks are harmless).
     Tick,

@@ -176,6 +176,7 @@ impl Engine {
                 delivered,
             } => self.on_items_drained(now_ms, &peer, session, chunk, sent, delivered, out),
             // The timer that fired is spent: ask again for whatever is next.
+            Input::FlushPush => self.push_now(now_ms),
             Input::Tick => self.wake_sent = None,
         }
         self.run_timers(now_ms, out);

@@ -74,6 +74,13 @@ impl Engine {
         }
     }
 
+    /// Sends the queued batch when this input's timers run (`Input::FlushPush`).
+    pub(super) fn push_now(&mut self, now_ms: u64) {
+        if !self.push.pending.is_empty() {
+            self.push.deadline = Some(now_ms);
+        }
+    }
+
     /// Remembers that `peer` holds a queued item with `hops` left, so the
     /// push skips it unless ours can give it more.
     /// It is no longer known to lack it either (`lacks.rs`).

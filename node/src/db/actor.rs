@@ -125,6 +125,17 @@ impl Db {
         call(&self.inner.reads, f).await
     }
 
+    /// Queues `f` for a read connection now and returns its answer to await
+    /// later, so the read runs while the caller does other work; waits only
+    /// for a place in the queue.
+    pub async fn read_ahead<F, T>(&self, f: F) -> Result<Answer<T>, DbError>
+    where
+        F: FnOnce(&Store) -> T + Send + 'static,
+        T: Send + 'static,
+    {
+        queue(&self.inner.reads, f).await
+    }
+
     /// Free places in the write queue (for tests and status).
     pub fn write_queue_free(&self) -> usize {
         self.inner.writes.capacity()
@@ -151,18 +162,38 @@ impl Db {
     }
 }
 
-async fn call<F, T>(queue: &mpsc::Sender<Request>, f: F) -> Result<T, DbError>
+async fn call<F, T>(requests: &mpsc::Sender<Request>, f: F) -> Result<T, DbError>
+where
+    F: FnOnce(&Store) -> T + Send + 'static,
+    T: Send + 'static,
+{
+    queue(requests, f).await?.get().await
+}
+
+/// Queues `f` and returns where its answer will come.
+async fn queue<F, T>(requests: &mpsc::Sender<Request>, f: F) -> Result<Answer<T>, DbError>
 where
     F: FnOnce(&Store) -> T + Send + 'static,
     T: Send + 'static,
 {
     let (job, rx) = answered(f);
-    queue
+    requests
         .send(Request::Run(job))
         .await
         .map_err(|_| DbError::Closed)?;
-    // Dropped unanswered: the thread closed (or the closure panicked).
-    rx.await.map_err(|_| DbError::Closed)
+    Ok(Answer(rx))
+}
+
+/// The answer of a queued call ([`Db::read_ahead`]).
+#[derive(Debug)]
+pub struct Answer<T>(oneshot::Receiver<T>);
+
+impl<T> Answer<T> {
+    /// Waits for the answer.
+    pub async fn get(self) -> Result<T, DbError> {
+        // Dropped unanswered: the thread closed (or the closure panicked).
+        self.0.await.map_err(|_| DbError::Closed)
+    }
 }
 
 /// `f` as a job that sends its answer to the returned receiver.

@@ -18,5 +18,5 @@ pub mod actor;
 pub mod error;
 pub mod limits;
 
-pub use actor::Db;
+pub use actor::{Answer, Db};
 pub use error::DbError;

@@ -8,6 +8,12 @@
 //! (events and timers in between do not split it), and a
 //! received item is stored together with its merged row, so a crash leaves
 //! either both or neither and a frame's worth of items costs one commit.
+//! Our own published items (`Store` with no `received_from`) are not
+//! written: every publisher on this node (`post_note`, `publish_pending`,
+//! the offload advertisement, club changes) stores its item before the
+//! engine sees it, and items signed by another process are read from the
+//! file, so writing them again would cost the writer a query per item and
+//! hold back the frames that push them.
 //! A storage failure is returned (the daemon stops rather than run with an
 //! engine that believes it holds items the file lacks; on restart the
 //! engine is rebuilt from the file and catch-up fills the gap).
@@ -159,6 +165,11 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>
         let mut notes = Vec::new();
         for w in writes {
             match w {
+                // Ours, stored by its publisher (see the module doc).
+                Output::Store {
+                    received_from: None,
+                    ..
+                } => continue,
                 Output::Store {
                     item,
                     received_from,

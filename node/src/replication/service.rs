@@ -30,7 +30,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output, PUSH_BATCH_FULL};
+use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
 use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
 use porfiry_skills::Clock;
 use porfiry_storage::{MAX_PAGE_IDS, PeerStatus, StorageError};
@@ -41,11 +41,11 @@ use super::engine_clock::EngineTime;
 use super::engine_io::{Counters, carry_out};
 use super::error::ReplicationError;
 use super::friend_set::{self, FriendSet};
-use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_intervals};
+use super::limits::{OWN_ITEM_LOOKBACK_MS, OWN_READ_PART, SHUTDOWN_TIMEOUT, change_poll_intervals};
 use super::outgoing::Outgoing;
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
-use crate::db::Db;
+use crate::db::{Answer, Db};
 use crate::mesh::{
     MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
 };
@@ -526,24 +526,28 @@ impl Node {
         self.publish_signed_elsewhere(now).await
     }
 
+    /// Hands our own `items` to the engine, and the batch they join to
+    /// friends at once: the run is whole, nothing is gained by the batch
+    /// delay (see `Input::FlushPush`).
     async fn publish(&mut self, items: Vec<VerifiedItem>) -> Result<(), ReplicationError> {
+        if items.is_empty() {
+            return Ok(());
+        }
         for item in &items {
             self.fed.insert(item.id());
         }
-        self.inputs(
-            items
-                .into_iter()
-                .map(|item| Input::Publish { item })
-                .collect(),
-        )
-        .await
+        let inputs = items
+            .into_iter()
+            .map(|item| Input::Publish { item })
+            .chain([Input::FlushPush])
+            .collect();
+        self.inputs(inputs).await
     }
 
     /// Publishes our own items another process stored (a `notes post`
     /// signs its item itself) that the engine does not hold yet,
-    /// `PUSH_BATCH_FULL` at a time: each part is read, checked and handed
-    /// to the engine, whose full push batch leaves at once, so friends
-    /// start on the first part while the next is read.
+    /// `OWN_READ_PART` at a time: each part is read, checked and handed
+    /// to the engine, which pushes it at once, while the next part is read.
     async fn publish_signed_elsewhere(&mut self, now: u64) -> Result<(), ReplicationError> {
         let (local, since) = (self.local.clone(), self.own_since);
         let stored = self
@@ -557,23 +561,29 @@ impl Node {
             .filter(|id| !self.engine.holds(id) && !self.fed.contains(id))
             .collect();
         self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
-        for part in new.chunks(PUSH_BATCH_FULL) {
-            let items = self.read_own(part.to_vec(), now).await?;
+        let mut parts = new.chunks(OWN_READ_PART);
+        let mut reading = match parts.next() {
+            Some(part) => Some(self.read_own(part.to_vec()).await?),
+            None => None,
+        };
+        while let Some(answer) = reading {
+            let envelopes = answer.get().await??;
+            reading = match parts.next() {
+                Some(part) => Some(self.read_own(part.to_vec()).await?),
+                None => None,
+            };
+            let items = self.check_own(&envelopes, now);
             self.publish(items).await?;
         }
         Ok(())
     }
 
-    /// Reads and checks our own stored items `ids`; those gone meanwhile
-    /// (withdrawn) are skipped, those refused logged and not asked again.
-    async fn read_own(
-        &mut self,
-        ids: Vec<ItemId>,
-        now: u64,
-    ) -> Result<Vec<VerifiedItem>, ReplicationError> {
-        let envelopes = self
+    /// Starts reading our own stored items `ids` (envelopes of those still
+    /// there; one withdrawn meanwhile is skipped).
+    async fn read_own(&self, ids: Vec<ItemId>) -> Result<Answer<OwnEnvelopes>, ReplicationError> {
+        Ok(self
             .db
-            .read(move |s| -> Result<Vec<(ItemId, Vec<u8>)>, StorageError> {
+            .read_ahead(move |s| {
                 let mut out = Vec::with_capacity(ids.len());
                 for page in ids.chunks(MAX_PAGE_IDS) {
                     let payloads = s.item_page(page)?;
@@ -585,7 +595,12 @@ impl Node {
                 }
                 Ok(out)
             })
-            .await??;
+            .await?)
+    }
+
+    /// Checks our own items read back; those refused are logged and not
+    /// asked for again.
+    fn check_own(&mut self, envelopes: &[(ItemId, Vec<u8>)], now: u64) -> Vec<VerifiedItem> {
         // Decoded and checked, the signature vouched for rather than
         // verified: our own file holds them, next to our key (see
         // `VerifiedItem::vouch_own`); catch-up serves them from the same
@@ -602,9 +617,12 @@ impl Node {
                 }
             }
         }
-        Ok(found)
+        found
     }
 }
+
+/// Our own items read back from the file: each id with its envelope.
+type OwnEnvelopes = Result<Vec<(ItemId, Vec<u8>)>, StorageError>;
 
 /// Sleeps until the Unix time `at_ms` (`now` being the time now), or
 /// forever without one.

@@ -111,3 +111,31 @@ async fn a_panicking_closure_costs_only_its_answer() {
     let id = db.write(|s| s.add(&note("after"), 1)).await.unwrap();
     assert!(id.is_ok(), "the writer thread still runs");
 }
+
+#[tokio::test]
+async fn a_read_ahead_runs_before_its_answer_is_awaited() {
+    let (_dir, db) = temp_db();
+    db.write(|s| s.add(&note("there"), 1))
+        .await
+        .unwrap()
+        .unwrap();
+    let (ran_tx, ran) = tokio::sync::oneshot::channel();
+    let answer = db
+        .read_ahead(move |s| {
+            let _ = ran_tx.send(());
+            s.count::<Note>()
+        })
+        .await
+        .unwrap();
+    // The reader ran it although nobody has polled the answer yet.
+    ran.await.expect("the queued read ran");
+    assert_eq!(answer.get().await.unwrap().unwrap(), 1);
+    db.close().await;
+    // Refused when queued, or queued and dropped unanswered as the
+    // readers end: either way the caller learns it is closed.
+    let late = match db.read_ahead(|_| ()).await {
+        Ok(answer) => answer.get().await,
+        Err(e) => Err(e),
+    };
+    assert!(matches!(late, Err(DbError::Closed)));
+}

@@ -207,6 +207,10 @@ fn a_retraction_removes_the_item_and_its_merged_row() {
         },
     )
     .unwrap();
+    // Stored by its publisher first, as every publisher on a node does.
+    a.store
+        .insert_items(&[stored_record(&retraction, retraction.max_hops(), None)])
+        .unwrap();
     a.feed(3_000, Input::Publish { item: retraction });
     a.feed(3_200, Input::Tick);
     pump(&mut a, &mut b, 3_200);
@@ -449,4 +453,41 @@ fn events_between_writes_do_not_split_the_transaction() {
     assert_eq!(b.store.item_count().unwrap(), 0, "all of the run or none");
     assert_eq!(b.store.count::<Note>().unwrap(), 0);
     assert_eq!(c.accepted, 2, "the events were still counted");
+}
+
+#[test]
+fn our_own_published_items_are_not_written_again() {
+    let mut a = Side::new(19);
+    let posted = a.post(1_000, Audience::Public, "stored by its publisher");
+    assert_eq!(a.store.item_count().unwrap(), 1);
+    // An item the engine is handed but no publisher stored: the node
+    // writes none of its own, so the file shows whether it skipped it.
+    let unstored = sign(
+        &a.key,
+        &PayloadDraft {
+            created_ms: 1_001,
+            audience: Audience::Public,
+            max_hops: 4,
+            expires_ms: None,
+            replaces: None,
+            body: Body::Note(porfiry_protocol::Note::by_user("never stored")),
+        },
+    )
+    .unwrap();
+    let outputs = a.engine.handle(
+        1_001,
+        Input::Publish {
+            item: unstored.clone(),
+        },
+    );
+    assert!(
+        outputs
+            .iter()
+            .any(|o| matches!(o, Output::Store { received_from: None, item, .. } if item.id() == unstored.id())),
+        "the engine still asks its drivers to store it"
+    );
+    carry_out(&a.store, &a.local, outputs, &mut a.frames, &mut a.counters).unwrap();
+    assert_eq!(a.store.item_count().unwrap(), 1, "not written by the node");
+    assert!(a.store.get_item(&posted.id()).unwrap().is_some());
+    assert!(a.store.get_item(&unstored.id()).unwrap().is_none());
 }

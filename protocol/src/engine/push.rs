@@ -105,6 +105,7 @@ impl Engine {
         self.push.queued.clear();
         self.push.deadline = None;
         let mut offered = Vec::new();
+        let local = self.index.known_name(&self.local);
         for (peer, p) in self.peers.sorted() {
             let view = FriendView {
                 peer_id: peer,
@@ -122,7 +123,7 @@ impl Engine {
                 };
                 if covered.is_some_and(|c| *number <= c) {
                     // The session's end checks its hops if the friend holds it.
-                    if meta.author() != &*self.local
+                    if !meta.is_by(local)
                         && offers_hops(&meta)
                         && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
                     {
@@ -147,7 +148,7 @@ impl Engine {
                     id: *id,
                     hops: meta.hops_left,
                 };
-                if meta.author() == &*self.local {
+                if meta.is_by(local) {
                     eager.push(announce)
                 } else {
                     if offers_hops(&meta) {
@@ -264,11 +265,14 @@ impl Engine {
     /// friend connects and when we serve its catch-up session.
     pub(super) fn announce_short_of_author(&self, peer: &str, out: &mut Vec<Output>) {
         // In id order: the index iterates by id.
+        let Some(author) = self.index.known_name(peer) else {
+            return;
+        };
         let short: Vec<Announce> = self
             .index
             .iter()
             .filter(|(_, m)| {
-                m.author() == &*peer
+                m.is_by(Some(author))
                     && travels_far(m.audience())
                     && m.hops_left < m.max_hops.saturating_sub(1)
             })

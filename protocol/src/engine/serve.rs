@@ -93,21 +93,24 @@ impl Engine {
             }
             let mut set = SyncSet::new();
             let lacking = self.lacks.of(&q.peer);
+            let (local, friend) = (
+                self.index.known_name(&self.local),
+                self.index.known_name(&q.peer),
+            );
             for (id, meta) in self.index.iter() {
                 // Anything this friend could send us: not ours, not expired,
                 // public, or club if the friend is or was a member, unless
                 // the friend wrote it (one-hop items come only from their
                 // author). Not what it is known to lack (`lacks.rs`): its
                 // set leaves those out too.
-                let author = meta.author();
                 let shared = match meta.audience() {
                     Audience::Public => true,
                     Audience::Club(c) => self.clubs.was_member(c, &q.peer),
                     _ => false,
                 };
-                let could_come = author != &*self.local
+                let could_come = !meta.is_by(local)
                     && !meta.expired(now_ms)
-                    && (shared || author == q.peer)
+                    && (shared || meta.is_by(friend))
                     && !lacking.is_some_and(|l| l.contains(id));
                 if could_come {
                     set.insert(meta.created_ms, *id);

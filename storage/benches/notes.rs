@@ -1,5 +1,6 @@
 //! Notes throughput on a real file: inserting 100k notes in batches (one
-//! transaction per batch), and reading the 50 most recent with 100k present.
+//! transaction per batch), merging 10k notes received from a friend, and
+//! reading the 50 most recent with 100k present.
 //!
 //! Run: `cargo bench -p porfiry-storage --bench notes -- --warm-up-time 1 --measurement-time 3`
 
@@ -68,6 +69,47 @@ fn insert_100k(c: &mut Criterion) {
     g.finish();
 }
 
+/// Merging friends' notes as catch-up does: 10,000 notes received from
+/// one friend, a frame's worth (1,000) per transaction, each with its
+/// origin (author peer id and item id).
+fn merge_10k(c: &mut Criterion) {
+    const MERGED: usize = 10_000;
+    let friend = "12D3KooWQYhTNQdmr3ArTeUHRYzFg94BKyTkoWBDWez9kSCVe2Xo";
+    let rows: Vec<(Note, u64)> = (0..MERGED)
+        .map(|i| {
+            // Distinct and spread over the key space like the SHA-256 ids
+            // they stand for (an odd multiplier permutes the u64s).
+            let mut id = [0u8; 32];
+            id[..8].copy_from_slice(&(i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15).to_be_bytes());
+            let note = Note {
+                audience: porfiry_storage::Sharing::Shared(porfiry_protocol::Audience::Friends),
+                origin_author: Some(friend.into()),
+                origin_item_id: Some(porfiry_protocol::ItemId(id)),
+                tags: Vec::new(),
+                ..note(i)
+            };
+            (note, 1_000 + i as u64)
+        })
+        .collect();
+    let mut g = c.benchmark_group("notes");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(MERGED as u64));
+    g.bench_function("merge_10k_from_a_friend_batches_of_1000", |b| {
+        b.iter_batched(
+            fresh,
+            |(dir, store)| {
+                for chunk in rows.chunks(BATCH) {
+                    let merged = store.merge_from_items(chunk).expect("merge");
+                    assert!(merged.iter().all(Result::is_ok));
+                }
+                (dir, store)
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    g.finish();
+}
+
 fn recent_50(c: &mut Criterion) {
     let (_dir, store) = fresh();
     let notes: Vec<Note> = (0..NOTES).map(note).collect();
@@ -81,5 +123,5 @@ fn recent_50(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, insert_100k, recent_50);
+criterion_group!(benches, insert_100k, merge_10k, recent_50);
 criterion_main!(benches);

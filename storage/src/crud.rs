@@ -32,6 +32,16 @@ fn check_lengths<T: Record>(values: &[ToSqlOutput<'_>]) -> Result<()> {
     Ok(())
 }
 
+/// `INSERT INTO <table> (<columns>, created, updated) VALUES (…) <tail>`.
+pub(crate) fn insert_sql<T: Record>(tail: &str) -> String {
+    let cols = T::COLUMNS.join(", ");
+    let marks = vec!["?"; T::COLUMNS.len() + 2].join(", ");
+    format!(
+        "INSERT INTO {} ({cols}, created, updated) VALUES ({marks}) {tail}",
+        T::TABLE
+    )
+}
+
 fn not_found<T: Record>(id: i64) -> StorageError {
     StorageError::NotFound {
         table: T::TABLE,
@@ -54,18 +64,24 @@ impl Store {
         now_ms: u64,
         tail: &str,
     ) -> Result<Option<i64>> {
+        let mut stmt = self.conn.prepare_cached(&insert_sql::<T>(tail))?;
+        self.insert_prepared(&mut stmt, row, now_ms)
+    }
+
+    /// Runs a statement prepared from [`insert_sql`] for `row`, stamped
+    /// `created = updated = now_ms`; `None` when its tail skipped the row.
+    /// A batch prepares the statement once for all its rows.
+    pub(crate) fn insert_prepared<T: Record>(
+        &self,
+        stmt: &mut rusqlite::Statement<'_>,
+        row: &T,
+        now_ms: u64,
+    ) -> Result<Option<i64>> {
         let mut values = row.values()?;
         check_lengths::<T>(&values)?;
         let now = int_param("time", now_ms)?;
         values.push(ToSqlOutput::Owned(now.clone()));
         values.push(ToSqlOutput::Owned(now));
-        let cols = T::COLUMNS.join(", ");
-        let marks = vec!["?"; T::COLUMNS.len() + 2].join(", ");
-        let sql = format!(
-            "INSERT INTO {} ({cols}, created, updated) VALUES ({marks}) {tail}",
-            T::TABLE
-        );
-        let mut stmt = self.conn.prepare_cached(&sql)?;
         let n = stmt
             .execute(params_from_iter(values.iter()))
             .map_err(|e| StorageError::from_write(T::TABLE, e))?;

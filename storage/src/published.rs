@@ -10,10 +10,14 @@ use porfiry_protocol::ItemId;
 use rusqlite::OptionalExtension;
 use rusqlite::types::Value;
 
+use crate::crud::insert_sql;
 use crate::error::{Result, StorageError};
 use crate::query::{Filter, resolve_limit};
 use crate::record::{Record, Stored};
 use crate::store::Store;
+
+/// What a merge does with an item merged before: keeps the row it made.
+const MERGE_CONFLICT: &str = "ON CONFLICT (origin_item_id) DO NOTHING";
 
 /// A table whose rows can be published as items or merged from them.
 pub trait Publishable: Record {
@@ -67,41 +71,28 @@ impl Store {
     /// `created_ms`. The row must carry `origin_author` and `origin_item_id`;
     /// merging the same item again returns [`Merged::Existing`].
     pub fn merge_from_item<T: Publishable>(&self, row: &T, created_ms: u64) -> Result<Merged> {
-        let (Some(origin), Some(_)) = (row.origin_item_id(), row.origin_author()) else {
-            return Err(StorageError::invalid(
-                format!("{} row", T::TABLE),
-                "a merged row needs origin_author and origin_item_id",
-            ));
-        };
         self.transaction(|s| {
-            match s.insert_row(row, created_ms, "ON CONFLICT (origin_item_id) DO NOTHING")? {
-                Some(id) => Ok(Merged::Added(id)),
-                None => s
-                    .find_by_item::<T>(origin)?
-                    .map(|r| Merged::Existing(r.id))
-                    .ok_or_else(|| StorageError::NotFound {
-                        table: T::TABLE,
-                        key: "origin item".into(),
-                    }),
-            }
+            let mut insert = s.conn.prepare_cached(&insert_sql::<T>(MERGE_CONFLICT))?;
+            s.merge_one(&mut insert, row, created_ms)
         })
     }
 
     /// Merges many friends' rows of one table in one transaction: what
     /// [`Store::merge_from_item`] does for each `(row, created_ms)`, without
-    /// a savepoint per row (one INSERT is atomic by itself). A row refused
-    /// on its own (invalid, too long, a constraint) gets its error in the
-    /// answer, in input order, and costs no other row; a failure of the file
-    /// itself (I/O, lock, corruption) rolls the whole batch back and is
-    /// returned.
+    /// a savepoint per row (one INSERT is atomic by itself) and with the
+    /// INSERT prepared once. A row refused on its own (invalid, too long, a
+    /// constraint) gets its error in the answer, in input order, and costs
+    /// no other row; a failure of the file itself (I/O, lock, corruption)
+    /// rolls the whole batch back and is returned.
     pub fn merge_from_items<T: Publishable>(
         &self,
         rows: &[(T, u64)],
     ) -> Result<Vec<Result<Merged>>> {
         self.transaction(|s| {
+            let mut insert = s.conn.prepare_cached(&insert_sql::<T>(MERGE_CONFLICT))?;
             let mut out = Vec::with_capacity(rows.len());
             for (row, created_ms) in rows {
-                match s.merge_one(row, *created_ms) {
+                match s.merge_one(&mut insert, row, *created_ms) {
                     Err(e) if !e.is_row_refusal() => return Err(e),
                     other => out.push(other),
                 }
@@ -110,15 +101,21 @@ impl Store {
         })
     }
 
-    /// One merge, no transaction of its own: the caller holds one.
-    fn merge_one<T: Publishable>(&self, row: &T, created_ms: u64) -> Result<Merged> {
+    /// One merge with `insert` (from `insert_sql::<T>(MERGE_CONFLICT)`), no
+    /// transaction of its own: the caller holds one.
+    fn merge_one<T: Publishable>(
+        &self,
+        insert: &mut rusqlite::Statement<'_>,
+        row: &T,
+        created_ms: u64,
+    ) -> Result<Merged> {
         let (Some(origin), Some(_)) = (row.origin_item_id(), row.origin_author()) else {
             return Err(StorageError::invalid(
                 format!("{} row", T::TABLE),
                 "a merged row needs origin_author and origin_item_id",
             ));
         };
-        match self.insert_row(row, created_ms, "ON CONFLICT (origin_item_id) DO NOTHING")? {
+        match self.insert_prepared(insert, row, created_ms)? {
             Some(id) => Ok(Merged::Added(id)),
             None => {
                 let sql = format!("SELECT id FROM {} WHERE origin_item_id = ?", T::TABLE);

@@ -66,9 +66,17 @@ impl<V> PeerMap<V> {
 
     /// Every entry, in peer id order.
     pub(super) fn sorted(&self) -> Vec<(&String, &V)> {
-        let mut all: Vec<(&String, &V)> = self.map.iter().collect();
-        all.sort_unstable_by(|a, b| a.0.cmp(b.0));
-        all
+        self.sorted_where(|_| true)
+    }
+
+    /// The entries whose value passes `keep`, in peer id order: what
+    /// `sorted()` filtered gives, but only the kept entries are collected
+    /// and sorted. Timers check every session on every input, and usually
+    /// none is due, so then this allocates nothing.
+    pub(super) fn sorted_where(&self, keep: impl Fn(&V) -> bool) -> Vec<(&String, &V)> {
+        let mut kept: Vec<(&String, &V)> = self.map.iter().filter(|(_, v)| keep(v)).collect();
+        kept.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        kept
     }
 
     /// Empties the map; its entries in peer id order.
@@ -91,6 +99,13 @@ mod tests {
         }
         let keys: Vec<&str> = m.sorted().into_iter().map(|(k, _)| k.as_str()).collect();
         assert_eq!(keys, ["alice", "bob", "carol", "dave"]);
+        let odd: Vec<&str> = m
+            .sorted_where(|v| v % 2 == 1)
+            .into_iter()
+            .map(|(k, _)| k.as_str())
+            .collect();
+        assert_eq!(odd, ["alice", "bob"]);
+        assert!(m.sorted_where(|v| *v > 9).is_empty());
         assert_eq!(m.values_any_order().copied().min(), Some(0));
         let taken: Vec<(String, usize)> = m.take_sorted();
         assert_eq!(taken[0], ("alice".to_owned(), 1));

@@ -457,17 +457,15 @@ impl Engine {
         let late: Vec<String> = self
             .sync
             .outbound
-            .sorted()
+            .sorted_where(|s| s.last_ms.saturating_add(timeout) <= now_ms)
             .into_iter()
-            .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
         let idle: Vec<String> = self
             .sync
             .sending
-            .sorted()
+            .sorted_where(|s| s.last_ms.saturating_add(timeout) <= now_ms)
             .into_iter()
-            .filter(|(_, s)| s.last_ms.saturating_add(timeout) <= now_ms)
             .map(|(p, _)| p.clone())
             .collect();
         for peer in idle {
@@ -487,9 +485,8 @@ impl Engine {
         let stalled: Vec<(String, u64)> = self
             .sync
             .active
-            .sorted()
+            .sorted_where(|a| a.last_ms.saturating_add(stall) <= now_ms)
             .into_iter()
-            .filter(|(_, a)| a.last_ms.saturating_add(stall) <= now_ms)
             .map(|(p, a)| (p.clone(), a.id))
             .collect();
         for (peer, id) in stalled {

@@ -51,22 +51,29 @@ fn fill(store: &Store, notes: &[Note]) {
     }
 }
 
-fn insert_100k(c: &mut Criterion) {
-    let notes: Vec<Note> = (0..NOTES).map(note).collect();
+/// Times `write` on a fresh file per iteration, as `elements` notes.
+fn on_fresh_files(c: &mut Criterion, name: &str, elements: usize, write: impl Fn(&Store)) {
     let mut g = c.benchmark_group("notes");
     g.sample_size(10);
-    g.throughput(Throughput::Elements(NOTES as u64));
-    g.bench_function("insert_100k_batches_of_1000", |b| {
+    g.throughput(Throughput::Elements(elements as u64));
+    g.bench_function(name, |b| {
         b.iter_batched(
             fresh,
             |(dir, store)| {
-                fill(&store, &notes);
+                write(&store);
                 (dir, store)
             },
             BatchSize::PerIteration,
         )
     });
     g.finish();
+}
+
+fn insert_100k(c: &mut Criterion) {
+    let notes: Vec<Note> = (0..NOTES).map(note).collect();
+    on_fresh_files(c, "insert_100k_batches_of_1000", NOTES, |store| {
+        fill(store, &notes)
+    });
 }
 
 /// Merging friends' notes as catch-up does: 10,000 notes received from
@@ -91,23 +98,17 @@ fn merge_10k(c: &mut Criterion) {
             (note, 1_000 + i as u64)
         })
         .collect();
-    let mut g = c.benchmark_group("notes");
-    g.sample_size(10);
-    g.throughput(Throughput::Elements(MERGED as u64));
-    g.bench_function("merge_10k_from_a_friend_batches_of_1000", |b| {
-        b.iter_batched(
-            fresh,
-            |(dir, store)| {
-                for chunk in rows.chunks(BATCH) {
-                    let merged = store.merge_from_items(chunk).expect("merge");
-                    assert!(merged.iter().all(Result::is_ok));
-                }
-                (dir, store)
-            },
-            BatchSize::PerIteration,
-        )
-    });
-    g.finish();
+    on_fresh_files(
+        c,
+        "merge_10k_from_a_friend_batches_of_1000",
+        MERGED,
+        |store| {
+            for chunk in rows.chunks(BATCH) {
+                let merged = store.merge_from_items(chunk).expect("merge");
+                assert!(merged.iter().all(Result::is_ok));
+            }
+        },
+    );
 }
 
 fn recent_50(c: &mut Criterion) {

@@ -16,6 +16,14 @@ fn note(text: &str) -> Note {
     }
 }
 
+/// Adds a note through the writer thread.
+async fn add(db: &Db, text: &'static str) {
+    db.write(move |s| s.add(&note(text), 1))
+        .await
+        .unwrap()
+        .unwrap();
+}
+
 fn temp_db() -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::create(dir.path().join(DB_FILE_NAME)).unwrap();
@@ -89,10 +97,7 @@ async fn a_full_write_queue_makes_callers_wait_and_loses_nothing() {
 #[tokio::test]
 async fn after_close_calls_fail_and_the_file_is_whole() {
     let (dir, db) = temp_db();
-    db.write(|s| s.add(&note("kept"), 1))
-        .await
-        .unwrap()
-        .unwrap();
+    add(&db, "kept").await;
     db.close().await;
     assert!(matches!(
         db.write(|s| s.add(&note("late"), 1)).await,
@@ -115,10 +120,7 @@ async fn a_panicking_closure_costs_only_its_answer() {
 #[tokio::test]
 async fn a_read_ahead_runs_before_its_answer_is_awaited() {
     let (_dir, db) = temp_db();
-    db.write(|s| s.add(&note("there"), 1))
-        .await
-        .unwrap()
-        .unwrap();
+    add(&db, "there").await;
     let (ran_tx, ran) = tokio::sync::oneshot::channel();
     let answer = db
         .read_ahead(move |s| {

@@ -562,26 +562,27 @@ impl Node {
             .collect();
         self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
         let mut parts = new.chunks(OWN_READ_PART);
-        let mut reading = match parts.next() {
-            Some(part) => Some(self.read_own(part.to_vec()).await?),
-            None => None,
-        };
+        let mut reading = self.read_own(parts.next()).await?;
         while let Some(answer) = reading {
             let envelopes = answer.get().await??;
-            reading = match parts.next() {
-                Some(part) => Some(self.read_own(part.to_vec()).await?),
-                None => None,
-            };
+            reading = self.read_own(parts.next()).await?;
             let items = self.check_own(&envelopes, now);
             self.publish(items).await?;
         }
         Ok(())
     }
 
-    /// Starts reading our own stored items `ids` (envelopes of those still
-    /// there; one withdrawn meanwhile is skipped).
-    async fn read_own(&self, ids: Vec<ItemId>) -> Result<Answer<OwnEnvelopes>, ReplicationError> {
-        Ok(self
+    /// Starts reading our own stored items `ids`, if there is a part to
+    /// read (envelopes of those still there; one withdrawn meanwhile is
+    /// skipped).
+    async fn read_own(
+        &self,
+        ids: Option<&[ItemId]>,
+    ) -> Result<Option<Answer<OwnEnvelopes>>, ReplicationError> {
+        let Some(ids) = ids.map(<[ItemId]>::to_vec) else {
+            return Ok(None);
+        };
+        let answer = self
             .db
             .read_ahead(move |s| {
                 let mut out = Vec::with_capacity(ids.len());
@@ -595,7 +596,8 @@ impl Node {
                 }
                 Ok(out)
             })
-            .await?)
+            .await?;
+        Ok(Some(answer))
     }
 
     /// Checks our own items read back; those refused are logged and not

@@ -52,20 +52,9 @@ fn not_found<T: Record>(id: i64) -> StorageError {
 impl Store {
     /// Adds a row, stamped `created = updated = now_ms`; returns its id.
     pub fn add<T: Record>(&self, row: &T, now_ms: u64) -> Result<i64> {
-        let id = self.insert_row(row, now_ms, "")?;
+        let mut stmt = self.conn.prepare_cached(&insert_sql::<T>(""))?;
+        let id = self.insert_prepared(&mut stmt, row, now_ms)?;
         id.ok_or_else(|| StorageError::Sqlite(rusqlite::Error::StatementChangedRows(0)))
-    }
-
-    /// `INSERT INTO <table> (<columns>, created, updated) VALUES (…) <tail>`;
-    /// `None` when `tail` (an ON CONFLICT clause) skipped the row.
-    pub(crate) fn insert_row<T: Record>(
-        &self,
-        row: &T,
-        now_ms: u64,
-        tail: &str,
-    ) -> Result<Option<i64>> {
-        let mut stmt = self.conn.prepare_cached(&insert_sql::<T>(tail))?;
-        self.insert_prepared(&mut stmt, row, now_ms)
     }
 
     /// Runs a statement prepared from [`insert_sql`] for `row`, stamped

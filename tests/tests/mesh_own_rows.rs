@@ -33,6 +33,19 @@ fn signed(key: &NodeKey, text: &str, age_ms: u64, expires_after_ms: Option<u64>)
     sign(key, &draft).expect("signs")
 }
 
+/// Two running servers, friends, B dialling A, connected: A writes the
+/// rows, B receives them.
+fn connected_servers() -> (MeshNode, MeshNode) {
+    let mut a = MeshNode::init("A");
+    let mut b = MeshNode::init("B");
+    a.befriend(&b, false, &[]);
+    a.start_server(0);
+    b.befriend(&a, true, &[]);
+    b.start_server(0);
+    a.wait_logged(&["friend connected", &b.peer_id]);
+    (a, b)
+}
+
 /// Writes `item` into `store` as another process of its author would.
 fn write(store: &Store, item: &VerifiedItem) {
     let stored = stored_record(item, item.max_hops(), None);
@@ -41,13 +54,7 @@ fn write(store: &Store, item: &VerifiedItem) {
 
 #[test]
 fn refused_and_broken_own_rows_cost_nothing_but_themselves() {
-    let mut a = MeshNode::init("A");
-    let mut b = MeshNode::init("B");
-    a.befriend(&b, false, &[]);
-    a.start_server(0);
-    b.befriend(&a, true, &[]);
-    b.start_server(0);
-    a.wait_logged(&["friend connected", &b.peer_id]);
+    let (mut a, mut b) = connected_servers();
 
     let key = a.key();
     let store = a.store();
@@ -87,13 +94,7 @@ const BURST_NOTE_BYTES: usize = 4_000;
 
 #[test]
 fn a_burst_past_two_push_batches_written_at_once_arrives_whole() {
-    let mut a = MeshNode::init("A");
-    let mut b = MeshNode::init("B");
-    a.befriend(&b, false, &[]);
-    a.start_server(0);
-    b.befriend(&a, true, &[]);
-    b.start_server(0);
-    a.wait_logged(&["friend connected", &b.peer_id]);
+    let (mut a, mut b) = connected_servers();
 
     let n = 2 * PUSH_BATCH_FULL + 1;
     let key = a.key();

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::{Parser, Subcommand};
 
 /// Porfiry: a mesh agent node — chat tool loop for small models and
-/// friend-to-friend replication over libp2p (the HMP cognitive core is planned).
+/// friend-to-friend replication over libp2p, and the HMP cognitive core
+/// thinking over the node's memory.
 #[derive(Debug, Parser)]
 #[command(name = "porfiry", version, about, long_about = None)]
 pub struct Cli {

@@ -3,13 +3,16 @@
 //! the reader of stdout goes away (`porfiry notes list | head -1`) the
 //! command stops quietly with 141, the status a shell gives SIGPIPE.
 
+mod cli;
+mod commands;
+
 use std::io::{self, Write};
 use std::process::ExitCode;
 
 use clap::Parser;
-use porfiry_node::cli::{Cli, Command};
-use porfiry_node::commands;
-use porfiry_node::data_dir::{DataDir, default_data_dir};
+use cli::{Cli, Command};
+use porfiry_mesh::clock::now_ms;
+use porfiry_mesh::data_dir::{DataDir, default_data_dir};
 use tracing_subscriber::EnvFilter;
 
 /// Exit status when stdout's reader closed the pipe: 128 + SIGPIPE, what a shell
@@ -55,7 +58,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
     let dir = DataDir::new(cli.data_dir.unwrap_or_else(default_data_dir));
     match cli.command {
         Command::Init { language } => {
-            let made = commands::init::init(&dir, language)?;
+            let made = porfiry_mesh::init::init(&dir, language)?;
             say(format_args!("initialized {}: {made}", dir.root().display()))?;
         }
         Command::Status { json } => {
@@ -70,27 +73,27 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Chat(args) => commands::chat::chat(&dir, &args)?,
         Command::Friends(cmd) => {
-            let now = porfiry_node::clock::now_ms();
+            let now = now_ms();
             say(commands::friends::friends(&dir, &cmd, now)?)?;
         }
         Command::Invite(args) => {
-            let now = porfiry_node::clock::now_ms();
+            let now = now_ms();
             say(commands::invite::invite(&dir, &args, now)?)?;
         }
         Command::Join(args) => {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()
                 .build()?;
-            let now = porfiry_node::clock::now_ms();
+            let now = now_ms();
             say(rt.block_on(commands::join::join(&dir, &args, now))?)?;
         }
         Command::Llm(cmd) => say(commands::llm::llm(&dir, &cmd)?)?,
         Command::Club(cmd) => {
-            let now = porfiry_node::clock::now_ms();
+            let now = now_ms();
             say(commands::club::club(&dir, &cmd, now)?)?;
         }
         Command::Notes(cmd) => {
-            let now = porfiry_node::clock::now_ms();
+            let now = now_ms();
             say(commands::notes::notes(&dir, &cmd, now)?)?;
         }
         Command::Think(args) => {

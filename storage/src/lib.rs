@@ -24,7 +24,12 @@
 //! assert_eq!(pinned.len(), 1);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A process with several threads and async callers (a running node) shares
+//! the file through [`db::Db`], the database actor: one writer thread, a few
+//! reader threads, bounded queues and async answers.
 
+pub mod db;
 mod record;
 
 mod clubs;

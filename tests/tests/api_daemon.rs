@@ -18,7 +18,7 @@ fn send_oversized(
     token: &str,
 ) -> porfiry_tests::api_client::ApiResponse {
     use std::io::{Read as _, Write as _};
-    let body = "x".repeat(porfiry_node::api::limits::MAX_BODY_BYTES + 1);
+    let body = "x".repeat(porfiry_api::limits::MAX_BODY_BYTES + 1);
     let head = format!(
         "POST /v1/chat/completions HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\
          Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",

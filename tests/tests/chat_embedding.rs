@@ -1,4 +1,4 @@
-//! End to end through the embedding API (`porfiry_node::chat`), as a phone
+//! End to end through the embedding API (`porfiry_agent::chat`), as a phone
 //! app would use it: the node's real HTTP client against the scripted model,
 //! with a manual clock to drive the toolset idle timeout without waiting.
 
@@ -7,10 +7,10 @@ mod chat_common;
 use std::sync::Arc;
 
 use chat_common::*;
-use porfiry_node::chat::{
+use porfiry_agent::chat::{
     ChatConfig, ChatEngine, ClientEvent, Clock, ManualClock, ModelError, SendError, SystemClock,
 };
-use porfiry_node::{LlmConfig, LlmTarget};
+use porfiry_agent::{LlmConfig, LlmTarget};
 use porfiry_tests::{Reply, ScriptedLlm};
 
 const MIN_MS: i64 = 60_000;
@@ -162,7 +162,7 @@ async fn bad_input_and_model_failures_are_errors_not_panics() {
     let (engine, _clock) = engine_with_clock(&llm);
     let mut session = engine.session();
     assert_eq!(session.send("  ").await, Err(SendError::Empty));
-    let long = "x".repeat(porfiry_node::chat::MAX_USER_MESSAGE_CHARS + 1);
+    let long = "x".repeat(porfiry_agent::chat::MAX_USER_MESSAGE_CHARS + 1);
     assert!(matches!(
         session.send(&long).await,
         Err(SendError::TooLong { .. })

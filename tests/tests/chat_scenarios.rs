@@ -8,8 +8,8 @@ mod chat_common;
 use std::time::Duration;
 
 use chat_common::*;
-use porfiry_node::chat::{ChatConfig, ChatEngine};
-use porfiry_node::llm::{LlmConfig, LlmTarget};
+use porfiry_agent::chat::{ChatConfig, ChatEngine};
+use porfiry_agent::llm::{LlmConfig, LlmTarget};
 use porfiry_tests::{Reply, ScriptedLlm};
 
 /// Chat settings for an in-process engine against `llm`: no retries.

@@ -3,8 +3,8 @@
 
 use std::time::Duration;
 
-use porfiry_node::llm::client::MAX_REPLY_BYTES;
-use porfiry_node::llm::{ChatMessage, LlmError, OpenAiClient};
+use porfiry_agent::llm::client::MAX_REPLY_BYTES;
+use porfiry_agent::llm::{ChatMessage, LlmError, OpenAiClient};
 use porfiry_tests::{Reply, Rule, ScriptedLlm, When};
 
 mod llm_common;

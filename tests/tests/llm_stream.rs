@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use porfiry_node::llm::client::MAX_REPLY_BYTES;
-use porfiry_node::llm::{ChatMessage, LlmError, OpenAiClient};
+use porfiry_agent::llm::client::MAX_REPLY_BYTES;
+use porfiry_agent::llm::{ChatMessage, LlmError, OpenAiClient};
 use porfiry_tests::{Reply, Rule, ScriptedLlm};
 use serde_json::json;
 
@@ -14,7 +14,7 @@ mod llm_common;
 use llm_common::{client, config_with, history};
 
 use futures::StreamExt;
-use porfiry_node::llm::{PieceStream, StreamPiece};
+use porfiry_agent::llm::{PieceStream, StreamPiece};
 
 /// Every piece of a stream until its end, and the error it ended with, if any.
 async fn drain(mut stream: PieceStream) -> (Vec<StreamPiece>, Option<LlmError>) {
@@ -94,7 +94,7 @@ async fn usage_and_finish_reason_arrive_with_done() {
     .unwrap();
     let (pieces, error) = drain(stream(&client(&llm)).await.unwrap()).await;
     assert_eq!(error, None);
-    let usage = porfiry_node::llm::wire::Usage {
+    let usage = porfiry_agent::llm::wire::Usage {
         prompt_tokens: Some(11),
         completion_tokens: Some(7),
         total_tokens: Some(18),
@@ -427,7 +427,7 @@ async fn a_streamed_answer_past_the_reply_cap_is_refused() {
 
 #[tokio::test]
 async fn the_llm_trait_streams_deltas_and_names_the_model() {
-    use porfiry_node::llm::{Delta, Llm, ModelRequest, Usage};
+    use porfiry_agent::llm::{Delta, Llm, ModelRequest, Usage};
     let llm = ScriptedLlm::queue(vec![
         Reply::text("Hi there.").usage(5, 2).with_reasoning("greet"),
         Reply::text("whole"),

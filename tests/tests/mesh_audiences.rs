@@ -216,7 +216,7 @@ fn shareable_rows_travel_and_the_rest_stay_home() {
 
     // Written into X's file by another process while X runs: the daemon's
     // change detection publishes what is marked shareable.
-    let now = porfiry_node::clock::now_ms();
+    let now = porfiry_mesh::clock::now_ms();
     let store = x.store();
     let strategy = |name: &str, shareable| StagnationStrategy {
         name: name.into(),

@@ -9,8 +9,8 @@
 
 use std::collections::HashSet;
 
-use porfiry_node::clock::now_ms;
-use porfiry_node::sharing::post_note;
+use porfiry_mesh::clock::now_ms;
+use porfiry_mesh::sharing::post_note;
 use porfiry_protocol::Audience;
 use porfiry_storage::{Note, NoteSource, Sharing};
 use porfiry_tests::mesh_node::{Exit, MeshNode, wait_for};

@@ -10,7 +10,7 @@
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use porfiry_node::mesh::{MeshConfig, MeshDriver, MeshEvent, MeshHandle, Multiaddr, PeerId};
+use porfiry_mesh::net::{MeshConfig, MeshDriver, MeshEvent, MeshHandle, Multiaddr, PeerId};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_protocol::{Audience, Body, NodeKey, PayloadDraft, VerifiedItem, sign};
 use porfiry_tests::mesh_node::{DEADLINE, MeshNode, wait_for};
@@ -19,7 +19,7 @@ fn note(key: &NodeKey, text: &str) -> VerifiedItem {
     sign(
         key,
         &PayloadDraft {
-            created_ms: porfiry_node::clock::now_ms(),
+            created_ms: porfiry_mesh::clock::now_ms(),
             audience: Audience::Public,
             max_hops: 3,
             expires_ms: None,

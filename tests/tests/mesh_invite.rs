@@ -7,8 +7,8 @@
 
 use std::time::{Duration, SystemTime};
 
-use porfiry_node::invite::InviteCode;
-use porfiry_node::invite::service::LISTENING_CONFIG_KEY;
+use porfiry_mesh::invite::InviteCode;
+use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// Starts `node` as a server and waits until its daemon has recorded its

@@ -9,8 +9,8 @@
 //!   A (server) ◄── B (server)     rows written into A's file by the test
 //! ```
 
-use porfiry_node::sharing::item_rows::stored_record;
-use porfiry_node::sharing::publish::note_draft;
+use porfiry_mesh::sharing::item_rows::stored_record;
+use porfiry_mesh::sharing::publish::note_draft;
 use porfiry_protocol::engine::PUSH_BATCH_FULL;
 use porfiry_protocol::item::envelope::encode_envelope;
 use porfiry_protocol::{Audience, ItemId, NodeKey, VerifiedItem, sign};
@@ -20,7 +20,7 @@ use porfiry_tests::mesh_node::{MeshNode, wait_for};
 /// A's public note `text`, written `age_ms` ago, expiring `expires_after_ms`
 /// after that if given.
 fn signed(key: &NodeKey, text: &str, age_ms: u64, expires_after_ms: Option<u64>) -> VerifiedItem {
-    let created = porfiry_node::clock::now_ms() - age_ms;
+    let created = porfiry_mesh::clock::now_ms() - age_ms;
     let mut draft = note_draft(
         &Note {
             text: text.into(),

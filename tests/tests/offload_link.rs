@@ -9,8 +9,8 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use libp2p::PeerId;
-use porfiry_node::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
-use porfiry_node::offload::{
+use porfiry_agent::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
+use porfiry_mesh::offload::{
     FriendLlm, FriendLlmConfig, OffloadOpener, OffloadServer, OffloadStream, ServerLimits,
 };
 use porfiry_skills::{BoxFuture, Delta, Llm, ModelRequest};

@@ -13,9 +13,9 @@
 
 use std::time::{Duration, Instant};
 
-use porfiry_node::clock::now_ms;
-use porfiry_node::sharing::item_rows::stored_record;
-use porfiry_node::sharing::publish::note_draft;
+use porfiry_mesh::clock::now_ms;
+use porfiry_mesh::sharing::item_rows::stored_record;
+use porfiry_mesh::sharing::publish::note_draft;
 use porfiry_protocol::{Audience, sign};
 use porfiry_storage::{Note, NoteSource};
 use porfiry_tests::mesh_node::MeshNode;

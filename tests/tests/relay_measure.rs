@@ -15,7 +15,7 @@
 
 use std::time::{Duration, Instant};
 
-use porfiry_node::mesh::{
+use porfiry_mesh::net::{
     Keypair, MeshConfig, MeshDriver, MeshEvent, MeshHandle, Multiaddr, PeerId, ReachConfig,
     RelayLimits,
 };

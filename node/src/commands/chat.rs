@@ -13,11 +13,11 @@ use anyhow::Context as _;
 use clap::Args;
 use porfiry_skills::limits::DEFAULT_TOOLSET_IDLE_MS;
 
-use crate::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
-use crate::chat::transcript::{ERROR_PREFIX, TraceWriter, render_error, render_reply};
-use crate::chat::{ChatConfig, ChatEngine, ChatSession, Language, local_clock};
 use crate::commands::llm_flags::LlmCallArgs;
-use crate::data_dir::DataDir;
+use porfiry_agent::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
+use porfiry_agent::chat::transcript::{ERROR_PREFIX, TraceWriter, render_error, render_reply};
+use porfiry_agent::chat::{ChatConfig, ChatEngine, ChatSession, Language, local_clock};
+use porfiry_mesh::data_dir::DataDir;
 
 /// The output format, shown by `porfiry chat --help`.
 pub const CHAT_AFTER_HELP: &str = "\
@@ -74,8 +74,8 @@ impl ChatArgs {
         ChatConfig {
             language: self.language,
             media_catalog: match &self.media_catalog {
-                Some(path) => crate::toolsets::CatalogSource::File(path.clone()),
-                None => crate::toolsets::CatalogSource::Sample,
+                Some(path) => porfiry_agent::toolsets::CatalogSource::File(path.clone()),
+                None => porfiry_agent::toolsets::CatalogSource::Sample,
             },
             skills_dir: Some(dir.skills_dir()),
             toolset_idle: Duration::from_secs(self.toolset_idle_secs),
@@ -199,8 +199,8 @@ mod tests {
     use porfiry_skills::{BoxFuture, Completion};
 
     use super::*;
-    use crate::chat::{Clock, Llm, ManualClock, ModelError, ModelRequest, SystemClock};
-    use crate::llm::LlmTarget;
+    use porfiry_agent::chat::{Clock, Llm, ManualClock, ModelError, ModelRequest, SystemClock};
+    use porfiry_agent::llm::LlmTarget;
 
     /// A model answering from a queue and recording the requests; clones
     /// share both.
@@ -341,7 +341,7 @@ mod tests {
         assert_eq!(c.skills_dir, Some(PathBuf::from("/data/skills")));
         assert_eq!(
             c.media_catalog,
-            crate::toolsets::CatalogSource::File("/x/films.json".into())
+            porfiry_agent::toolsets::CatalogSource::File("/x/films.json".into())
         );
         let bad = Cli::try_parse_from([
             "chat",

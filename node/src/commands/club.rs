@@ -8,10 +8,10 @@ use clap::{Args, Subcommand};
 use porfiry_protocol::club::{ClubAction, ClubRef, ClubRole};
 use serde::Serialize;
 
-use super::friend_names::friend_names;
-use super::friends::{FriendsError, open, resolve_friend};
-use crate::data_dir::DataDir;
-use crate::sharing::clubs::{self, ClubsError};
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::friends::friend_names;
+use porfiry_mesh::friends::{FriendsError, open, resolve_friend};
+use porfiry_mesh::sharing::clubs::{self, ClubsError};
 
 /// `porfiry club …`
 #[derive(Debug, Subcommand)]

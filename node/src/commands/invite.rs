@@ -10,15 +10,15 @@ use porfiry_storage::{MAX_INVITATION_NAME_BYTES, NewInvitation, StorageError, ch
 use qrcode::QrCode;
 use qrcode::render::unicode::Dense1x2;
 
-use crate::commands::friends::{FriendsError, open, parse_address};
-use crate::data_dir::DataDir;
-use crate::invite::code::MAX_CODE_ADDRESSES;
-use crate::invite::duration::parse_valid_for;
-use crate::invite::secret::{hash_secret, new_secret};
-use crate::invite::service::LISTENING_CONFIG_KEY;
-use crate::invite::{CodeError, InviteCode};
-use crate::mesh::Multiaddr;
-use crate::mesh::Protocol;
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::friends::{FriendsError, open, parse_address};
+use porfiry_mesh::invite::code::MAX_CODE_ADDRESSES;
+use porfiry_mesh::invite::duration::parse_valid_for;
+use porfiry_mesh::invite::secret::{hash_secret, new_secret};
+use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
+use porfiry_mesh::invite::{CodeError, InviteCode};
+use porfiry_mesh::net::Multiaddr;
+use porfiry_mesh::net::Protocol;
 
 /// Arguments of `porfiry invite`.
 #[derive(Debug, Args)]
@@ -95,7 +95,7 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
         let m = parse_address(a, &peer)?;
         // The code names the peer once; drop a trailing /p2p/<id> (a relay
         // circuit address keeps its relay's /p2p/<relay>/p2p-circuit).
-        let bare = crate::mesh::without_peer_suffix(m, &peer);
+        let bare = porfiry_mesh::net::without_peer_suffix(m, &peer);
         if !addresses.contains(&bare) {
             addresses.push(bare);
         }
@@ -156,7 +156,7 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
 #[cfg(test)]
 mod reach_tests {
     use super::*;
-    use crate::commands::init::open_or_init;
+    use porfiry_mesh::init::open_or_init;
 
     #[test]
     fn a_code_carries_a_relay_circuit_address_first() {
@@ -164,7 +164,7 @@ mod reach_tests {
         let dir = DataDir::new(tmp.path());
         let (key, _) = open_or_init(&dir).unwrap();
         let me = key.peer_id();
-        let relay = crate::mesh::Keypair::generate_ed25519()
+        let relay = porfiry_mesh::net::Keypair::generate_ed25519()
             .public()
             .to_peer_id();
         let mut addresses: Vec<String> = (1..=8)

@@ -13,12 +13,12 @@ use porfiry_storage::{Friend, StorageError};
 use tokio::sync::mpsc;
 use tokio::time::{Instant, timeout_at};
 
-use crate::commands::friends::{FriendsError, check_friend, open, save_friend};
-use crate::commands::init::{InitError, open_or_init};
-use crate::data_dir::DataDir;
-use crate::invite::wire::{WireError, read_answer, write_request};
-use crate::invite::{CodeError, InviteCode, Refusal, Secret};
-use crate::mesh::{MeshConfig, MeshDriver, MeshError, MeshEvent, PeerId, StreamControl};
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::friends::{FriendsError, check_friend, open, save_friend};
+use porfiry_mesh::init::{InitError, open_or_init};
+use porfiry_mesh::invite::wire::{WireError, read_answer, write_request};
+use porfiry_mesh::invite::{CodeError, InviteCode, Refusal, Secret};
+use porfiry_mesh::net::{MeshConfig, MeshDriver, MeshError, MeshEvent, PeerId, StreamControl};
 
 /// How long `join` tries to reach the inviter and get an answer: it covers
 /// the inviter's door poll and a few redials with backoff, and still fails

@@ -14,14 +14,14 @@ use std::time::Duration;
 use clap::Subcommand;
 use serde::Serialize;
 
-use crate::api::start::api_address_path;
-use crate::api::token::token_path;
-use crate::commands::friends::{FriendsError, friend_names, open};
+use crate::commands::api_start::api_address_path;
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
 use crate::commands::llm_registry::{self, AddArgs, RegistryModel};
-use crate::data_dir::DataDir;
-use crate::sharing::SharingError;
-use crate::sharing::offload::{Candidate, offload_candidates};
+use porfiry_api::token::token_path;
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::friends::{FriendsError, friend_names, open};
+use porfiry_mesh::sharing::SharingError;
+use porfiry_mesh::sharing::offload::{Candidate, offload_candidates};
 
 /// How long `llm list` waits for the daemon's status: a local process
 /// answers in milliseconds; a hung one must not hang the command.
@@ -117,7 +117,11 @@ pub fn llm(dir: &DataDir, command: &LlmCommand) -> Result<String, LlmListError> 
         LlmCommand::List { json, llm } => (json, llm),
         LlmCommand::Add(args) => {
             let (_, store) = open(dir)?;
-            return Ok(llm_registry::add(&store, args, crate::clock::now_ms())?);
+            return Ok(llm_registry::add(
+                &store,
+                args,
+                porfiry_mesh::clock::now_ms(),
+            )?);
         }
         LlmCommand::Remove { name } => {
             let (_, store) = open(dir)?;

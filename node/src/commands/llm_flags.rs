@@ -6,8 +6,8 @@
 
 use clap::Args;
 
-use crate::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
-use crate::llm::{LlmConfig, LlmTarget};
+use porfiry_agent::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
+use porfiry_agent::llm::{LlmConfig, LlmTarget};
 
 /// Call settings of the model.
 #[derive(Debug, Clone, Args)]

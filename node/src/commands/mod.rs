@@ -1,10 +1,10 @@
-//! One file per `porfiry` subcommand.
+//! One file per `porfiry` subcommand, and the flags several share
+//! (`llm_flags`, `offload_flags`, `reach_flags`, `api_start`).
 
+pub mod api_start;
 pub mod chat;
 pub mod club;
-pub mod friend_names;
 pub mod friends;
-pub mod init;
 pub mod invite;
 pub mod join;
 pub mod llm;
@@ -16,5 +16,6 @@ pub mod offload_flags;
 pub mod reach_flags;
 pub mod run;
 pub mod run_core;
+pub mod signal;
 pub mod status;
 pub mod think;

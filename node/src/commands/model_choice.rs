@@ -8,14 +8,14 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use tokio::time::Instant;
 
-use libp2p::PeerId;
+use porfiry_mesh::PeerId;
 use porfiry_skills::llm::{BoxFuture, Completion, DeltaStream, Llm, LlmError, ModelRequest};
 
 use crate::commands::offload_flags::{ModelChoice, OffloadPlan};
-use crate::llm::OpenAiClient;
-use crate::mesh::MeshError;
-use crate::node::NodeHandle;
-use crate::offload::{
+use porfiry_agent::llm::OpenAiClient;
+use porfiry_mesh::net::MeshError;
+use porfiry_mesh::node::NodeHandle;
+use porfiry_mesh::offload::{
     FriendLlm, FriendLlmConfig, Offer, OffloadOpener, OffloadPermissions, OffloadServer, Recent,
     ServerLimits, rank, serve_incoming,
 };
@@ -103,7 +103,7 @@ impl OffloadPermissions for FriendPermission {
 
 /// The offers friends advertise, and which friends are connected now.
 async fn offers(node: &NodeHandle) -> Result<(Vec<Offer>, HashSet<String>), LlmError> {
-    let other = |e: crate::node::NodeError| LlmError::Other(e.to_string());
+    let other = |e: porfiry_mesh::node::NodeError| LlmError::Other(e.to_string());
     let candidates = node.offload_candidates().await.map_err(other)?;
     let connected = node
         .status()

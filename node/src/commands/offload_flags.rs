@@ -8,12 +8,12 @@
 
 use clap::Args;
 
-use crate::commands::friends::{FriendsError, open, parse_peer_id, resolve_friend};
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
-use crate::data_dir::DataDir;
-use crate::llm::LlmTarget;
-use crate::mesh::PeerId;
-use crate::sharing::offload::OfferedModel;
+use porfiry_agent::llm::LlmTarget;
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::friends::{FriendsError, open, parse_peer_id, resolve_friend};
+use porfiry_mesh::net::PeerId;
+use porfiry_mesh::sharing::offload::OfferedModel;
 
 /// Requests served at once for all friends together, by default: one, what
 /// a local model server (Ollama, llama.cpp) runs in parallel out of the box.
@@ -75,7 +75,7 @@ pub enum ModelChoice {
     /// This friend's model over `/porfiry/offload/1`.
     Peer(PeerId),
     /// Neither given: a model learned from friends' advertisements
-    /// (`crate::sharing::offload::offload_candidates`), if any.
+    /// (`porfiry_mesh::sharing::offload::offload_candidates`), if any.
     Learned,
 }
 
@@ -233,8 +233,8 @@ mod tests {
         // A peer id needs no node at all.
         let same = off(Some(PEER), false).with_peer_resolved(&dir).unwrap();
         assert_eq!(same.llm_peer.as_deref(), Some(PEER));
-        crate::commands::init::init(&dir, porfiry_skills::Language::default()).unwrap();
-        let (_, store) = crate::commands::friends::open(&dir).unwrap();
+        porfiry_mesh::init::init(&dir, porfiry_skills::Language::default()).unwrap();
+        let (_, store) = porfiry_mesh::friends::open(&dir).unwrap();
         let anna = porfiry_storage::Friend {
             peer_id: PEER.to_owned(),
             name: "Anna".to_owned(),

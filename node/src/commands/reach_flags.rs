@@ -7,12 +7,12 @@ use std::time::Duration;
 
 use clap::Args;
 
-use crate::mesh::limits::{MAX_ESTABLISHED_TOTAL, SERVER_MAX_ESTABLISHED};
-use crate::mesh::relay::{
+use porfiry_mesh::net::limits::{MAX_ESTABLISHED_TOTAL, SERVER_MAX_ESTABLISHED};
+use porfiry_mesh::net::relay::{
     DEFAULT_MAX_CIRCUIT_BYTES, DEFAULT_MAX_CIRCUIT_DURATION, DEFAULT_MAX_CIRCUITS,
     DEFAULT_MAX_CIRCUITS_PER_FRIEND, DEFAULT_MAX_RESERVATIONS,
 };
-use crate::mesh::{Multiaddr, Profile, ReachConfig, RelayLimits};
+use porfiry_mesh::net::{Multiaddr, Profile, ReachConfig, RelayLimits};
 
 /// Reaching friends that cannot be dialled.
 #[derive(Debug, Clone, Args)]

@@ -9,22 +9,24 @@
 use std::io::Write;
 
 use clap::Args;
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 
-use crate::api::start::{ApiArgs, ApiPlan, StartError};
-use crate::commands::init::InitError;
+use crate::commands::api_start::{ApiArgs, ApiPlan, StartError};
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::{self, OffloadStartError};
 use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
 use crate::commands::reach_flags::{ReachArgs, ReachFlagsError};
 use crate::commands::run_core::{CHAT_SETS, ThinkFlags, node_registry, start_core};
-use crate::data_dir::DataDir;
-use crate::mesh::limits::DEFAULT_SERVER_LISTEN_QUIC;
-use crate::mesh::{self, Multiaddr};
-use crate::node::{Node, NodeConfig, NodeError};
-use crate::replication::ReplicationError;
-use crate::replication::limits::DEFAULT_SERVER_LISTEN;
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::init::InitError;
+use porfiry_mesh::lock::LockError;
+use porfiry_mesh::net::Multiaddr;
+use porfiry_mesh::net::limits::DEFAULT_SERVER_LISTEN_QUIC;
+use porfiry_mesh::node::{Node, NodeConfig, NodeError};
+use porfiry_mesh::replication::ReplicationError;
+use porfiry_mesh::replication::limits::DEFAULT_SERVER_LISTEN;
 
-pub use crate::mesh::Profile;
+pub use porfiry_mesh::net::Profile;
 
 /// Flags of `porfiry run`.
 #[derive(Debug, Args)]
@@ -35,7 +37,11 @@ pub struct RunArgs {
     #[arg(long = "listen", value_name = "MULTIADDR")]
     pub listen: Vec<String>,
     /// Network profile.
-    #[arg(long, value_enum, default_value_t = Profile::Server)]
+    #[arg(
+        long,
+        default_value_t = Profile::Server,
+        value_parser = PossibleValuesParser::new(["server", "phone"]).try_map(|s| s.parse::<Profile>())
+    )]
     pub profile: Profile,
     /// The model the API's agent uses (same flags as `porfiry chat`).
     #[command(flatten)]
@@ -81,48 +87,9 @@ pub enum RunError {
     /// The cognitive core could not start.
     #[error("cognitive core: {0:#}")]
     Core(anyhow::Error),
-    /// Another `porfiry run` already holds this data dir.
-    #[error("another porfiry run is already using {dir} (it holds {lock})")]
-    AlreadyRunning {
-        /// The data dir.
-        dir: String,
-        /// The lock file held.
-        lock: String,
-    },
-    /// The lock file could not be created or locked.
-    #[error("cannot lock {path}: {source}")]
-    Lock {
-        /// The lock file.
-        path: String,
-        /// The operating system's error.
-        source: std::io::Error,
-    },
-}
-
-/// Takes the data dir's daemon lock, creating the dir if needed. The lock
-/// is released when the returned file is dropped (or the process dies, so
-/// a SIGKILLed daemon never leaves a stale lock behind).
-pub fn lock_data_dir(dir: &DataDir) -> Result<std::fs::File, RunError> {
-    let path = dir.daemon_lock_path();
-    let io_err = |source| RunError::Lock {
-        path: path.display().to_string(),
-        source,
-    };
-    std::fs::create_dir_all(dir.root()).map_err(io_err)?;
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(io_err)?;
-    match file.try_lock() {
-        Ok(()) => Ok(file),
-        Err(std::fs::TryLockError::WouldBlock) => Err(RunError::AlreadyRunning {
-            dir: dir.root().display().to_string(),
-            lock: path.display().to_string(),
-        }),
-        Err(std::fs::TryLockError::Error(e)) => Err(io_err(e)),
-    }
+    /// Another `porfiry run` holds this data dir, or its lock failed.
+    #[error(transparent)]
+    Lock(#[from] LockError),
 }
 
 /// The listen addresses `args` ask for, parsed.
@@ -145,7 +112,7 @@ pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationErr
         })
         .collect::<Result<Vec<_>, _>>()?;
     if args.profile == Profile::Phone && !parsed.is_empty() {
-        return Err(mesh::MeshError::PhoneListens(parsed).into());
+        return Err(porfiry_mesh::net::MeshError::PhoneListens(parsed).into());
     }
     Ok(parsed)
 }
@@ -181,7 +148,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     };
     // Answers `porfiry join` from other nodes while an invitation is open;
     // without it the node still runs, it just takes no invitations.
-    let invites = crate::invite::InviteService::start(&node)
+    let invites = porfiry_mesh::invite::InviteService::start(&node)
         .inspect_err(|e| tracing::warn!("invitations are off: {e}"))
         .ok();
     let llm = match model_choice::agent_model(&offload, &node) {
@@ -189,7 +156,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         Err(e) => {
             node.shutdown();
             join.await?;
-            return Err(StartError::Chat(crate::chat::ChatError::from(e)).into());
+            return Err(StartError::Chat(porfiry_agent::chat::ChatError::from(e)).into());
         }
     };
     let toolsets = match node_registry(&node) {
@@ -197,10 +164,10 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         Err(e) => {
             node.shutdown();
             join.await?;
-            return Err(StartError::Chat(crate::chat::ChatError::from(e)).into());
+            return Err(StartError::Chat(porfiry_agent::chat::ChatError::from(e)).into());
         }
     };
-    let api = match crate::api::start::serve_node(
+    let api = match crate::commands::api_start::serve_node(
         dir,
         &api,
         &node,
@@ -210,7 +177,12 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     )
     .await
     {
-        Ok(api) => api,
+        Ok(api) => {
+            if let Some(running) = &api {
+                tracing::info!(addr = %running.addr, "API serving");
+            }
+            api
+        }
         Err(e) => {
             // The API could not start (port taken): stop the node cleanly.
             node.shutdown();
@@ -236,7 +208,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
     let mut listening = node.listening();
     let mut printed = 0;
-    let shutdown = shutdown_signal();
+    let shutdown = crate::commands::signal::shutdown_signal();
     tokio::pin!(shutdown);
     let stopped = loop {
         tokio::select! {
@@ -289,46 +261,9 @@ fn print_line(out: &mut dyn Write, line: &str) -> Result<(), ReplicationError> {
     Ok(())
 }
 
-/// Resolves on SIGINT or SIGTERM.
-pub async fn shutdown_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        match signal(SignalKind::terminate()) {
-            Ok(mut term) => {
-                tokio::select! {
-                    _ = tokio::signal::ctrl_c() => {}
-                    _ = term.recv() => {}
-                }
-            }
-            Err(e) => {
-                tracing::warn!("cannot listen for SIGTERM: {e}");
-                let _ = tokio::signal::ctrl_c().await;
-            }
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = tokio::signal::ctrl_c().await;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_second_lock_on_one_data_dir_is_refused_until_the_first_is_dropped() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = DataDir::new(tmp.path().join("node"));
-        let first = lock_data_dir(&dir).unwrap();
-        match lock_data_dir(&dir) {
-            Err(RunError::AlreadyRunning { lock, .. }) => assert!(lock.ends_with("daemon.lock")),
-            other => panic!("second lock must be refused, got {other:?}"),
-        }
-        drop(first);
-        assert!(lock_data_dir(&dir).is_ok(), "free again once dropped");
-    }
 
     fn args(listen: &[&str], profile: Profile) -> RunArgs {
         RunArgs {
@@ -343,7 +278,7 @@ mod tests {
                 },
             },
             api: ApiArgs {
-                api: crate::api::limits::DEFAULT_API_ADDR.to_owned(),
+                api: porfiry_api::limits::DEFAULT_API_ADDR.to_owned(),
                 no_api: false,
                 api_public: false,
             },

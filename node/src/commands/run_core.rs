@@ -12,15 +12,15 @@ use porfiry_storage::{LlmEntry, Store};
 use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
-use crate::cognition::asker::NodeAsker;
-use crate::cognition::{CognitiveCore, CoreConfig, CoreError, CoreParts, Trace};
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::LEARNED_MODEL_NAME;
 use crate::commands::offload_flags::{ModelChoice, OffloadPlan};
 use crate::commands::think::flags_model;
-use crate::llm::registry_models::RegistryModels;
-use crate::node::NodeHandle;
-use crate::toolsets::{StoreTools, ToolsetError, ToolsetOptions, core_toolsets};
+use porfiry_agent::cognition::asker::NodeAsker;
+use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreError, CoreParts, Trace};
+use porfiry_agent::llm::registry_models::RegistryModels;
+use porfiry_agent::toolsets::{StoreTools, ToolsetError, ToolsetOptions, core_toolsets};
+use porfiry_mesh::node::NodeHandle;
 use porfiry_skills::ToolsetRegistry;
 
 /// `porfiry run`'s flags for the core.
@@ -124,7 +124,7 @@ pub async fn start_core(
         db,
         registry: Arc::new(registry),
         maker: models,
-        clock: Arc::new(crate::chat::local_clock()),
+        clock: Arc::new(porfiry_agent::chat::local_clock()),
         events: node.events(),
         asker: Some(Arc::new(NodeAsker(node.clone()))),
         trace: Trace::off(),

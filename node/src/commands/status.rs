@@ -13,9 +13,9 @@ use porfiry_protocol::NodeKey;
 use porfiry_storage::Store;
 use serde::Serialize;
 
-use super::friends::{FriendView, FriendsError, friend_views};
-use crate::data_dir::DataDir;
-use crate::mesh::{LINKS_FILE_NAME, Link, LinksFile};
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::friends::{FriendView, FriendsError, friend_views};
+use porfiry_mesh::net::{LINKS_FILE_NAME, Link, LinksFile};
 
 /// Why `status` could not report.
 #[derive(Debug, thiserror::Error)]
@@ -165,7 +165,7 @@ pub fn status(dir: &DataDir) -> Result<Status, StatusError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mesh::LinkRecord;
+    use porfiry_mesh::net::LinkRecord;
 
     fn view(peer: &str) -> FriendView {
         FriendView {

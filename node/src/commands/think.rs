@@ -13,13 +13,13 @@ use porfiry_skills::Language;
 use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_storage::LlmEntry;
 
-use crate::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
-use crate::commands::init::open_or_init;
 use crate::commands::llm_flags::OptionalLlmArgs;
-use crate::data_dir::DataDir;
-use crate::db::Db;
-use crate::llm::registry_models::RegistryModels;
-use crate::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
+use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
+use porfiry_agent::llm::registry_models::RegistryModels;
+use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::init::open_or_init;
+use porfiry_storage::db::Db;
 
 /// The least prompt budget accepted: below it the core's own instructions
 /// would not fit.
@@ -99,9 +99,9 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         db: db.clone(),
         registry: Arc::new(registry),
         maker: models,
-        clock: Arc::new(crate::chat::local_clock()),
+        clock: Arc::new(porfiry_agent::chat::local_clock()),
         events,
-        asker: Some(Arc::new(crate::cognition::asker::KeyAsker::new(
+        asker: Some(Arc::new(porfiry_agent::cognition::asker::KeyAsker::new(
             db.clone(),
             key,
         ))),
@@ -114,7 +114,7 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         pause_secs: args.pause_secs,
     };
     let mut core = CognitiveCore::start(parts, config).await?;
-    let shutdown = crate::commands::run::shutdown_signal();
+    let shutdown = crate::commands::signal::shutdown_signal();
     tokio::pin!(shutdown);
     let mut done = 0u64;
     loop {

@@ -17,7 +17,7 @@ use cbor_form::{from_value, map_cbor_error, to_value};
 /// the body of one transport frame): 1 MiB holds sixteen maximum-size
 /// envelopes, or thousands of ordinary notes, per message while keeping what
 /// one hostile message can make us allocate small. The node's transport
-/// frame cap (`porfiry_node::mesh::limits::MAX_TRANSPORT_FRAME_BYTES`,
+/// frame cap (`porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES`,
 /// 4 MiB) is deliberately larger, so every message this cap admits fits in a
 /// frame; this cap is the one that binds.
 pub const MAX_WIRE_MESSAGE_BYTES: usize = 1024 * 1024;

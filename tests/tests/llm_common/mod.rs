@@ -3,7 +3,7 @@
 
 #![allow(dead_code)] // each test file uses a different subset
 
-use porfiry_node::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
+use porfiry_agent::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
 use porfiry_tests::ScriptedLlm;
 
 /// Retries the fast settings allow.

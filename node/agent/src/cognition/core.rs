@@ -1,0 +1,324 @@
+//! The cognitive core: the continuous thinking cycle (seed 003) on the
+//! node's database, models and toolset registry. [`CognitiveCore::tick`]
+//! runs one tick (load → prompt → model → reflexes → validated commands →
+//! record → stagnation check); [`CognitiveCore::run`] repeats it with the
+//! pause or idle wait between ticks until shut down or a tick budget ends.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use porfiry_skills::cognition::CycleSettings;
+use porfiry_skills::cognition::context::build_prompt;
+use porfiry_skills::cognition::tick::{Tick, TickReport, TickStart, TickStep};
+use porfiry_skills::{Clock, Language, ToolEffect, ToolsetRegistry};
+use porfiry_storage::{LlmEntry, Store};
+use tokio::sync::broadcast;
+
+use crate::cognition::asker::FriendsAsker;
+use crate::cognition::error::CoreError;
+use crate::cognition::limits::MAX_COMMANDS_RUN;
+use crate::cognition::load::{LoadRequest, Loaded, load};
+use crate::cognition::mechanisms::StagnationIo;
+use crate::cognition::models::{ModelCache, ModelMaker, Voice};
+use crate::cognition::record::{Recorded, TickFacts, record_tick};
+use crate::cognition::reflect::{ask_main, reflect};
+use crate::cognition::run_commands::{CommandRunner, catalogue_lines};
+use crate::cognition::stagnation::Stagnation;
+use crate::cognition::trace::Trace;
+use crate::cognition::wait::{Waited, wait_between_ticks};
+use porfiry_mesh::events::{CoreEvent, CoreEvents};
+use porfiry_storage::db::Db;
+
+/// How the core is set up.
+#[derive(Debug, Clone)]
+pub struct CoreConfig {
+    /// The prompt budget in tokens (`--context-tokens`).
+    pub context_tokens: usize,
+    /// The language of prompts and tool replies.
+    pub language: Language,
+    /// The main model from the flags; `None` = the registry's main model.
+    pub main: Option<LlmEntry>,
+    /// Seconds between ticks for this run instead of the cycle setting
+    /// (`porfiry think --pause-secs`); idle mode still waits as set.
+    pub pause_secs: Option<u64>,
+}
+
+/// The core's parts, given once.
+pub struct CoreParts {
+    /// The node's database actor.
+    pub db: Db,
+    /// The node's toolsets (the same registry chat uses).
+    pub registry: Arc<ToolsetRegistry>,
+    /// Builds model clients from registry rows.
+    pub maker: Arc<dyn ModelMaker>,
+    /// The injected clock.
+    pub clock: Arc<dyn Clock>,
+    /// Wake-up events (finished processes, new notes).
+    pub events: CoreEvents,
+    /// Posts notes to friends, when there is a way to.
+    pub asker: Option<Arc<dyn FriendsAsker>>,
+    /// Where `--trace` lines go.
+    pub trace: Trace,
+}
+
+/// What one tick did, in brief (for `porfiry think` and tests).
+#[derive(Debug, Clone)]
+pub struct TickDone {
+    /// The full report.
+    pub report: TickReport,
+    /// What was written.
+    pub recorded: Recorded,
+}
+
+/// The running core.
+pub struct CognitiveCore {
+    parts: CoreParts,
+    config: CoreConfig,
+    models: ModelCache,
+    runner: CommandRunner,
+    catalogue: Vec<String>,
+    effects: Arc<BTreeMap<String, ToolEffect>>,
+    events: broadcast::Receiver<CoreEvent>,
+    stagnation: Stagnation,
+    next_tick: u64,
+}
+
+impl CognitiveCore {
+    /// A core continuing after the last recorded tick. Process rows left
+    /// running by an earlier run of the node are closed as errors saying so.
+    pub async fn start(parts: CoreParts, config: CoreConfig) -> Result<Self, CoreError> {
+        let now = parts.clock.now().unix_ms();
+        let language = config.language;
+        let last = parts
+            .db
+            .write(move |store: &Store| {
+                crate::toolsets::acting::close_orphans(store, now, language)?;
+                Ok::<_, porfiry_storage::StorageError>(store.last_tick()?.map(|t| t.row.tick))
+            })
+            .await??;
+        let effects = Arc::new(
+            parts
+                .registry
+                .sets()
+                .flat_map(|set| set.tools().iter().map(|t| (t.name.clone(), t.effect)))
+                .collect(),
+        );
+        let catalogue = catalogue_lines(&parts.registry);
+        let runner = CommandRunner::new(parts.registry.clone(), config.language);
+        let events = parts.events.subscribe();
+        Ok(Self {
+            models: ModelCache::new(parts.maker.clone()),
+            runner,
+            catalogue,
+            effects,
+            events,
+            stagnation: Stagnation::new(config.language),
+            next_tick: last.map_or(1, |t| u64::try_from(t).unwrap_or(0).saturating_add(1)),
+            parts,
+            config,
+        })
+    }
+
+    /// The number the next tick will have.
+    pub fn next_tick(&self) -> u64 {
+        self.next_tick
+    }
+
+    /// Runs ticks until `ticks` have run (`None` = until `shutdown`
+    /// resolves), waiting between them as the cycle settings say.
+    pub async fn run(
+        &mut self,
+        ticks: Option<u64>,
+        shutdown: impl std::future::Future<Output = ()>,
+    ) -> Result<(), CoreError> {
+        tokio::pin!(shutdown);
+        let mut done = 0u64;
+        loop {
+            tokio::select! {
+                _ = &mut shutdown => return Ok(()),
+                result = self.tick() => { result?; }
+            }
+            done += 1;
+            if ticks.is_some_and(|n| done >= n) {
+                return Ok(());
+            }
+            tokio::select! {
+                _ = &mut shutdown => return Ok(()),
+                waited = self.wait() => { waited?; }
+            }
+        }
+    }
+
+    /// Waits as the cycle settings say: the pause, or idle until a wake
+    /// condition holds (an awaited event or the timeout, never a poll).
+    pub async fn wait(&mut self) -> Result<Waited, CoreError> {
+        let db = self.parts.db.clone();
+        let mut cycle: CycleSettings = db
+            .read(|s: &Store| s.config_get(porfiry_skills::cognition::CYCLE_CONFIG_KEY))
+            .await??
+            .unwrap_or_default();
+        if let Some(secs) = self.config.pause_secs {
+            cycle.pause_secs = secs;
+        }
+        let extra = self.stagnation.extra_pause();
+        let waited =
+            wait_between_ticks(&db, &mut self.events, &cycle, extra, &*self.parts.clock).await?;
+        self.parts.trace.line(format_args!("wait: {waited:?}"));
+        Ok(waited)
+    }
+
+    /// Runs one tick and records it. A failed model call is recorded as the
+    /// tick's error (the next tick tries again); only a database failure
+    /// is an `Err`.
+    pub async fn tick(&mut self) -> Result<TickDone, CoreError> {
+        let number = self.next_tick;
+        self.next_tick += 1;
+        let started = self.parts.clock.now();
+        let main = self.main_entry(number).await;
+        let model_name = main
+            .as_ref()
+            .map_or_else(|_| "-".to_owned(), |e| e.name.clone());
+        let request = LoadRequest {
+            tick: number,
+            now: started.clone(),
+            language: self.config.language,
+            catalogue: self.catalogue.clone(),
+            settings: vec![
+                ("model".into(), model_name.clone()),
+                (
+                    "context_tokens".into(),
+                    self.config.context_tokens.to_string(),
+                ),
+            ],
+            hints: self.stagnation.take_hints(),
+        };
+        let mut loaded: Loaded = self.parts.db.read(move |s| load(s, &request)).await??;
+        if let Some(secs) = self.config.pause_secs {
+            // Context 5 shows the pause this run really keeps.
+            loaded.data.cycle.pause_secs = secs;
+        }
+        let prompt = build_prompt(&loaded.data, self.config.context_tokens);
+        self.parts.trace.prompt(&prompt);
+        let shown_processes: Vec<i64> = loaded
+            .data
+            .processes
+            .iter()
+            .filter(|p| !(p.status == "warning" && p.result.is_none()))
+            .map(|p| p.id)
+            .collect();
+        let mut tick = Tick::new(TickStart {
+            tick: number,
+            started_ms: started.unix_ms(),
+            prompt,
+            previous_reply: loaded.previous_reply.clone(),
+            emotions: loaded.emotions.clone(),
+            validators: loaded.validators.iter().map(|v| v.name.clone()).collect(),
+            main_model: model_name.clone(),
+            thresholds: loaded.thresholds,
+            effects: self.effects.clone(),
+            language: self.config.language,
+        });
+        let main_voice: Result<Voice, String> =
+            main.and_then(|entry| self.models.voice(&entry).map_err(|e| e.to_string()));
+        let report = loop {
+            match tick.next(self.parts.clock.now().unix_ms()) {
+                TickStep::CallModel(request) => {
+                    let answer = match &main_voice {
+                        Ok(voice) => ask_main(voice, &request).await,
+                        Err(e) => Err(e.clone()),
+                    };
+                    self.parts.trace.reply(&answer);
+                    tick.model_answered(answer);
+                }
+                TickStep::Reflect(reflection) => {
+                    let validators = loaded
+                        .validators
+                        .iter()
+                        .map(|entry| (entry.name.clone(), self.models.voice(entry)))
+                        .collect();
+                    let answers = match &main_voice {
+                        Ok(voice) => reflect(voice, validators, *reflection).await,
+                        Err(_) => Default::default(),
+                    };
+                    tick.reflected(answers);
+                }
+                TickStep::Run(commands) => {
+                    let ctx_now = self.parts.clock.now();
+                    let mut results = Vec::with_capacity(commands.len());
+                    for command in commands.iter().take(MAX_COMMANDS_RUN) {
+                        let result = self.runner.run(command, number, ctx_now.clone()).await;
+                        self.parts.trace.command(command, &result);
+                        results.push(result);
+                    }
+                    tick.ran(results);
+                }
+                TickStep::Finish(report) => break *report,
+            }
+        };
+        let facts_model = model_name.clone();
+        let mode = match loaded.cycle.notes {
+            porfiry_skills::cognition::NotesMode::Manual => "manual",
+            porfiry_skills::cognition::NotesMode::Auto { .. } => "auto",
+        };
+        let language = self.config.language;
+        let now_ms = self.parts.clock.now().unix_ms();
+        let to_record = report.clone();
+        let recorded = self
+            .parts
+            .db
+            .write(move |s| {
+                record_tick(
+                    s,
+                    &to_record,
+                    &TickFacts {
+                        model: &facts_model,
+                        mode,
+                        shown_processes: &shown_processes,
+                        language,
+                        now_ms,
+                    },
+                )
+            })
+            .await??;
+        self.parts.trace.done(&report);
+        self.stagnation
+            .after_tick(
+                &report,
+                &mut StagnationIo {
+                    db: &self.parts.db,
+                    runner: &self.runner,
+                    asker: self.parts.asker.as_deref(),
+                    clock: &*self.parts.clock,
+                    trace: &self.parts.trace,
+                    model: &model_name,
+                },
+            )
+            .await?;
+        Ok(TickDone { report, recorded })
+    }
+
+    /// The main model's row for this tick: a switched-to model while the
+    /// switch lasts, else the flags' model, else the registry's main one,
+    /// with any raised sampling; `Err` says why there is none.
+    async fn main_entry(&self, tick: u64) -> Result<LlmEntry, String> {
+        if let Some(entry) = self.stagnation.switched_model(tick) {
+            return Ok(self.stagnation.tuned(entry.clone(), tick));
+        }
+        let base = match &self.config.main {
+            Some(entry) => entry.clone(),
+            None => self
+                .parts
+                .db
+                .read(|s: &Store| s.llm_main())
+                .await
+                .map_err(|e| e.to_string())?
+                .map_err(|e| e.to_string())?
+                .map(|m| m.row)
+                .ok_or_else(|| {
+                    "no main model: give --llm-url and --llm-model, or `porfiry llm add NAME --url URL --model M --main`"
+                        .to_owned()
+                })?,
+        };
+        Ok(self.stagnation.tuned(base, tick))
+    }
+}

@@ -1,0 +1,45 @@
+//! What the anti-stagnation mechanisms leave for the coming ticks: prompts
+//! for the next one, a switched-to model, raised sampling, an extra pause.
+//! [`crate::cognition::mechanisms`] writes it, [`crate::cognition::stagnation`]
+//! reads it out to the core.
+
+use std::time::Duration;
+
+use porfiry_skills::Language;
+use porfiry_storage::LlmEntry;
+
+/// Ticks a switched-to model thinks before the main one returns.
+pub const SWITCH_TICKS: u64 = 3;
+
+/// Ticks raised sampling lasts before the model's own values return.
+pub const TUNE_TICKS: u64 = 3;
+
+/// The radical pause: half an hour added to the next wait.
+pub const LONG_PAUSE: Duration = Duration::from_secs(30 * 60);
+
+/// The mechanisms' effects on the coming ticks (in memory).
+pub struct Effects {
+    /// The language of the hints.
+    pub language: Language,
+    /// Prompts for the next tick.
+    pub hints: Vec<String>,
+    /// The switched-to model and the tick it lasts until (exclusive).
+    pub switched: Option<(LlmEntry, u64)>,
+    /// The tick raised sampling lasts until (exclusive).
+    pub tuned_until: Option<u64>,
+    /// A pause to add to the next wait, once.
+    pub extra_pause: Option<Duration>,
+}
+
+impl Effects {
+    /// No effects yet.
+    pub fn new(language: Language) -> Self {
+        Self {
+            language,
+            hints: Vec::new(),
+            switched: None,
+            tuned_until: None,
+            extra_pause: None,
+        }
+    }
+}

@@ -1,0 +1,321 @@
+//! Stagnation beyond the seed's single check: after each tick the detectors
+//! see what it did; when the stall counter escalates, the strategies in
+//! `stagnation_strategies` are chosen by the seed's algorithm (diagnose the
+//! source → cheapest first → combine classes) and their mechanisms act
+//! ([`crate::cognition::mechanisms`]). Each application is recorded in
+//! `process_log`; [`RATE_AFTER_TICKS`] ticks later the novelty before and
+//! after becomes a row in `ratings` for the strategy. A strategy that
+//! travels (published here or received from a friend) is rated by its item
+//! id and the rating is shareable, so friends learn which strategies work;
+//! a local one (the seeds) is rated by its row and the rating stays home.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use porfiry_skills::Language;
+use porfiry_skills::cognition::detectors::{Assessment, DetectorConfig, Detectors};
+use porfiry_skills::cognition::strategy::{Candidate, Mechanism, StrategyClass, choose, rate};
+use porfiry_skills::cognition::tick::TickReport;
+use porfiry_storage::{
+    Concept, Link, ListQuery, LlmEntry, NoteSource, ProcessEntry, ProcessStatus, Rating,
+    StagnationStrategy, Store, Stored,
+};
+
+use crate::cognition::effects::Effects;
+use crate::cognition::error::CoreError;
+use crate::cognition::mechanisms::{StagnationIo, apply};
+
+/// Ticks after an application before it is rated: long enough for the
+/// changed context to show in a few replies, short enough that the rating
+/// still belongs to the strategy.
+pub const RATE_AFTER_TICKS: u64 = 3;
+
+/// Ticks after an application before another may be chosen: mechanisms
+/// need a tick or two to act, and stacking them would blur their ratings.
+pub const COOLDOWN_TICKS: u64 = 3;
+
+/// How much "LLM reflex tuning" raises temperature, and its ceiling.
+pub const TEMPERATURE_STEP: f64 = 0.4;
+/// Highest temperature tuning sets.
+pub const MAX_TUNED_TEMPERATURE: f64 = 1.5;
+/// The temperature assumed when the model's row sets none.
+pub const BASE_TEMPERATURE: f64 = 0.7;
+/// How much tuning raises presence_penalty, and its ceiling (OpenAI's range ends at 2).
+pub const PRESENCE_STEP: f64 = 0.6;
+/// Highest presence_penalty tuning sets.
+pub const MAX_PRESENCE_PENALTY: f64 = 2.0;
+
+/// Novelty scores kept for before/after ratings.
+const NOVELTY_HISTORY: usize = 32;
+
+/// An application waiting for its rating.
+#[derive(Debug, Clone)]
+struct Pending {
+    /// What the rating names: the strategy's item id when it travels (its
+    /// own published one, or the friend's it came from), so friends can
+    /// match it; else the local row.
+    target: String,
+    shareable: bool,
+    tick: u64,
+    before: Vec<f64>,
+}
+
+/// The core's stagnation state (in memory: a restart starts afresh, which
+/// only delays the next escalation by a few ticks).
+pub struct Stagnation {
+    effects: Effects,
+    detectors: Detectors,
+    novelty: VecDeque<(u64, f64)>,
+    pending: Vec<Pending>,
+    recent: VecDeque<i64>,
+    cooldown_until: u64,
+    last_tick_start: Option<u64>,
+}
+
+impl Stagnation {
+    /// Fresh state.
+    pub fn new(language: Language) -> Self {
+        Self {
+            effects: Effects::new(language),
+            detectors: Detectors::new(DetectorConfig::default()),
+            novelty: VecDeque::new(),
+            pending: Vec::new(),
+            recent: VecDeque::new(),
+            cooldown_until: 0,
+            last_tick_start: None,
+        }
+    }
+
+    /// The prompts the mechanisms left for the next tick.
+    pub fn take_hints(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.effects.hints)
+    }
+
+    /// The pause the radical-pause mechanism added, once.
+    pub fn extra_pause(&mut self) -> Option<Duration> {
+        self.effects.extra_pause.take()
+    }
+
+    /// The switched-to model while the switch lasts.
+    pub fn switched_model(&self, tick: u64) -> Option<&LlmEntry> {
+        self.effects
+            .switched
+            .as_ref()
+            .filter(|(_, until)| tick < *until)
+            .map(|(entry, _)| entry)
+    }
+
+    /// `entry` with raised sampling while tuning lasts, else as it is.
+    pub fn tuned(&self, mut entry: LlmEntry, tick: u64) -> LlmEntry {
+        if self.effects.tuned_until.is_some_and(|until| tick < until) {
+            let t = entry.config.temperature.unwrap_or(BASE_TEMPERATURE);
+            entry.config.temperature = Some((t + TEMPERATURE_STEP).min(MAX_TUNED_TEMPERATURE));
+            let p = entry.config.presence_penalty.unwrap_or(0.0);
+            entry.config.presence_penalty = Some((p + PRESENCE_STEP).min(MAX_PRESENCE_PENALTY));
+        }
+        entry
+    }
+
+    /// Watches the finished tick; rates due applications; applies
+    /// strategies when the stall escalates.
+    pub async fn after_tick(
+        &mut self,
+        report: &TickReport,
+        io: &mut StagnationIo<'_>,
+    ) -> Result<Option<Assessment>, CoreError> {
+        let since = self.last_tick_start.replace(io.clock.now().unix_ms());
+        let Some(mut observation) = report.observation.clone() else {
+            return Ok(None);
+        };
+        let (growth, stimuli) = count_since(io.db, since).await?;
+        observation.graph_growth = growth;
+        observation.stimuli = stimuli;
+        self.novelty.push_back((report.tick, observation.novelty));
+        while self.novelty.len() > NOVELTY_HISTORY {
+            self.novelty.pop_front();
+        }
+        let assessment = self.detectors.observe(observation);
+        if !assessment.signals.is_empty() {
+            io.trace.line(format_args!(
+                "stagnation: {:?} stall={} escalate={}",
+                assessment.signals, assessment.stall, assessment.escalate
+            ));
+        }
+        self.rate_due(report.tick, io).await?;
+        if assessment.escalate && report.tick >= self.cooldown_until {
+            self.respond(report, &assessment, io).await?;
+        }
+        Ok(Some(assessment))
+    }
+
+    /// Rates the applications old enough.
+    async fn rate_due(&mut self, tick: u64, io: &StagnationIo<'_>) -> Result<(), CoreError> {
+        let (due, waiting): (Vec<Pending>, Vec<Pending>) = self
+            .pending
+            .drain(..)
+            .partition(|p| tick >= p.tick + RATE_AFTER_TICKS);
+        self.pending = waiting;
+        for p in due {
+            let after: Vec<f64> = self
+                .novelty
+                .iter()
+                .filter(|(t, _)| *t > p.tick)
+                .map(|(_, n)| *n)
+                .collect();
+            let score = rate(&p.before, &after);
+            let comment = format!(
+                "novelty before {:.2}, after {:.2} ({} ticks)",
+                mean(&p.before),
+                mean(&after),
+                after.len()
+            );
+            let now = io.clock.now().unix_ms();
+            let row = Rating {
+                target: p.target.clone(),
+                score,
+                comment,
+                shareable: p.shareable,
+                ..Default::default()
+            };
+            io.db.write(move |s: &Store| s.add(&row, now)).await??;
+        }
+        Ok(())
+    }
+
+    /// Chooses and applies strategies for an escalated stall.
+    async fn respond(
+        &mut self,
+        report: &TickReport,
+        assessment: &Assessment,
+        io: &mut StagnationIo<'_>,
+    ) -> Result<(), CoreError> {
+        let rows = io.db.read(|s: &Store| strategies_with_ratings(s)).await??;
+        let candidates: Vec<Candidate> = rows.iter().map(|(c, _)| c.clone()).collect();
+        let recent: Vec<i64> = self.recent.iter().copied().collect();
+        let chosen = choose(&candidates, assessment, &recent);
+        let before: Vec<f64> = self.novelty.iter().map(|(_, n)| *n).collect();
+        for id in chosen {
+            let Some((candidate, about)) = rows.iter().find(|(c, _)| c.id == id) else {
+                continue;
+            };
+            let name = &about.name;
+            let Some(done) = apply(&mut self.effects, candidate.mechanism, report, io).await?
+            else {
+                io.trace.line(format_args!(
+                    "stagnation: {name} ({}) does not apply now",
+                    candidate.mechanism.as_str()
+                ));
+                continue;
+            };
+            io.trace
+                .line(format_args!("stagnation: applied {name}: {done}"));
+            let now = io.clock.now().unix_ms();
+            let entry = ProcessEntry {
+                name: "stagnation_strategy".into(),
+                command: serde_json::json!({
+                    "strategy": id,
+                    "name": name,
+                    "class": candidate.class.as_str(),
+                    "mechanism": candidate.mechanism.as_str(),
+                    "signals": format!("{:?}", assessment.signals),
+                }),
+                result: Some(format!("applied {name}: {done}")),
+                status: ProcessStatus::Ok,
+                ..Default::default()
+            };
+            io.db.write(move |s: &Store| s.add(&entry, now)).await??;
+            self.pending.push(Pending {
+                target: about.target.clone(),
+                shareable: about.travels,
+                tick: report.tick,
+                before: before.clone(),
+            });
+            self.recent.push_back(id);
+            while self.recent.len() > 4 {
+                self.recent.pop_front();
+            }
+        }
+        self.cooldown_until = report.tick + COOLDOWN_TICKS;
+        Ok(())
+    }
+}
+
+/// What a rating needs to know about a strategy.
+struct About {
+    name: String,
+    /// The rating's target (see [`Pending::target`]).
+    target: String,
+    /// Whether the strategy travels, so its rating should too.
+    travels: bool,
+}
+
+/// The strategies as candidates (mechanism from the `mechanism:<name>` tag;
+/// rows without one are the model's own notes and are not applied
+/// automatically), with what their ratings name.
+fn strategies_with_ratings(s: &Store) -> porfiry_storage::Result<Vec<(Candidate, About)>> {
+    let rows: Vec<Stored<StagnationStrategy>> = s.list(&ListQuery {
+        limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
+        ..Default::default()
+    })?;
+    let mut out = Vec::new();
+    for r in rows {
+        let Some(mechanism) = Mechanism::from_tags(&r.row.tags) else {
+            continue;
+        };
+        let Some(class) = StrategyClass::parse(&r.row.class) else {
+            continue;
+        };
+        let item = r.row.item_id.or(r.row.origin_item_id);
+        let target = match item {
+            Some(item) => item.to_string(),
+            None => format!("stagnation_strategies:{}", r.id),
+        };
+        let rating = s.rating_summary(&target)?.map(|(mean, _)| mean);
+        out.push((
+            Candidate {
+                id: r.id,
+                class,
+                mechanism,
+                cost: r.row.cost,
+                rating,
+            },
+            About {
+                name: r.row.name,
+                target,
+                travels: item.is_some(),
+            },
+        ));
+    }
+    Ok(out)
+}
+
+/// Concepts and links added, and notes from outside the core (the user,
+/// friends, the CLI), since `since` (Unix ms); none before the first tick.
+async fn count_since(
+    db: &porfiry_storage::db::Db,
+    since: Option<u64>,
+) -> Result<(u32, u32), CoreError> {
+    let Some(since) = since else {
+        return Ok((1, 1));
+    };
+    Ok(db
+        .read(move |s: &Store| -> porfiry_storage::Result<(u32, u32)> {
+            // Counts, not rows: after a catch-up thousands of notes (tens of
+            // KB each) may be new, and only how many matters.
+            let growth = s.count_since::<Concept>(since)? + s.count_since::<Link>(since)?;
+            let stimuli = s.notes_count_since(since, NoteSource::Llm)?;
+            Ok((
+                u32::try_from(growth).unwrap_or(u32::MAX),
+                u32::try_from(stimuli).unwrap_or(u32::MAX),
+            ))
+        })
+        .await??)
+}
+
+fn mean(xs: &[f64]) -> f64 {
+    if xs.is_empty() {
+        0.0
+    } else {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}

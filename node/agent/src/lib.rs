@@ -1,0 +1,29 @@
+//! The Porfiry node's mind: the model backends, the chat engine and its
+//! sessions (the tool loop of seed 000), the cognitive core's IO (seed 003)
+//! and the toolsets both of them dispatch through.
+//!
+//! **What it offers**, by module:
+//! - [`llm`] — backends behind `porfiry_skills::Llm`: the OpenAI-compatible
+//!   HTTP client ([`llm::OpenAiClient`]) and the registry's models, a friend's
+//!   included ([`llm::RegistryModels`]);
+//! - [`chat`] — [`ChatEngine`] makes [`ChatSession`]s from a [`ChatConfig`]:
+//!   the tool loop over one model, with transcripts and client events;
+//! - [`cognition`] — [`cognition::CognitiveCore`]: one tick at a time over the
+//!   node's diary, goals, notes and memory, with validators and
+//!   anti-stagnation;
+//! - [`toolsets`] — the HMP command catalogue and the chat toolsets as one
+//!   registry (`porfiry_skills::ToolsetRegistry`), acting on the node's
+//!   database and, through `porfiry_mesh::NodeHandle`, on its friends.
+//!
+//! **What it must not do**: open sockets other than its model clients'
+//! HTTP, know libp2p, or serve HTTP (that is `porfiry-api`); the pure
+//! decisions (prompt assembly, call parsing, the tick machine) stay in
+//! `porfiry-skills`.
+
+pub mod chat;
+pub mod cognition;
+pub mod llm;
+pub mod toolsets;
+
+pub use chat::{ChatConfig, ChatEngine, ChatError, ChatSession, SendError};
+pub use llm::{LlmConfig, LlmTarget};

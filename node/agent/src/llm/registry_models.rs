@@ -1,0 +1,100 @@
+//! [`RegistryModels`]: an `Arc<dyn Llm>` for any row of `llm_registry`, so
+//! the cognitive core and its `llm_*` commands can call the model a row
+//! names. An endpoint that is a URL (`http://…`, `https://…`) is an
+//! OpenAI-compatible server, called with the row's stored settings
+//! (temperature, presence_penalty, timeouts, the API key's env var); an
+//! endpoint that is a friend's peer id (optionally written `peer:<id>`) is
+//! that friend's model over offload, which needs the mesh's stream opener.
+
+use std::sync::Arc;
+
+use porfiry_mesh::PeerId;
+use porfiry_storage::LlmEntry;
+
+use crate::llm::{Llm, LlmError, LlmTarget, OpenAiClient};
+use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
+
+/// The prefix a peer-id endpoint may carry (`peer:12D3…`), as audiences write it.
+pub const PEER_ENDPOINT_PREFIX: &str = "peer:";
+
+/// Where a registry row's model is reached.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    /// An OpenAI-compatible server at this base URL.
+    Url(String),
+    /// A friend's node, over offload.
+    Peer(PeerId),
+}
+
+/// Reads a row's `endpoint`: a URL or a peer id; anything else is refused
+/// with what was expected.
+pub fn parse_endpoint(endpoint: &str) -> Result<Endpoint, LlmError> {
+    let endpoint = endpoint.trim();
+    let lower = endpoint.to_ascii_lowercase();
+    if lower.starts_with("http://") || lower.starts_with("https://") {
+        return Ok(Endpoint::Url(endpoint.to_owned()));
+    }
+    let id = endpoint
+        .strip_prefix(PEER_ENDPOINT_PREFIX)
+        .unwrap_or(endpoint);
+    id.parse::<PeerId>()
+        .map(Endpoint::Peer)
+        .map_err(|_| LlmError::InvalidBaseUrl {
+            url: endpoint.to_owned(),
+            reason: "expected an http(s):// URL of an OpenAI-compatible server or a friend's \
+                     peer id (12D3…)"
+                .to_owned(),
+        })
+}
+
+/// Builds the model of a registry row. Cheap to share; holds the offload
+/// opener when the mesh runs in this process.
+#[derive(Clone, Default)]
+pub struct RegistryModels {
+    opener: Option<Arc<dyn OffloadOpener>>,
+}
+
+impl std::fmt::Debug for RegistryModels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RegistryModels")
+            .field("offload", &self.opener.is_some())
+            .finish()
+    }
+}
+
+impl RegistryModels {
+    /// Models for registry rows; `opener` reaches friends' models (`None`
+    /// without a mesh: peer endpoints are then refused).
+    pub fn new(opener: Option<Arc<dyn OffloadOpener>>) -> Self {
+        Self { opener }
+    }
+
+    /// The model `entry` names, with its stored call settings. Nothing is
+    /// sent yet; a bad endpoint or setting is an error now.
+    pub fn model(&self, entry: &LlmEntry) -> Result<Arc<dyn Llm>, LlmError> {
+        match parse_endpoint(&entry.endpoint)? {
+            Endpoint::Url(_) => {
+                let target = LlmTarget::from_entry(entry).with_api_key_from_env();
+                Ok(Arc::new(OpenAiClient::new(target)?))
+            }
+            Endpoint::Peer(peer) => {
+                let Some(opener) = &self.opener else {
+                    return Err(LlmError::NoModel(format!(
+                        "model {:?} is a friend's ({peer}) and needs the mesh: start the node \
+                         with `porfiry run` to use it",
+                        entry.name
+                    )));
+                };
+                Ok(Arc::new(FriendLlm::new(
+                    opener.clone(),
+                    format!("{}@{peer}", entry.model),
+                    vec![peer],
+                    FriendLlmConfig::default(),
+                )))
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,538 @@
+//! The cognitive core on a real SQLite file, the node's real toolset
+//! registry and a scripted in-process model: what one tick writes, the
+//! anti-stagnation reflex, validation keeping a command from running,
+//! auto_pass, idle mode woken by an event (and not without one), a model
+//! failure recorded and retried, the budget at a busy node's size, and a
+//! stall answered by the cheapest strategy and rated later.
+
+mod core_support;
+
+use std::time::Duration;
+
+use core_support::*;
+use porfiry_agent::cognition::wait::{Waited, WakeCause};
+use porfiry_agent::cognition::{CoreEvent, CoreEvents, Trace};
+use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter};
+use porfiry_skills::llm::LlmError;
+use porfiry_skills::{Clock, Language, ManualClock};
+use porfiry_storage::{
+    DiaryEntry, ListQuery, LlmEntry, Note, NoteSource, ProcessEntry, ProcessStatus, Rating,
+    RecentResponse, Store, TickRecord,
+};
+
+fn clock() -> ManualClock {
+    start_clock()
+}
+
+/// A main model answering the tick with `reply` and the reflexes with a
+/// usable evaluation.
+fn thinker(name: &str, reply: &'static str) -> std::sync::Arc<ScriptLlm> {
+    ScriptLlm::new(name, move |req| {
+        if is_main_call(req, Language::En) {
+            Ok(reply.to_owned())
+        } else {
+            Ok(r#"{"novel": "yes", "novelty": 0.8, "new_ideas": ["a"], "refined_ideas": [], "discarded_ideas": [], "tags": ["mesh"], "emotions": ["joy:3"]}"#.to_owned())
+        }
+    })
+}
+
+/// A core with `maker`'s models, main model "main", no events, no trace.
+async fn quiet_core(
+    db: &porfiry_storage::db::Db,
+    maker: ScriptMaker,
+    clock: ManualClock,
+) -> porfiry_agent::cognition::CognitiveCore {
+    core(db, maker, "main", clock, CoreEvents::new(), Trace::off()).await
+}
+
+/// Switches idle mode on with `settings`.
+async fn idle(db: &porfiry_storage::db::Db, settings: IdleSettings) {
+    let since = settings.since_ms;
+    db.write(move |s| {
+        set_cycle(
+            s,
+            CycleSettings {
+                idle: Some(settings),
+                ..Default::default()
+            },
+            since,
+        )
+    })
+    .await
+    .unwrap();
+}
+
+async fn read<T: Send + 'static>(
+    db: &porfiry_storage::db::Db,
+    f: impl FnOnce(&Store) -> T + Send + 'static,
+) -> T {
+    db.read(f).await.unwrap()
+}
+
+fn all<T: porfiry_storage::Record>(s: &Store) -> Vec<porfiry_storage::Stored<T>> {
+    s.list::<T>(&ListQuery {
+        limit: Some(1_000),
+        oldest_first: true,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+#[tokio::test]
+async fn a_tick_runs_a_write_command_with_auto_pass_and_records_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker(
+        "main",
+        "I should note this.\nTOOL_CALL: diary_add|mesh links decay|mesh",
+    );
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
+    let done = core.tick().await.unwrap();
+    assert_eq!(done.report.error, None);
+    assert_eq!(done.report.executed(), 1);
+    let (diary, responses, processes, ticks) = read(&db, |s| {
+        (
+            all::<DiaryEntry>(s),
+            all::<RecentResponse>(s),
+            all::<ProcessEntry>(s),
+            all::<TickRecord>(s),
+        )
+    })
+    .await;
+    assert_eq!(diary.len(), 1);
+    assert_eq!(diary[0].row.text, "mesh links decay");
+    assert_eq!(responses.len(), 1);
+    let r = &responses[0].row;
+    assert!(r.auto_pass, "no validators: auto_pass");
+    assert_eq!(r.validators.len(), 0);
+    assert!(r.content.contains("diary_add"));
+    assert_eq!(processes.len(), 1);
+    assert_eq!(processes[0].row.name, "diary_add");
+    assert_eq!(processes[0].row.status, ProcessStatus::Ok);
+    assert_eq!(ticks.len(), 1);
+    let t = &ticks[0].row;
+    assert_eq!((t.tick, t.commands_total, t.commands_executed), (1, 1, 1));
+    assert_eq!(t.error, None);
+    assert!(t.prompt_tokens > 0 && t.model_calls >= 2, "{t:?}");
+    assert_eq!(t.response_id, Some(responses[0].id));
+}
+
+#[tokio::test]
+async fn the_same_reply_twice_fires_the_reflex_and_is_stored_once() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker("main", "Same thought.\nTOOL_CALL: diary_add|same thought");
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
+    core.tick().await.unwrap();
+    let calls_after_first = main.calls();
+    let second = core.tick().await.unwrap();
+    assert!(second.report.repeat);
+    assert_eq!(
+        main.calls(),
+        calls_after_first + 1,
+        "a repeat needs no evaluation calls"
+    );
+    let (diary, responses) = read(&db, |s| (all::<DiaryEntry>(s), all::<RecentResponse>(s))).await;
+    assert_eq!(diary.len(), 1, "the repeated command did not run again");
+    assert_eq!(responses.len(), 2);
+    let stored_replies = responses
+        .iter()
+        .filter(|r| r.row.content.contains("Same thought."))
+        .count();
+    assert_eq!(stored_replies, 1, "the repeated reply is not stored again");
+    assert!(responses[1].row.stagnation_reflex);
+    assert_eq!(responses[1].row.novelty_score, Some(0.0));
+    assert!(responses[1].row.content.contains("anti-stagnation reflex"));
+}
+
+#[tokio::test]
+async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_stored() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        s.add(
+            &LlmEntry {
+                is_validator: true,
+                ..entry("judge")
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let main = thinker("main", "TOOL_CALL: diary_add|a dubious claim");
+    let judge = ScriptLlm::new("judge", |_| Ok("-3".to_owned()));
+    let mut core = quiet_core(
+        &db,
+        ScriptMaker::default().with(main).with(judge.clone()),
+        clock(),
+    )
+    .await;
+    let done = core.tick().await.unwrap();
+    assert_eq!(done.report.executed(), 0);
+    assert_eq!(judge.calls(), 1);
+    let (diary, responses, processes) = read(&db, |s| {
+        (
+            all::<DiaryEntry>(s),
+            all::<RecentResponse>(s),
+            all::<ProcessEntry>(s),
+        )
+    })
+    .await;
+    assert!(diary.is_empty(), "the write command did not run");
+    let r = &responses[0].row;
+    assert!(!r.auto_pass);
+    assert_eq!(r.rating, -3.0);
+    assert_eq!(r.validators.len(), 1);
+    assert_eq!(r.validators[0].llm, "judge");
+    assert_eq!(r.validators[0].rating, -3);
+    let json = serde_json::to_string(&r.validators).unwrap();
+    assert!(json.contains(r#""LLM":"judge""#), "{json}");
+    assert_eq!(r.distribution.get("-3"), Some(&1));
+    assert_eq!(processes[0].row.status, ProcessStatus::Warning);
+    assert!(
+        processes[0]
+            .row
+            .result
+            .as_deref()
+            .unwrap()
+            .contains("not validated"),
+        "{:?}",
+        processes[0].row.result
+    );
+}
+
+#[tokio::test]
+async fn a_model_failure_is_recorded_and_the_next_tick_retries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let failed_once = std::sync::atomic::AtomicBool::new(false);
+    let main = ScriptLlm::new("main", move |req| {
+        if is_main_call(req, Language::En)
+            && !failed_once.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            return Err(LlmError::Other("connection refused".into()));
+        }
+        Ok("Back again.".to_owned())
+    });
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    let first = core.tick().await.unwrap();
+    assert!(
+        first
+            .report
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("connection refused")
+    );
+    let second = core.tick().await.unwrap();
+    assert_eq!(second.report.error, None);
+    let ticks = read(&db, all::<TickRecord>).await;
+    assert_eq!(ticks.len(), 2);
+    assert!(
+        ticks[0]
+            .row
+            .error
+            .as_deref()
+            .unwrap()
+            .contains("connection refused")
+    );
+    assert!(ticks[0].row.summary.contains("model call failed"));
+    assert_eq!(ticks[1].row.error, None);
+}
+
+#[tokio::test]
+async fn malformed_command_blocks_are_recorded_and_the_tick_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker(
+        "main",
+        "Plan.\n# Commands:\n{\"cmd_id\": \"c1\", \"type\": \"diary_add\", \"args\": {\"text\": \"from a block\"}}\n{\"type\": \"diary_add\", \"args\": {oops}\n# End of commands",
+    );
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    let done = core.tick().await.unwrap();
+    assert_eq!(done.report.executed(), 1);
+    let (diary, processes) = read(&db, |s| (all::<DiaryEntry>(s), all::<ProcessEntry>(s))).await;
+    assert_eq!(diary[0].row.text, "from a block");
+    let block = processes
+        .iter()
+        .find(|p| p.row.name == "command_block")
+        .expect("the malformed object is recorded");
+    assert_eq!(block.row.status, ProcessStatus::Error);
+    let ran = processes
+        .iter()
+        .find(|p| p.row.name == "diary_add")
+        .unwrap();
+    assert_eq!(ran.row.cmd_id.as_deref(), Some("c1"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_wakes_on_a_matching_note_event_and_not_without_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let events = CoreEvents::new();
+    let clock = clock();
+    let main = thinker("main", "Waiting for the user.");
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(main),
+        "main",
+        clock.clone(),
+        events.clone(),
+        Trace::off(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    idle(
+        &db,
+        IdleSettings {
+            notes: Some(NoteFilter {
+                min_priority: Some(1),
+                ..Default::default()
+            }),
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    // Nothing happens: an hour of (paused, auto-advanced) time passes
+    // without the core waking, so it is not polling a timer either.
+    assert!(
+        tokio::time::timeout(Duration::from_secs(3600), core.wait())
+            .await
+            .is_err()
+    );
+    clock.advance_ms(1_000);
+    let now = clock.now().unix_ms();
+    let (own, low, wanted) = db
+        .write(move |s| {
+            let add = |text: &str, source, priority| {
+                s.add(
+                    &Note {
+                        text: text.into(),
+                        source,
+                        priority,
+                        ..Default::default()
+                    },
+                    now,
+                )
+                .unwrap()
+            };
+            (
+                add("my own note", NoteSource::Llm, 5),
+                add("low priority", NoteSource::User, 0),
+                add("please look", NoteSource::User, 2),
+            )
+        })
+        .await
+        .unwrap();
+    let waiting = tokio::spawn(async move { (core.wait().await, core) });
+    events.send(CoreEvent::NoteArrived { id: own });
+    events.send(CoreEvent::NoteArrived { id: low });
+    events.send(CoreEvent::NoteArrived { id: wanted });
+    let (waited, _core) = waiting.await.unwrap();
+    assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Note(wanted)));
+    let cycle: CycleSettings =
+        read(&db, |s| s.config_get(CYCLE_CONFIG_KEY).unwrap().unwrap()).await;
+    assert_eq!(cycle.idle, None, "waking switches idle mode off");
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_with_a_timeout_wakes_when_it_passes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = clock();
+    let mut core = quiet_core(
+        &db,
+        ScriptMaker::default().with(thinker("main", "x")),
+        clock.clone(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    idle(
+        &db,
+        IdleSettings {
+            timeout_secs: Some(600),
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    assert_eq!(core.wait().await.unwrap(), Waited::Woke(WakeCause::Timeout));
+}
+
+#[tokio::test]
+async fn help_lists_the_sets_and_one_sets_commands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker("main", "TOOL_CALL: help\nTOOL_CALL: help|diary");
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    core.tick().await.unwrap();
+    let processes = read(&db, all::<ProcessEntry>).await;
+    let index = processes[0].row.result.clone().unwrap();
+    assert!(
+        index.contains("diary — ") && index.contains("process — "),
+        "{index}"
+    );
+    let diary = processes[1].row.result.clone().unwrap();
+    assert!(
+        diary.contains("diary_add|") && !diary.contains("process_"),
+        "{diary}"
+    );
+}
+
+#[tokio::test]
+async fn the_prompt_fits_the_budget_on_a_busy_node() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    fill_busy(&db).await;
+    let main = thinker("main", "Many notes today.");
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
+    let done = core.tick().await.unwrap();
+    let budget = porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS;
+    assert!(
+        done.report.prompt_tokens <= budget,
+        "{}",
+        done.report.prompt_tokens
+    );
+    assert!(!done.report.cut.is_empty(), "something had to be cut");
+    let sent = &main.seen()[0];
+    let text: String = std::iter::once(sent.system.as_str())
+        .chain(sent.messages.iter().map(|m| m.content.as_str()))
+        .collect();
+    assert!(
+        porfiry_skills::cognition::budget::estimate_tokens(&text) <= budget,
+        "the request as sent fits too"
+    );
+}
+
+#[tokio::test]
+async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker("main", "Round and round.");
+    let clock = clock();
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock.clone()).await;
+    let mut applied_at = None;
+    for tick in 1..=12u64 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+        let applied = read(&db, |s| {
+            all::<ProcessEntry>(s)
+                .into_iter()
+                .filter(|p| p.row.name == "stagnation_strategy")
+                .collect::<Vec<_>>()
+        })
+        .await;
+        if applied_at.is_none() && !applied.is_empty() {
+            applied_at = Some((tick, applied[0].clone()));
+        }
+    }
+    let (tick, first) = applied_at.expect("a stall of repeated replies escalates");
+    assert!(
+        tick >= 3,
+        "escalation needs a stall of 3, came at tick {tick}"
+    );
+    let strategy_id = first.row.command["strategy"].as_i64().unwrap();
+    let (cost, cheapest_in_class) = read(&db, move |s| {
+        let all = all::<porfiry_storage::StagnationStrategy>(s);
+        let chosen = all.iter().find(|x| x.id == strategy_id).unwrap().clone();
+        let cheapest = all
+            .iter()
+            .filter(|x| x.row.class == chosen.row.class)
+            .map(|x| x.row.cost)
+            .min()
+            .unwrap();
+        (chosen.row.cost, cheapest)
+    })
+    .await;
+    assert_eq!(cost, cheapest_in_class, "the cheap mechanism comes first");
+    let ratings = read(&db, all::<Rating>).await;
+    assert!(
+        ratings
+            .iter()
+            .any(|r| r.row.target == format!("stagnation_strategies:{strategy_id}")),
+        "{ratings:?}"
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_hung_validator_abstains_at_the_deadline_and_writes_wait_for_a_vote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        s.add(
+            &LlmEntry {
+                is_validator: true,
+                ..entry("slow")
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let main = thinker("main", "TOOL_CALL: diary_add|x\nTOOL_CALL: diary_list");
+    let maker = ScriptMaker::default()
+        .with(main)
+        .with_named("slow", std::sync::Arc::new(HungLlm("slow".into())));
+    let mut core = quiet_core(&db, maker, clock()).await;
+    // Paused time: the 90 s reflect deadline passes at once, no real wait.
+    let done = core.tick().await.unwrap();
+    let v = done.report.validation.clone().unwrap();
+    assert_eq!(v.abstained.len(), 1, "{v:?}");
+    assert!(v.abstained[0].1.contains("no answer within"), "{v:?}");
+    assert!(!v.auto_pass);
+    let diary = read(&db, all::<DiaryEntry>).await;
+    assert!(diary.is_empty(), "no vote: the write waits");
+    assert_eq!(done.report.executed(), 1, "the read (threshold 0) ran");
+}
+
+#[tokio::test]
+async fn tens_of_megabytes_of_notes_stay_within_the_budget() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    // A family server: 1,200 notes of 30 KB (about 36 MB), shown in auto mode.
+    db.write(|s| {
+        let body = "family news and plans for the weekend ".repeat(800);
+        let notes: Vec<Note> = (0..1_200)
+            .map(|i| Note {
+                text: format!("note {i}: {body}"),
+                ..Default::default()
+            })
+            .collect();
+        s.add_many(&notes, 2_000).unwrap();
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: porfiry_skills::cognition::NotesMode::Auto {
+                    filter: NoteFilter::default(),
+                },
+                ..Default::default()
+            },
+            2_000,
+        );
+    })
+    .await
+    .unwrap();
+    let main = thinker("main", "Lots to read.");
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main.clone()), clock()).await;
+    let done = core.tick().await.unwrap();
+    let budget = porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS;
+    assert!(
+        done.report.prompt_tokens <= budget,
+        "{}",
+        done.report.prompt_tokens
+    );
+    let sent = &main.seen()[0];
+    let user: usize = sent.messages.iter().map(|m| m.content.len()).sum();
+    assert!(
+        user < 16_000,
+        "the prompt carries clipped notes, not 30 KB ones: {user} bytes"
+    );
+    assert!(
+        sent.messages[0].content.contains("note 1199:"),
+        "the newest note is shown"
+    );
+}

@@ -1,0 +1,237 @@
+//! Shared by the cognitive core's tests and bench: a scripted in-process
+//! model (the model is outside our code; the core, registry and SQLite are
+//! real), a model maker that hands out scripted models by registry name,
+//! and a core on a fresh node's database with a manual clock.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use porfiry_agent::cognition::models::ModelMaker;
+use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, Trace};
+use porfiry_agent::llm::registry_models::RegistryModels;
+use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
+use porfiry_mesh::seed::seed_core;
+use porfiry_skills::cognition::texts::prompt::core_system_prompt;
+use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
+use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
+use porfiry_skills::{Language, ManualClock};
+use porfiry_storage::db::Db;
+use porfiry_storage::{DiaryEntry, LlmEntry, Note, Store};
+
+/// A manual clock at 2026-05-28 (any fixed moment will do).
+pub fn start_clock() -> ManualClock {
+    ManualClock::at(
+        time::OffsetDateTime::from_unix_timestamp(1_780_000_000).unwrap(),
+        "UTC",
+    )
+}
+
+/// Answers a request, or fails it.
+pub type Handler = dyn Fn(&ModelRequest) -> Result<String, LlmError> + Send + Sync;
+
+/// An in-process model driven by a handler; counts its calls.
+pub struct ScriptLlm {
+    name: String,
+    handler: Box<Handler>,
+    calls: AtomicUsize,
+    seen: Mutex<Vec<ModelRequest>>,
+}
+
+impl ScriptLlm {
+    /// A model named `name` answering with `handler`.
+    pub fn new(
+        name: &str,
+        handler: impl Fn(&ModelRequest) -> Result<String, LlmError> + Send + Sync + 'static,
+    ) -> Arc<Self> {
+        Arc::new(Self {
+            name: name.to_owned(),
+            handler: Box::new(handler),
+            calls: AtomicUsize::new(0),
+            seen: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Calls made so far.
+    pub fn calls(&self) -> usize {
+        self.calls.load(Ordering::SeqCst)
+    }
+
+    /// Every request seen, in order.
+    pub fn seen(&self) -> Vec<ModelRequest> {
+        self.seen.lock().unwrap().clone()
+    }
+}
+
+impl Llm for ScriptLlm {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+        self.calls.fetch_add(1, Ordering::SeqCst);
+        self.seen.lock().unwrap().push(request.clone());
+        let answer = (self.handler)(request);
+        Box::pin(async move { answer.map(Completion::text) })
+    }
+
+    fn model_name(&self) -> String {
+        self.name.clone()
+    }
+}
+
+/// Whether `request` is the tick's main call (its system prompt is the
+/// core's context 0), not a reflex or validator question.
+pub fn is_main_call(request: &ModelRequest, language: Language) -> bool {
+    request
+        .system
+        .starts_with(core_system_prompt(language).lines().next().unwrap_or("-"))
+}
+
+/// Hands out scripted models by registry name.
+#[derive(Default)]
+pub struct ScriptMaker {
+    models: Mutex<HashMap<String, Arc<dyn Llm>>>,
+}
+
+impl ScriptMaker {
+    /// Registers `llm` under its name.
+    pub fn with(self, llm: Arc<ScriptLlm>) -> Self {
+        let name = llm.name.clone();
+        self.with_named(&name, llm)
+    }
+
+    /// Registers any model under `name`.
+    pub fn with_named(self, name: &str, llm: Arc<dyn Llm>) -> Self {
+        self.models.lock().unwrap().insert(name.to_owned(), llm);
+        self
+    }
+}
+
+impl ModelMaker for ScriptMaker {
+    fn make(&self, entry: &LlmEntry) -> Result<Arc<dyn Llm>, LlmError> {
+        self.models
+            .lock()
+            .unwrap()
+            .get(&entry.name)
+            .cloned()
+            .ok_or_else(|| LlmError::NoModel(format!("no scripted model {}", entry.name)))
+    }
+}
+
+/// A registry row for a scripted model.
+pub fn entry(name: &str) -> LlmEntry {
+    LlmEntry {
+        name: name.into(),
+        endpoint: "http://127.0.0.1:9/v1".into(),
+        model: name.into(),
+        ..Default::default()
+    }
+}
+
+/// A fresh node's database (seeded as `porfiry init` seeds it).
+pub fn fresh_db(dir: &Path) -> Db {
+    let store = Store::create(dir.join("node.db")).unwrap();
+    seed_core(&store, Language::En, 1_000).unwrap();
+    drop(store);
+    Db::open(&dir.join("node.db")).unwrap()
+}
+
+/// Starts a core on `db` whose main model is `main` (by registry name in
+/// `maker`), with a manual clock at `clock`.
+pub async fn core(
+    db: &Db,
+    maker: ScriptMaker,
+    main: &str,
+    clock: ManualClock,
+    events: CoreEvents,
+    trace: Trace,
+) -> CognitiveCore {
+    let tools = StoreTools {
+        db: db.clone(),
+        language: Language::En,
+        events: events.clone(),
+        node: None,
+    };
+    let registry = core_toolsets(
+        &ToolsetOptions::default(),
+        &tools,
+        Arc::new(RegistryModels::new(None)),
+    )
+    .unwrap();
+    let parts = CoreParts {
+        db: db.clone(),
+        registry: Arc::new(registry),
+        maker: Arc::new(maker),
+        clock: Arc::new(clock),
+        events,
+        asker: None,
+        trace,
+    };
+    CognitiveCore::start(
+        parts,
+        CoreConfig {
+            context_tokens: porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS,
+            language: Language::En,
+            main: Some(entry(main)),
+            pause_secs: Some(0),
+        },
+    )
+    .await
+    .unwrap()
+}
+
+/// A busy family node: 10,000 diary entries (every 500th pinned) and
+/// 100,000 notes, notes shown to the core in auto mode.
+pub async fn fill_busy(db: &Db) {
+    db.write(|s| {
+        let diary: Vec<DiaryEntry> = (0..10_000)
+            .map(|i| DiaryEntry {
+                text: format!("diary entry {i}: thoughts about mesh replication and friends"),
+                pinned: i % 500 == 0,
+                ..Default::default()
+            })
+            .collect();
+        s.add_many(&diary, 2_000).unwrap();
+        let notes: Vec<Note> = (0..100_000)
+            .map(|i| Note {
+                text: format!("note {i} from the family chat, with some words in it"),
+                priority: i64::from(i % 3),
+                ..Default::default()
+            })
+            .collect();
+        s.add_many(&notes, 2_000).unwrap();
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: NotesMode::Auto {
+                    filter: NoteFilter::default(),
+                },
+                ..Default::default()
+            },
+            2_000,
+        );
+    })
+    .await
+    .unwrap();
+}
+
+/// Stores `cycle` as the core's cycle settings.
+pub fn set_cycle(s: &Store, cycle: CycleSettings, now_ms: u64) {
+    s.config_set(CYCLE_CONFIG_KEY, &cycle, now_ms).unwrap();
+}
+
+/// A model that never answers (a hung server): only a deadline ends its call.
+pub struct HungLlm(pub String);
+
+impl Llm for HungLlm {
+    fn complete<'a>(&'a self, _: &'a ModelRequest) -> BoxFuture<'a, Result<Completion, LlmError>> {
+        Box::pin(std::future::pending())
+    }
+
+    fn model_name(&self) -> String {
+        self.0.clone()
+    }
+}

@@ -1,0 +1,269 @@
+//! The real backends: [`ChatAgent`] adapts the node's `ChatEngine` to
+//! [`Agent`], [`NodeAdapter`] the `NodeHandle` to [`NodeApi`].
+
+use std::sync::Arc;
+
+use futures::channel::mpsc;
+
+use porfiry_storage::Sharing;
+
+use super::backend::{
+    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnError, TurnReply,
+};
+use super::history::{Speaker, Turn};
+use super::wire::{ToolRecord, WireUsage};
+use porfiry_skills::{Caller, Role};
+
+use porfiry_agent::chat::session::check_message;
+use porfiry_agent::chat::{Action, ChatEngine, Clock, HistoryMessage, SendError, TraceEvent};
+use porfiry_mesh::node::{NodeError, NodeHandle, NotePost, NotesQuery, Origin};
+
+/// The chat engine as the API's agent.
+pub struct ChatAgent {
+    engine: Arc<ChatEngine>,
+    model: String,
+}
+
+impl ChatAgent {
+    /// The agent over `engine`, reporting `model` as the model in use.
+    pub fn new(engine: Arc<ChatEngine>, model: impl Into<String>) -> Self {
+        Self {
+            engine,
+            model: model.into(),
+        }
+    }
+}
+
+impl Agent for ChatAgent {
+    fn model_name(&self) -> String {
+        self.model.clone()
+    }
+
+    fn session(&self, key: &str) -> Box<dyn AgentSession> {
+        // The loop's own session (not `chat::ChatSession`): the API needs a
+        // streamed turn *and* its trace (each tool call with `ok`) at once.
+        let session = porfiry_skills::ChatSession::new(
+            self.engine.toolbox().clone(),
+            self.engine.llm().clone(),
+            self.engine.clock().clone(),
+        )
+        .with_identity(
+            key,
+            Caller::ApiClient {
+                client: key.to_owned(),
+            },
+        );
+        Box::new(ChatAgentSession {
+            session,
+            clock: self.engine.clock().clone(),
+        })
+    }
+}
+
+struct ChatAgentSession {
+    session: porfiry_skills::ChatSession,
+    clock: Arc<dyn Clock>,
+}
+
+/// The chat history of the client's turns.
+pub fn history_messages(turns: &[Turn]) -> Vec<HistoryMessage> {
+    turns
+        .iter()
+        .map(|t| {
+            let role = match t.speaker {
+                Speaker::User => Role::User,
+                Speaker::Assistant => Role::Assistant,
+            };
+            HistoryMessage::new(role, t.text.clone())
+        })
+        .collect()
+}
+
+fn turn_error(error: SendError) -> TurnError {
+    match error {
+        SendError::Empty | SendError::TooLong { .. } => TurnError::BadInput(error.to_string()),
+        SendError::Model(porfiry_skills::LlmError::NoModel(hint)) => TurnError::NoModel(hint),
+        SendError::Model(_) => TurnError::Model(error.to_string()),
+    }
+}
+
+impl AgentSession for ChatAgentSession {
+    fn replace_history(&mut self, turns: &[Turn]) {
+        self.session
+            .session_mut()
+            .replace_history(history_messages(turns));
+    }
+
+    fn send<'a>(
+        &'a mut self,
+        text: &'a str,
+        deltas: Option<mpsc::Sender<String>>,
+    ) -> BoxFuture<'a, Result<TurnReply, TurnError>> {
+        Box::pin(async move {
+            check_message(text).map_err(turn_error)?;
+            let mut tools = Vec::new();
+            let mut trace = |event: TraceEvent<'_>| {
+                if let TraceEvent::Action(Action::Tool { call, ok, .. }) = event {
+                    tools.push(ToolRecord {
+                        name: call.name.clone(),
+                        ok: *ok,
+                    });
+                }
+            };
+            let reply = self
+                .session
+                .run(text, deltas, &mut trace)
+                .await
+                .map_err(|e| turn_error(SendError::Model(e)))?;
+            Ok(TurnReply {
+                text: reply.text,
+                events: reply.events,
+                tools,
+                usage: reply
+                    .usage
+                    .map(|u| WireUsage::new(u.prompt_tokens, u.completion_tokens)),
+                finish_reason: reply.finish_reason,
+            })
+        })
+    }
+
+    fn active_toolsets(&self) -> Vec<String> {
+        let now = self.clock.now().unix_ms();
+        let activation = self.session.session().activation();
+        activation
+            .active()
+            .filter(|set| activation.deadline(set).is_some_and(|d| now <= d))
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+/// The running node as the API's [`NodeApi`].
+pub struct NodeAdapter {
+    node: NodeHandle,
+}
+
+impl NodeAdapter {
+    /// The adapter over `node`.
+    pub fn new(node: NodeHandle) -> Self {
+        Self { node }
+    }
+}
+
+fn node_error(error: NodeError) -> NodeApiError {
+    if error.is_not_found() {
+        NodeApiError::NotFound(error.to_string())
+    } else if error.is_bad_input() {
+        NodeApiError::BadInput(error.to_string())
+    } else {
+        NodeApiError::Internal(error.to_string())
+    }
+}
+
+fn json<T: serde::Serialize>(value: &T) -> NodeResult {
+    serde_json::to_value(value).map_err(|e| NodeApiError::Internal(e.to_string()))
+}
+
+/// Parses `?origin=`.
+pub fn parse_origin(origin: &str) -> Result<Origin, NodeApiError> {
+    match origin {
+        "own" => Ok(Origin::Own),
+        "friends" => Ok(Origin::Friends),
+        "all" => Ok(Origin::All),
+        other => Err(NodeApiError::BadInput(format!(
+            "bad origin {other:?}: expected own, friends or all"
+        ))),
+    }
+}
+
+impl NodeApi for NodeAdapter {
+    fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let origin = origin.as_deref().map(parse_origin).transpose()?;
+            let query = NotesQuery {
+                origin,
+                limit: Some(limit),
+            };
+            json(&self.node.notes(query).await.map_err(node_error)?)
+        })
+    }
+
+    fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            // `peer:` takes a friend's name too, resolved here.
+            let sharing: Sharing = self
+                .node
+                .resolve_audience(&audience)
+                .await
+                .map_err(node_error)?;
+            let post = NotePost {
+                text,
+                audience: sharing,
+            };
+            json(&self.node.post_note(post).await.map_err(node_error)?)
+        })
+    }
+
+    fn friends(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move { json(&self.node.friends().await.map_err(node_error)?) })
+    }
+
+    fn add_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_friend(&peer, addresses, groups)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
+    fn add_friend_with_offload(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_friend_with_offload(&peer, addresses, groups, allow_offload)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
+    fn add_named_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+        name: Option<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .add_named_friend(&peer, addresses, groups, name, allow_offload)
+                .await
+                .map_err(node_error)?;
+            json(&view)
+        })
+    }
+
+    fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
+        Box::pin(async move { self.node.remove_friend(&peer).await.map_err(node_error) })
+    }
+
+    fn status(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move { json(&self.node.status().await.map_err(node_error)?) })
+    }
+}

@@ -1,0 +1,149 @@
+//! What the API serves, as two object-safe traits: [`Agent`] (the chat
+//! engine: sessions that answer a message, streaming or not) and [`NodeApi`]
+//! (notes, friends, status of the running node). The real implementations
+//! are thin adapters over `ChatEngine` and `NodeHandle` ([`super::adapters`]);
+//! tests and the bench use in-process fakes.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use futures::channel::mpsc;
+
+use super::history::Turn;
+use super::wire::{ToolRecord, WireUsage};
+use porfiry_agent::chat::ClientEvent;
+
+/// A boxed, sendable future.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// One answered turn.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TurnReply {
+    /// The answer.
+    pub text: String,
+    /// `show_text` and action events, in order.
+    pub events: Vec<ClientEvent>,
+    /// The turn's tool calls, in order, with whether each succeeded.
+    pub tools: Vec<ToolRecord>,
+    /// Token counts summed over the turn's model calls, when reported.
+    pub usage: Option<WireUsage>,
+    /// Why the last model call stopped (`stop`, `length`); `stop` when unknown.
+    pub finish_reason: Option<String>,
+}
+
+/// Why a turn got no answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TurnError {
+    /// The message cannot be sent (empty, too long) → 400.
+    #[error("{0}")]
+    BadInput(String),
+    /// The model failed → 502.
+    #[error("{0}")]
+    Model(String),
+    /// No model is configured and no friend offers one → 503.
+    #[error("{0}")]
+    NoModel(String),
+}
+
+/// The chat engine: makes sessions.
+pub trait Agent: Send + Sync + 'static {
+    /// The upstream model's name, for `/api/status`.
+    fn model_name(&self) -> String;
+    /// A fresh session (no history, no active toolsets); `key` names it
+    /// to its tools (the caller is the API client `key`).
+    fn session(&self, key: &str) -> Box<dyn AgentSession>;
+}
+
+/// One conversation with its tool-loop state.
+pub trait AgentSession: Send + 'static {
+    /// Replaces the history with the client's turns, keeping toolset activation.
+    fn replace_history(&mut self, turns: &[Turn]);
+    /// Answers `text`. With `deltas`, the final answer's text is sent there
+    /// as the model produces it (never a tool call line); the reply still
+    /// carries the whole answer.
+    fn send<'a>(
+        &'a mut self,
+        text: &'a str,
+        deltas: Option<mpsc::Sender<String>>,
+    ) -> BoxFuture<'a, Result<TurnReply, TurnError>>;
+    /// Toolsets active now, in name order (for tests and status).
+    fn active_toolsets(&self) -> Vec<String>;
+}
+
+/// Why a node call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NodeApiError {
+    /// Bad input (bad peer id, empty note, bad audience) → 400.
+    #[error("{0}")]
+    BadInput(String),
+    /// Unknown thing (friend) → 404.
+    #[error("{0}")]
+    NotFound(String),
+    /// The node failed → 500.
+    #[error("{0}")]
+    Internal(String),
+}
+
+/// A JSON answer of the node.
+pub type NodeResult<T = serde_json::Value> = Result<T, NodeApiError>;
+
+/// The running node, as the API uses it. Answers are JSON as the node's
+/// view types serialize.
+pub trait NodeApi: Send + Sync + 'static {
+    /// Notes, oldest first, at most `limit`; `origin` is `own`, `friends` or `all` (default).
+    fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult>;
+    /// Publishes a note to `audience` (`public`, `friends`, `group:NAME`, `peer:PEER_ID`, `private`).
+    fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult>;
+    /// The friends.
+    fn friends(&self) -> BoxFuture<'_, NodeResult>;
+    /// Adds (or updates) a friend.
+    fn add_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+    ) -> BoxFuture<'_, NodeResult>;
+    /// Adds (or updates) a friend and sets its offload permission
+    /// (`None` keeps an existing friend's). An implementation without
+    /// permissions refuses `Some` rather than ignore it.
+    fn add_friend_with_offload(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+    ) -> BoxFuture<'_, NodeResult> {
+        match allow_offload {
+            None => self.add_friend(peer, addresses, groups),
+            Some(_) => Box::pin(async {
+                Err(NodeApiError::BadInput(
+                    "allow_offload is not supported by this node".to_owned(),
+                ))
+            }),
+        }
+    }
+    /// Adds (or updates) a friend, setting its offload permission and its
+    /// local name (`None` keeps an existing friend's). An implementation
+    /// without names refuses `Some` rather than ignore it.
+    fn add_named_friend(
+        &self,
+        peer: String,
+        addresses: Vec<String>,
+        groups: Vec<String>,
+        allow_offload: Option<bool>,
+        name: Option<String>,
+    ) -> BoxFuture<'_, NodeResult> {
+        match name {
+            None => self.add_friend_with_offload(peer, addresses, groups, allow_offload),
+            Some(_) => Box::pin(async {
+                Err(NodeApiError::BadInput(
+                    "name is not supported by this node".to_owned(),
+                ))
+            }),
+        }
+    }
+    /// Removes a friend (by peer id, or by name where the node has names).
+    fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>>;
+    /// Peer id, profile, friends connected, items per kind, last catch-ups.
+    fn status(&self) -> BoxFuture<'_, NodeResult>;
+}

@@ -1,0 +1,138 @@
+//! `POST /v1/chat/completions`: the agent answers the last user message
+//! after its tool rounds, in the session the request names (`X-Porfiry-Session`
+//! header, else the `user` field, else a fresh session for this request only).
+//! Plain requests get one `chat.completion`; `stream: true` gets SSE
+//! ([`crate::stream`]).
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::{IntoResponse, Response};
+
+use crate::body::JsonBody;
+use crate::errors::ApiError;
+use crate::history::client_history;
+use crate::limits::MAX_SESSION_KEY_BYTES;
+use crate::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error};
+use crate::state::ApiState;
+use crate::stream;
+use crate::turn::SessionSlot;
+use crate::wire::{AssistantMessage, ChatCompletion, ChatRequest, Choice, MODEL_ID};
+use porfiry_agent::chat::session::check_message;
+
+/// The header that names a session (wins over the `user` field).
+pub const SESSION_HEADER: &str = "x-porfiry-session";
+
+/// The name tools and logs see for a request's own throwaway session.
+pub const EPHEMERAL_SESSION: &str = "api-ephemeral";
+
+/// Answers a chat completion request.
+pub async fn completions(
+    State(state): State<ApiState>,
+    headers: HeaderMap,
+    JsonBody(request): JsonBody<ChatRequest>,
+) -> Response {
+    let include_usage = request
+        .stream_options
+        .as_ref()
+        .is_some_and(|o| o.include_usage);
+    let streaming = request.stream;
+    let prepared = match prepare(&state, &headers, request) {
+        Ok(p) => p,
+        Err(e) => return e.into_response(),
+    };
+    if streaming {
+        stream::respond(&state, prepared, include_usage).await
+    } else {
+        match answer(prepared).await {
+            Ok(completion) => Json(completion).into_response(),
+            Err(e) => e.into_response(),
+        }
+    }
+}
+
+/// Checks the request and finds its session.
+pub fn prepare(
+    state: &ApiState,
+    headers: &HeaderMap,
+    request: ChatRequest,
+) -> Result<PreparedTurn, ApiError> {
+    let agent = state.agent().ok_or(ApiError::NoModel)?.clone();
+    if request.n.is_some_and(|n| n != 1) {
+        return Err(ApiError::BadRequest("only n = 1 is served".to_owned()));
+    }
+    let history = client_history(&request.messages).map_err(ApiError::BadRequest)?;
+    check_message(&history.new_message).map_err(|e| ApiError::BadRequest(e.to_string()))?;
+    if history.ignored_system > 0 {
+        tracing::debug!(
+            count = history.ignored_system,
+            "client system messages ignored"
+        );
+    }
+    let key = session_key(headers, request.user.as_deref())?;
+    let (slot, session) = match key {
+        Some(key) => (state.session(&key, agent.as_ref()), key),
+        None => (
+            Arc::new(tokio::sync::Mutex::new(SessionSlot::new(
+                agent.session(EPHEMERAL_SESSION),
+            ))),
+            EPHEMERAL_SESSION.to_owned(),
+        ),
+    };
+    Ok(PreparedTurn {
+        slot,
+        session,
+        history,
+        id: state.completion_id(),
+        created: state.now_ms() / 1_000,
+    })
+}
+
+/// The session key: the header, else `user`; none → an ephemeral session.
+pub fn session_key(headers: &HeaderMap, user: Option<&str>) -> Result<Option<String>, ApiError> {
+    let key = match headers.get(SESSION_HEADER) {
+        Some(value) => Some(value.to_str().map_err(|_| {
+            ApiError::BadRequest(format!("the {SESSION_HEADER} header must be visible ASCII"))
+        })?),
+        None => user,
+    };
+    match key.map(str::trim) {
+        None | Some("") => Ok(None),
+        Some(key) if key.len() > MAX_SESSION_KEY_BYTES => Err(ApiError::BadRequest(format!(
+            "the session key (user or {SESSION_HEADER}) is over {MAX_SESSION_KEY_BYTES} bytes"
+        ))),
+        Some(key) => Ok(Some(key.to_owned())),
+    }
+}
+
+async fn answer(turn: PreparedTurn) -> Result<ChatCompletion, ApiError> {
+    let mut slot = turn.slot.lock().await;
+    slot.begin(&turn.session, &turn.history);
+    let reply = slot
+        .agent
+        .send(&turn.history.new_message, None)
+        .await
+        .map_err(turn_error)?;
+    slot.finish(&turn.history.new_message, &reply.text);
+    Ok(ChatCompletion {
+        id: turn.id,
+        object: "chat.completion",
+        created: turn.created,
+        model: MODEL_ID,
+        choices: vec![Choice {
+            index: 0,
+            message: AssistantMessage {
+                role: "assistant",
+                content: reply.text.clone(),
+                porfiry: extension(&reply),
+            },
+            finish_reason: reply
+                .finish_reason
+                .clone()
+                .unwrap_or_else(|| DEFAULT_FINISH_REASON.to_owned()),
+        }],
+        usage: reply.usage,
+    })
+}

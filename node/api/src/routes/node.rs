@@ -1,0 +1,142 @@
+//! The node's own endpoints: `GET/POST /api/notes`, `GET/POST /api/friends`,
+//! `DELETE /api/friends/{peer}`, `GET /api/status` (the node's status plus
+//! `"model"`: the upstream model's name, or null without one).
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use serde::Deserialize;
+
+use crate::backend::NodeApiError;
+use crate::body::{JsonBody, QueryParams};
+use crate::errors::ApiError;
+use crate::limits::{DEFAULT_NOTES_LIMIT, MAX_NOTES_LIMIT};
+use crate::state::ApiState;
+
+/// The audience of a note posted without one: friends only, as `porfiry notes post`.
+pub const DEFAULT_AUDIENCE: &str = "friends";
+
+impl From<NodeApiError> for ApiError {
+    fn from(error: NodeApiError) -> Self {
+        match error {
+            NodeApiError::BadInput(m) => ApiError::BadRequest(m),
+            NodeApiError::NotFound(m) => ApiError::NotFound(m),
+            NodeApiError::Internal(m) => ApiError::Internal(m),
+        }
+    }
+}
+
+/// `GET /api/notes?origin=own|friends|all&limit=N`.
+#[derive(Debug, Deserialize)]
+pub struct NotesParams {
+    /// Whose notes.
+    pub origin: Option<String>,
+    /// How many, at most [`MAX_NOTES_LIMIT`].
+    pub limit: Option<usize>,
+}
+
+/// Lists notes, oldest first.
+pub async fn list_notes(
+    State(state): State<ApiState>,
+    QueryParams(params): QueryParams<NotesParams>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    let limit = params.limit.unwrap_or(DEFAULT_NOTES_LIMIT);
+    if limit == 0 || limit > MAX_NOTES_LIMIT {
+        return Err(ApiError::BadRequest(format!(
+            "limit must be 1 to {MAX_NOTES_LIMIT}"
+        )));
+    }
+    Ok(Json(state.node().notes(params.origin, limit).await?))
+}
+
+/// `POST /api/notes`.
+#[derive(Debug, Deserialize)]
+pub struct NoteBody {
+    /// The note.
+    pub text: String,
+    /// `public`, `friends` (default), `group:NAME`, `peer:PEER_ID` or `private`.
+    #[serde(default)]
+    pub audience: Option<String>,
+}
+
+/// Publishes a note.
+pub async fn post_note(
+    State(state): State<ApiState>,
+    JsonBody(body): JsonBody<NoteBody>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let audience = body.audience.unwrap_or_else(|| DEFAULT_AUDIENCE.to_owned());
+    let posted = state.node().post_note(body.text, audience).await?;
+    Ok((StatusCode::CREATED, Json(posted)))
+}
+
+/// Lists friends.
+pub async fn list_friends(
+    State(state): State<ApiState>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    Ok(Json(state.node().friends().await?))
+}
+
+/// `POST /api/friends`.
+#[derive(Debug, Deserialize)]
+pub struct FriendBody {
+    /// The friend's peer id.
+    pub peer: String,
+    /// Multiaddrs to dial.
+    #[serde(default)]
+    pub addresses: Vec<String>,
+    /// Groups to tag them with.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// Allow (or with `false` refuse) its offload requests; absent keeps
+    /// an existing friend's permission (a new one starts without).
+    #[serde(default)]
+    pub allow_offload: Option<bool>,
+    /// What this node calls it (local, never sent); absent keeps an
+    /// existing friend's name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// Adds a friend.
+pub async fn add_friend(
+    State(state): State<ApiState>,
+    JsonBody(body): JsonBody<FriendBody>,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
+    let friend = state
+        .node()
+        .add_named_friend(
+            body.peer,
+            body.addresses,
+            body.groups,
+            body.allow_offload,
+            body.name,
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(friend)))
+}
+
+/// Removes a friend (by peer id or name); 204 when done, 404 for an
+/// unknown one.
+pub async fn remove_friend(
+    State(state): State<ApiState>,
+    Path(peer): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.node().remove_friend(peer).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The node's status plus the model in use.
+pub async fn status(State(state): State<ApiState>) -> Result<Json<serde_json::Value>, ApiError> {
+    let mut status = state.node().status().await?;
+    let model = state
+        .agent()
+        .map(|agent| serde_json::Value::String(agent.model_name()))
+        .unwrap_or(serde_json::Value::Null);
+    match status.as_object_mut() {
+        Some(object) => {
+            object.insert("model".to_owned(), model);
+        }
+        None => status = serde_json::json!({ "node": status, "model": model }),
+    }
+    Ok(Json(status))
+}

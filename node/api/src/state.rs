@@ -1,0 +1,127 @@
+//! The API's shared state: the node, the agent (when a model is
+//! configured), the token, the sessions, the clock, and the few settings
+//! tests change (the keep-alive interval).
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use super::backend::{Agent, NodeApi};
+use super::limits::{KEEPALIVE_INTERVAL, MAX_SESSIONS, SESSION_IDLE_TTL};
+use super::sessions::{SessionStore, Shared};
+use super::token::ApiToken;
+use super::turn::SessionSlot;
+use porfiry_agent::chat::Clock;
+
+/// Everything the handlers share; cheap to clone.
+#[derive(Clone)]
+pub struct ApiState {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    node: Arc<dyn NodeApi>,
+    agent: Option<Arc<dyn Agent>>,
+    token: ApiToken,
+    sessions: Mutex<SessionStore<SessionSlot>>,
+    clock: Arc<dyn Clock>,
+    keepalive: Duration,
+    started_ms: u64,
+    next_id: AtomicU64,
+}
+
+impl ApiState {
+    /// State over `node` and, when a model is configured, `agent`.
+    pub fn new(
+        node: Arc<dyn NodeApi>,
+        agent: Option<Arc<dyn Agent>>,
+        token: ApiToken,
+        clock: Arc<dyn Clock>,
+    ) -> Self {
+        Self::with_keepalive(node, agent, token, clock, KEEPALIVE_INTERVAL)
+    }
+
+    /// [`ApiState::new`] with another keep-alive interval.
+    pub fn with_keepalive(
+        node: Arc<dyn NodeApi>,
+        agent: Option<Arc<dyn Agent>>,
+        token: ApiToken,
+        clock: Arc<dyn Clock>,
+        keepalive: Duration,
+    ) -> Self {
+        let started_ms = clock.now().unix_ms();
+        Self {
+            inner: Arc::new(Inner {
+                node,
+                agent,
+                token,
+                sessions: Mutex::new(SessionStore::new(SESSION_IDLE_TTL, MAX_SESSIONS)),
+                clock,
+                keepalive,
+                started_ms,
+                next_id: AtomicU64::new(1),
+            }),
+        }
+    }
+
+    /// The node.
+    pub fn node(&self) -> &dyn NodeApi {
+        self.inner.node.as_ref()
+    }
+
+    /// The agent, when a model is configured.
+    pub fn agent(&self) -> Option<&Arc<dyn Agent>> {
+        self.inner.agent.as_ref()
+    }
+
+    /// The bearer token.
+    pub fn token(&self) -> &ApiToken {
+        &self.inner.token
+    }
+
+    /// The keep-alive interval of streams.
+    pub fn keepalive(&self) -> Duration {
+        self.inner.keepalive
+    }
+
+    /// Now, in unix milliseconds, from the injected clock.
+    pub fn now_ms(&self) -> u64 {
+        self.inner.clock.now().unix_ms()
+    }
+
+    /// When the API started, in unix seconds (the model's `created`).
+    pub fn started_secs(&self) -> u64 {
+        self.inner.started_ms / 1_000
+    }
+
+    /// A new completion id, unique in this process's life.
+    pub fn completion_id(&self) -> String {
+        let n = self.inner.next_id.fetch_add(1, Ordering::Relaxed);
+        format!("chatcmpl-{:x}-{n}", self.inner.started_ms)
+    }
+
+    /// The session under `key`, made from `agent` if there is none.
+    pub fn session(&self, key: &str, agent: &dyn Agent) -> Shared<SessionSlot> {
+        let now = self.now_ms();
+        let mut store = self
+            .inner
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let (slot, made) =
+            store.get_or_insert_with(key, now, || SessionSlot::new(agent.session(key)));
+        if made {
+            tracing::debug!(session = %key, held = store.len(), "new API session");
+        }
+        slot
+    }
+
+    /// Sessions held now.
+    pub fn session_count(&self) -> usize {
+        self.inner
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+}

@@ -1,0 +1,10 @@
+//! Router tests over in-process fakes of the agent and the node: auth,
+//! errors, the wire format, sessions, streaming, keep-alive, cancellation,
+//! and one real loopback server.
+
+mod fakes;
+mod loopback;
+mod node_routes;
+mod plain;
+mod real_node;
+mod streaming;

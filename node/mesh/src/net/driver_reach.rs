@@ -1,0 +1,290 @@
+//! The driver's hooks for reaching friends that cannot be dialled: it sees
+//! every swarm event before the driver's own handling and
+//!
+//! - keeps each friend's link (direct / relayed / not connected, since when)
+//!   and writes it to `links.json` when it changes;
+//! - closes a relayed connection once a direct one to the same friend is up
+//!   (hole punching succeeded, or the friend dialled us directly);
+//! - reserves a slot at every friend whose identify lists the relay
+//!   protocol (see [`super::reach`]), and again when the slot ends;
+//! - on a relay, advertises its listen addresses as external so that the
+//!   reservations it grants carry addresses to dial (unless the operator
+//!   gave its external addresses: `--external-address`);
+//! - with `--mdns`, dials friends found on the LAN, never a stranger;
+//! - logs one line per friend when the reason it cannot be reached changes.
+//!
+//! Kept apart from `driver.rs` so the two change independently; it touches
+//! only the driver fields named in [`ReachState`] and the swarm.
+
+use std::collections::HashMap;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use libp2p::core::ConnectedPoint;
+use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
+use libp2p::swarm::{DialError, SwarmEvent};
+use libp2p::{Multiaddr, PeerId, dcutr, identify, mdns, relay};
+
+use super::MeshDriver;
+use crate::net::behaviour::MeshBehaviourEvent;
+use crate::net::links::Links;
+use crate::net::reach::{ReachConfig, Reservations, Unreachable, circuit_listen_address};
+
+/// What the driver keeps for reaching friends.
+#[derive(Debug)]
+pub(super) struct ReachState {
+    config: ReachConfig,
+    links: Links,
+    reservations: Reservations,
+    unreachable: Unreachable,
+    /// The address each friend was last dialled at directly: where to ask
+    /// it for a relay slot.
+    dialled_at: HashMap<PeerId, Multiaddr>,
+}
+
+impl ReachState {
+    /// The state for `config`, with no links yet.
+    pub(super) fn new(config: ReachConfig) -> Self {
+        Self {
+            config,
+            links: Links::new(),
+            reservations: Reservations::new(),
+            unreachable: Unreachable::new(),
+            dialled_at: HashMap::new(),
+        }
+    }
+}
+
+/// Wall-clock time for `since` stamps: read here, at the IO edge.
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+        .unwrap_or(0)
+}
+
+/// Why a dial failed, in one short line.
+fn dial_reason(error: &DialError) -> String {
+    match error {
+        DialError::Transport(attempts) => attempts
+            .iter()
+            .map(|(addr, e)| format!("{addr}: {e}"))
+            .collect::<Vec<_>>()
+            .join("; "),
+        DialError::NoAddresses => {
+            "no address known (it must dial us, or be reached through a relay)".into()
+        }
+        other => other.to_string(),
+    }
+}
+
+impl MeshDriver {
+    fn is_friend(&self, peer: &PeerId) -> bool {
+        self.friends.contains_key(peer)
+    }
+
+    fn write_links(&self) {
+        let snapshot = self.reach.links.snapshot(unix_ms());
+        if let Some(path) = &self.reach.config.links_file
+            && let Err(error) = snapshot.write(path)
+        {
+            tracing::warn!(path = %path.display(), %error, "cannot write the links file");
+        }
+        self.reach.config.links_watch.publish(snapshot);
+    }
+
+    /// Sees `event` before the driver handles it.
+    pub(super) fn reach_observe(&mut self, event: &SwarmEvent<MeshBehaviourEvent>) {
+        match event {
+            SwarmEvent::NewListenAddr { address, .. }
+                if self.reach.config.relay.is_some()
+                    && self.reach.config.external_addresses.is_empty()
+                    && !address
+                        .iter()
+                        .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit)) =>
+            {
+                self.swarm.add_external_address(address.clone());
+            }
+            SwarmEvent::ConnectionEstablished {
+                peer_id,
+                connection_id,
+                endpoint,
+                ..
+            } => self.on_established(*peer_id, *connection_id, endpoint),
+            SwarmEvent::ConnectionClosed {
+                peer_id,
+                connection_id,
+                ..
+            } => {
+                let peer = *peer_id;
+                let changed = self.reach.links.closed(peer, *connection_id, unix_ms());
+                if !self.is_friend(&peer) {
+                    // A friend removed meanwhile leaves the snapshot; a
+                    // guest was never in it.
+                    if self.reach.links.forget(&peer) {
+                        self.write_links();
+                    }
+                } else if let Some(record) = changed {
+                    tracing::info!(%peer, link = %record.link, "friend link changed");
+                    self.write_links();
+                }
+            }
+            SwarmEvent::OutgoingConnectionError {
+                peer_id: Some(peer),
+                error,
+                ..
+            } if self.is_friend(peer) && !self.swarm.is_connected(peer) => {
+                let reason = dial_reason(error);
+                if self.reach.unreachable.failed(*peer, &reason) {
+                    tracing::warn!(%peer, "friend unreachable: {reason}");
+                }
+            }
+            SwarmEvent::ListenerClosed { listener_id, .. } => {
+                if let Some(relay) = self.reach.reservations.listener_closed(*listener_id) {
+                    tracing::info!(%relay, "relay slot ended; asking again on the next connection");
+                }
+            }
+            SwarmEvent::Behaviour(event) => self.reach_behaviour(event),
+            _ => {}
+        }
+    }
+
+    fn on_established(
+        &mut self,
+        peer: PeerId,
+        id: libp2p::swarm::ConnectionId,
+        endpoint: &ConnectedPoint,
+    ) {
+        if !self.is_friend(&peer) {
+            return;
+        }
+        let now = unix_ms();
+        let relayed = endpoint.is_relayed();
+        self.reach.unreachable.reached(&peer);
+        if let ConnectedPoint::Dialer { address, .. } = endpoint
+            && !relayed
+        {
+            self.reach.dialled_at.insert(peer, address.clone());
+        }
+        let tracked = self.reach.links.track(peer, now);
+        let changed = self.reach.links.established(peer, id, relayed, now);
+        for redundant in self.reach.links.redundant_relayed(&peer) {
+            tracing::info!(%peer, "direct link up; closing the relayed one");
+            self.swarm.close_connection(redundant);
+        }
+        if let Some(record) = changed {
+            tracing::info!(%peer, link = %record.link, "friend link changed");
+        }
+        if tracked || changed.is_some() {
+            self.write_links();
+        }
+    }
+
+    fn reach_behaviour(&mut self, event: &MeshBehaviourEvent) {
+        match event {
+            MeshBehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
+                let offers = info.protocols.contains(&relay::HOP_PROTOCOL_NAME);
+                let we_relay = self.reach.config.relay.is_some();
+                if self.is_friend(peer_id)
+                    && self
+                        .reach
+                        .reservations
+                        .should_reserve(we_relay, peer_id, offers)
+                {
+                    self.reserve_at(*peer_id);
+                }
+            }
+            MeshBehaviourEvent::RelayClient(relay::client::Event::ReservationReqAccepted {
+                relay_peer_id,
+                renewal: false,
+                ..
+            }) => {
+                tracing::info!(relay = %relay_peer_id, "relay slot reserved; friends can reach us through it");
+            }
+            MeshBehaviourEvent::RelayClient(event) => tracing::debug!(?event, "relay client"),
+            MeshBehaviourEvent::Relay(event) => match event {
+                relay::Event::ReservationReqAccepted {
+                    src_peer_id,
+                    renewed: false,
+                } => {
+                    tracing::info!(friend = %src_peer_id, "granted a relay slot");
+                }
+                relay::Event::ReservationReqDenied {
+                    src_peer_id,
+                    status,
+                } => {
+                    tracing::warn!(peer = %src_peer_id, ?status, "refused a relay slot");
+                }
+                relay::Event::CircuitReqAccepted {
+                    src_peer_id,
+                    dst_peer_id,
+                } => {
+                    tracing::info!(from = %src_peer_id, to = %dst_peer_id, "relaying a circuit");
+                }
+                relay::Event::CircuitReqDenied {
+                    src_peer_id,
+                    dst_peer_id,
+                    status,
+                } => {
+                    tracing::warn!(from = %src_peer_id, to = %dst_peer_id, ?status, "refused a relay circuit");
+                }
+                other => tracing::debug!(event = ?other, "relay"),
+            },
+            MeshBehaviourEvent::Dcutr(dcutr::Event {
+                remote_peer_id,
+                result,
+            }) => match result {
+                Ok(_) => {
+                    tracing::info!(peer = %remote_peer_id, "hole punched: direct link to a friend")
+                }
+                Err(error) => {
+                    tracing::info!(peer = %remote_peer_id, %error, "hole punching failed; the link stays relayed");
+                }
+            },
+            MeshBehaviourEvent::Mdns(mdns::Event::Discovered(found)) => {
+                for (peer, address) in found {
+                    self.found_on_lan(*peer, address.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn reserve_at(&mut self, relay: PeerId) {
+        let Some(relay_addr) = self
+            .reach
+            .dialled_at
+            .get(&relay)
+            .or_else(|| self.friends.get(&relay).and_then(|a| a.first()))
+            .cloned()
+        else {
+            tracing::debug!(%relay, "relaying friend has no address to reserve at");
+            return;
+        };
+        let address = circuit_listen_address(&relay_addr, relay);
+        match self.swarm.listen_on(address.clone()) {
+            Ok(listener) => {
+                tracing::info!(%relay, %address, "asking a relaying friend for a slot");
+                self.reach.reservations.asked(listener, relay);
+            }
+            Err(error) => tracing::warn!(%relay, %address, %error, "cannot reserve a relay slot"),
+        }
+    }
+
+    fn found_on_lan(&mut self, peer: PeerId, address: Multiaddr) {
+        if !self.is_friend(&peer) {
+            tracing::debug!(%peer, %address, "ignored a stranger found on the LAN");
+            return;
+        }
+        if self.swarm.is_connected(&peer) {
+            return;
+        }
+        tracing::info!(%peer, %address, "found a friend on the LAN; dialling it");
+        let opts = DialOpts::peer_id(peer)
+            .addresses(vec![address])
+            .condition(PeerCondition::DisconnectedAndNotDialing)
+            .build();
+        if let Err(error) = self.swarm.dial(opts) {
+            tracing::debug!(%peer, %error, "LAN dial not started");
+        }
+    }
+}

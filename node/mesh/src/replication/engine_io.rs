@@ -1,0 +1,295 @@
+//! Carries out what the replication engine asks, in the order given:
+//! storage writes (`Store`, `UpdateRoute`, `Delete`), frames (`Send`,
+//! `SendItems` after loading the envelopes from storage page by page, and
+//! `SendChunk`, one catch-up chunk, in `super::chunks`), the one timer
+//! (`WakeAt`) and log lines for events.
+//!
+//! Storage outputs are written in ONE transaction per run between frames
+//! (events and timers in between do not split it), and a
+//! received item is stored together with its merged row, so a crash leaves
+//! either both or neither and a frame's worth of items costs one commit.
+//! Our own published items (`Store` with no `received_from`) are not
+//! written: every publisher on this node (`post_note`, `publish_pending`,
+//! the offload advertisement, club changes) stores its item before the
+//! engine sees it, and items signed by another process are read from the
+//! file, so writing them again would cost the writer a query per item and
+//! hold back the frames that push them.
+//! A storage failure is returned (the daemon stops rather than run with an
+//! engine that believes it holds items the file lacks; on restart the
+//! engine is rebuilt from the file and catch-up fills the gap).
+
+use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
+use porfiry_protocol::wire::{self, WireItem, WireMessage};
+use porfiry_storage::{MAX_PAGE_IDS, StorageError, Store, StoredItem};
+
+use super::chunks::send_chunk;
+use crate::net::SendTag;
+
+use crate::sharing::item_rows::stored_record;
+use crate::sharing::merge::{forget_merged, merge_items};
+
+/// Where encoded frames go (the mesh driver, or a test's list). Both calls
+/// may wait until the driver has room (they run on the database thread).
+pub trait FrameSink {
+    /// Queues one frame for `peer` (a peer id string).
+    fn send_frame(&mut self, peer: &str, frame: Vec<u8>);
+    /// Queues a group of frames for `peer` whose end is to be reported with
+    /// `tag` (`MeshEvent::FrameDone`).
+    fn send_tracked(&mut self, peer: &str, frames: Vec<Vec<u8>>, tag: SendTag);
+}
+
+/// Counters kept for the log and the shutdown line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Items accepted from friends (stored and merged).
+    pub accepted: u64,
+    /// Copies of items already held.
+    pub duplicates: u64,
+    /// Items refused (bad signature, not from author, withdrawn, ...).
+    pub rejected: u64,
+    /// Frames handed to the sink.
+    pub frames_sent: u64,
+    /// Their bytes (wire messages, before transport framing and encryption).
+    pub bytes_sent: u64,
+    /// Row ids of notes merged since the loop last took them: the loop
+    /// turns them into the cognitive core's wake-up events.
+    pub merged_notes: Vec<i64>,
+}
+
+/// Carries out `outputs` against `store` and `sink` for node `local`.
+/// Returns the last `WakeAt` asked for, if any.
+pub fn carry_out(
+    store: &Store,
+    local: &str,
+    outputs: Vec<Output>,
+    sink: &mut dyn FrameSink,
+    counters: &mut Counters,
+) -> Result<Option<u64>, StorageError> {
+    let mut wake = None;
+    let mut writes: Vec<Output> = Vec::new();
+    for output in outputs {
+        match output {
+            Output::Store { .. } | Output::UpdateRoute { .. } | Output::Delete { .. } => {
+                writes.push(output);
+                continue;
+            }
+            // Timers and events touch no storage and send nothing: they
+            // must not split the run of writes into many transactions
+            // (the engine interleaves an event with every stored item).
+            Output::WakeAt { at_ms } => {
+                wake = Some(at_ms);
+                continue;
+            }
+            Output::Event(event) => {
+                log_event(&event, counters);
+                continue;
+            }
+            _ => {}
+        }
+        // A frame goes out only after what it depends on is committed.
+        counters
+            .merged_notes
+            .extend(write_all(store, local, std::mem::take(&mut writes))?);
+        match output {
+            Output::Send { peer, message } => send(&peer, &message, sink, counters),
+            Output::SendItems {
+                peer,
+                session,
+                items,
+            } => {
+                let mut sent: u32 = 0;
+                for page in items.chunks(MAX_PAGE_IDS) {
+                    let ids: Vec<_> = page.iter().map(|a| a.id).collect();
+                    let payloads = store.item_page(&ids)?;
+                    // Gone meanwhile (withdrawn, expired): skipped, as the
+                    // engine expects.
+                    let envelopes = page.iter().zip(payloads).filter_map(|(a, p)| {
+                        p.map(|envelope| WireItem {
+                            hops: a.hops,
+                            envelope,
+                        })
+                    });
+                    let (messages, n) = wire::pack_chunk(session, envelopes);
+                    sent = sent.saturating_add(n);
+                    for message in messages {
+                        send(&peer, &message, sink, counters);
+                    }
+                }
+                if let Some(session) = session {
+                    let done = WireMessage::SyncDone { session, sent };
+                    send(&peer, &done, sink, counters);
+                }
+            }
+            Output::SendChunk {
+                peer,
+                session,
+                chunk,
+                items,
+            } => send_chunk(store, &peer, session, chunk, &items, sink, counters)?,
+            Output::Store { .. }
+            | Output::UpdateRoute { .. }
+            | Output::Delete { .. }
+            | Output::WakeAt { .. }
+            | Output::Event(_) => {}
+        }
+    }
+    counters
+        .merged_notes
+        .extend(write_all(store, local, writes)?);
+    Ok(wake)
+}
+
+fn send(peer: &str, message: &WireMessage, sink: &mut dyn FrameSink, counters: &mut Counters) {
+    match wire::encode(message) {
+        Ok(frame) => {
+            counters.frames_sent += 1;
+            counters.bytes_sent += frame.len() as u64;
+            sink.send_frame(peer, frame);
+        }
+        // The engine and pack_items keep within the caps; this is a bug.
+        Err(e) => {
+            tracing::error!(%peer, message = message.name(), error = %e, "cannot encode a frame")
+        }
+    }
+}
+
+/// Writes a run of storage outputs in one transaction; the row ids of the
+/// notes it merged.
+fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>, StorageError> {
+    if writes.is_empty() {
+        return Ok(Vec::new());
+    }
+    store.transaction(|s| {
+        let mut batch: Vec<StoredItem> = Vec::new();
+        let mut merges = Vec::new();
+        let mut notes = Vec::new();
+        for w in writes {
+            match w {
+                // Ours, stored by its publisher (see the module doc).
+                Output::Store {
+                    received_from: None,
+                    ..
+                } => continue,
+                Output::Store {
+                    item,
+                    received_from,
+                    hops_left,
+                } => {
+                    batch.push(stored_record(&item, hops_left, received_from));
+                    if item.author_peer_id() != local {
+                        merges.push(item);
+                    }
+                    continue;
+                }
+                Output::UpdateRoute {
+                    id,
+                    received_from,
+                    hops_left,
+                } => {
+                    // Only an item still waiting in the batch needs the
+                    // batch written first.
+                    if batch.iter().any(|r| r.record.id == id) {
+                        notes.extend(flush(s, &mut batch, &mut merges)?);
+                    }
+                    s.update_item_route(&id, &received_from, hops_left)?;
+                }
+                Output::Delete { id, reason } => {
+                    notes.extend(flush(s, &mut batch, &mut merges)?);
+                    s.delete_item(&id)?;
+                    match reason {
+                        // A club item whose author turned out not to be a
+                        // member was never the club's: its note goes too.
+                        DeleteReason::Retracted { .. }
+                        | DeleteReason::Replaced { .. }
+                        | DeleteReason::NotAClubMember => {
+                            forget_merged(s, &id)?;
+                        }
+                        // An expired item stops travelling; the note the
+                        // user already has stays in the notebook.
+                        DeleteReason::Expired => {}
+                    }
+                }
+                _ => {}
+            }
+        }
+        notes.extend(flush(s, &mut batch, &mut merges)?);
+        Ok(notes)
+    })
+}
+
+/// Stores the pending items, then merges their rows; the row ids of the
+/// notes merged.
+fn flush(
+    s: &Store,
+    batch: &mut Vec<StoredItem>,
+    merges: &mut Vec<porfiry_protocol::VerifiedItem>,
+) -> Result<Vec<i64>, StorageError> {
+    for chunk in batch.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {
+        s.insert_items(chunk)?;
+    }
+    batch.clear();
+    let merged = merge_items(s, merges)?;
+    let mut notes = Vec::new();
+    for (item, m) in merges.iter().zip(merged) {
+        match m {
+            Ok(Some(row)) if item.kind() == porfiry_protocol::ItemKind::Note => notes.push(row),
+            Ok(_) => {}
+            // A row the local table refuses (say, a whitespace-only note) must
+            // not cost the item: it is stored and relayed all the same.
+            Err(e) => {
+                tracing::warn!(item = %item.id(), author = item.author_peer_id(), error = %e, "received item kept but not merged");
+            }
+        }
+    }
+    merges.clear();
+    Ok(notes)
+}
+
+fn log_event(event: &Event, c: &mut Counters) {
+    match event {
+        Event::Accepted { id, from } => {
+            if from.is_some() {
+                c.accepted += 1;
+            }
+            tracing::debug!(%id, ?from, "accepted item");
+        }
+        Event::Duplicate { .. } => c.duplicates += 1,
+        Event::Rejected { id, from, reason } => {
+            c.rejected += 1;
+            match reason {
+                // Expected traffic, not a fault of the sender.
+                RejectReason::Expired | RejectReason::Withdrawn => {
+                    tracing::debug!(?id, ?from, ?reason, "refused item");
+                }
+                RejectReason::Invalid(e) => {
+                    tracing::warn!(?id, from = from.as_deref().unwrap_or("-"), error = %e, "rejected an invalid item");
+                }
+                _ => tracing::warn!(
+                    ?id,
+                    from = from.as_deref().unwrap_or("-"),
+                    ?reason,
+                    "rejected an item"
+                ),
+            }
+        }
+        Event::UnknownPeer { peer } => {
+            tracing::warn!(%peer, "ignored a message from a peer that is not a connected friend");
+        }
+        Event::SyncFinished {
+            peer,
+            session,
+            role,
+            items,
+        } => tracing::info!(%peer, session, ?role, items, "catch-up finished"),
+        Event::SyncAborted {
+            peer,
+            session,
+            role,
+            reason,
+        } => tracing::info!(%peer, session, ?role, %reason, "catch-up aborted"),
+        other => tracing::debug!(?other, "engine event"),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,639 @@
+//! The running node: one loop that owns the replication engine and glues it
+//! to the libp2p driver and the database actor ([`porfiry_storage::db::Db`]).
+//!
+//! ```text
+//! driver events ──► verify stage (own thread: decode + batch verify,
+//!                    `verify_stage`) ──► engine
+//! engine outputs ──► engine_io on the DB writer thread: one SQLite
+//!                    transaction per run of writes, frames to the
+//!                    `Outgoing` task; one timer (WakeAt)
+//! LoopCommand (in-process writes through a NodeHandle) ──► Input::Publish /
+//!                       friends diff at once; status snapshots
+//! data_version poll ──► (other processes only) friends diff (driver
+//!                       allow-list, engine groups), publish rows marked for
+//!                       sharing, pick up items other processes signed
+//!                       (`notes post`) ──► Input::Publish
+//! ```
+//!
+//! Every input is handled to the end — its writes committed — before the
+//! next is taken, so when shutdown is asked for between two inputs all that
+//! the engine accepted is on disk. Storage is read at start without
+//! re-verifying signatures: every row was verified (or signed) before it
+//! was written, the file is private to this user, and re-verifying 100,000
+//! items would add seconds to every start for no new guarantee. For the
+//! same reason our own items another process signed into the file are
+//! decoded but not verified again when the poll picks them up
+//! (`VerifiedItem::vouch_own`).
+
+use std::collections::{BTreeMap, HashSet};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
+use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
+use porfiry_skills::Clock;
+use porfiry_storage::{MAX_PAGE_IDS, PeerStatus, StorageError};
+use tokio::sync::{mpsc, oneshot, watch};
+
+use super::chunks::drained;
+use super::engine_clock::EngineTime;
+use super::engine_io::{Counters, carry_out};
+use super::error::ReplicationError;
+use super::friend_set::{self, FriendSet};
+use super::limits::{OWN_ITEM_LOOKBACK_MS, OWN_READ_PART, SHUTDOWN_TIMEOUT, change_poll_intervals};
+use super::outgoing::Outgoing;
+use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
+use super::watch::{ChangeWatcher, spawn_watch};
+use crate::net::{
+    MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
+};
+use crate::sharing::publish::publish_pending;
+use porfiry_storage::db::{Answer, Db};
+
+/// How to run the node.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    /// Server (listens) or phone (dials only).
+    pub profile: Profile,
+    /// Listen addresses (server only).
+    pub listen: Vec<Multiaddr>,
+    /// Offload streams; the node handle holds a clone made before the mesh runs.
+    pub streams: StreamControl,
+    /// Relaying, LAN discovery and the links file (see `mesh::reach`).
+    pub reach: crate::net::ReachConfig,
+}
+
+/// What the node held when it stopped.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stopped {
+    /// Items the engine held, every one of them committed to the file.
+    pub items_held: usize,
+    /// Traffic counters.
+    pub counters: Counters,
+}
+
+/// What the process tells the loop directly (a `NodeHandle`'s writes and
+/// questions), so it need not wait for the `data_version` poll.
+#[derive(Debug)]
+pub enum LoopCommand {
+    /// A note was stored and signed in this process: publish it now.
+    Publish(VerifiedItem),
+    /// Friends were added, changed or removed in this process: re-read them.
+    FriendsChanged,
+    /// Report what only the loop knows.
+    Status(oneshot::Sender<LoopStatus>),
+}
+
+/// What only the loop knows, for `NodeHandle::status`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LoopStatus {
+    /// Friends connected now (peer ids, sorted).
+    pub connected: Vec<String>,
+    /// When a catch-up session with each friend last ended (Unix ms, the
+    /// node's clock).
+    pub last_catchup_ms: BTreeMap<String, u64>,
+    /// Items the engine holds.
+    pub items_held: usize,
+}
+
+/// The loop's links to the rest of the process.
+pub struct LoopIo {
+    /// In-process writes and questions.
+    pub commands: mpsc::Receiver<LoopCommand>,
+    /// Every `<addr>/p2p/<id>` the node listens on, as they come.
+    pub listening: watch::Sender<Vec<String>>,
+    /// The node's clock (Unix ms for the engine and the catch-up times).
+    pub clock: Arc<dyn Clock>,
+    /// Where merged notes are announced to the cognitive core.
+    pub events: crate::events::CoreEvents,
+}
+
+impl std::fmt::Debug for LoopIo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoopIo").finish_non_exhaustive()
+    }
+}
+
+/// Runs the node until `shutdown` resolves. Sends every listen address to
+/// `io.listening` as `<addr>/p2p/<id>`. When every command sender is gone
+/// the loop goes on without commands (other processes' writes are still
+/// seen by the poll).
+pub async fn run_node(
+    key: NodeKey,
+    db: Db,
+    options: DaemonOptions,
+    io: LoopIo,
+    shutdown: impl Future<Output = ()>,
+) -> Result<Stopped, ReplicationError> {
+    let local = key.peer_id().to_string();
+    // The engine is built from the rows as they are read: a node holding a
+    // million items never has their full records in memory at once. Club
+    // items are routed by the club book rebuilt from the stored club
+    // changes; the engine keeps it current with every change it accepts.
+    // A server serves several friends' catch-up sessions at once, a phone
+    // one (see `SERVER_SERVED_SESSIONS`).
+    let engine_config = match options.profile {
+        Profile::Server => EngineConfig::for_server(local.clone()),
+        Profile::Phone => EngineConfig::new(local.clone()),
+    };
+    let (friends, engine) = db
+        .read(move |s| -> Result<_, ReplicationError> {
+            let friends = friend_set::load(s)?;
+            let clubs = s.club_book()?;
+            let engine =
+                s.with_item_records(|records| Engine::with_clubs(engine_config, records, clubs))?;
+            Ok((friends, engine))
+        })
+        .await??;
+    tracing::info!(peer = %local, items = engine.item_count(), friends = friends.len(), "starting node");
+
+    let poll_intervals = change_poll_intervals(options.profile);
+    let mut config = match options.profile {
+        Profile::Server => MeshConfig {
+            streams: options.streams,
+            reach: options.reach,
+            ..MeshConfig::server(options.listen)
+        },
+        Profile::Phone => MeshConfig {
+            listen: options.listen,
+            streams: options.streams,
+            reach: options.reach,
+            ..MeshConfig::phone()
+        },
+    };
+    for f in friends.values() {
+        config = config.with_friend(f.peer, f.addresses.clone());
+    }
+    let (driver, handle, events) = MeshDriver::new(key.to_libp2p_keypair(), config)?;
+    let driver_task = driver.spawn();
+    let LoopIo {
+        mut commands,
+        listening,
+        clock,
+        events: core_events,
+    } = io;
+    let time = Arc::new(EngineTime::new(clock));
+    let (mut arrivals, verify_thread) = spawn_verify_stage(events, time.clone())?;
+    let (outgoing, forward_task) = Outgoing::spawn(handle);
+
+    let (changes_tx, mut changes) = mpsc::channel(1);
+    let _watch = spawn_watch(ChangeWatcher::start(&db).await?, poll_intervals, changes_tx)?;
+    let now = time.now();
+    let mut node = Node {
+        time,
+        key,
+        local,
+        db,
+        engine,
+        friends,
+        outgoing,
+        counters: Counters::default(),
+        wake: None,
+        skipped: HashSet::new(),
+        fed: HashSet::new(),
+        own_since: now.saturating_sub(OWN_ITEM_LOOKBACK_MS),
+        listening,
+        last_catchup: BTreeMap::new(),
+        core_events,
+    };
+    let result = node
+        .run(&mut arrivals, &mut commands, &mut changes, shutdown)
+        .await;
+
+    // The driver may be gone already; waiting for room is bounded too.
+    if tokio::time::timeout(
+        SHUTDOWN_TIMEOUT,
+        node.outgoing.command(MeshCommand::Shutdown),
+    )
+    .await
+    .is_err()
+    {
+        tracing::warn!("mesh driver did not take the shutdown in time");
+    }
+    // A driver waiting to hand the stage an event stops instead: the stage
+    // ends when it cannot pass an event on.
+    drop(arrivals);
+    if tokio::time::timeout(SHUTDOWN_TIMEOUT, driver_task)
+        .await
+        .is_err()
+    {
+        tracing::warn!("mesh driver did not stop in time");
+    }
+    // The stage ends with the driver (its events channel closes); it is
+    // never blocked long, but the wait is bounded all the same.
+    let joined = tokio::task::spawn_blocking(move || verify_thread.join());
+    if tokio::time::timeout(SHUTDOWN_TIMEOUT, joined)
+        .await
+        .is_err()
+    {
+        tracing::warn!("verify stage did not stop in time");
+    }
+    forward_task.abort();
+    result?;
+    Ok(Stopped {
+        items_held: node.engine.item_count(),
+        counters: node.counters,
+    })
+}
+
+/// The loop's state.
+struct Node {
+    key: NodeKey,
+    local: String,
+    db: Db,
+    engine: Engine,
+    friends: FriendSet,
+    outgoing: Outgoing,
+    counters: Counters,
+    /// When the engine wants its next `Tick` (Unix ms).
+    wake: Option<u64>,
+    /// Rows that cannot be published (logged once).
+    skipped: HashSet<(&'static str, i64)>,
+    /// Our own items found in storage and handed to the engine already.
+    fed: HashSet<ItemId>,
+    /// Where the next scan for items signed by other processes starts.
+    own_since: u64,
+    listening: watch::Sender<Vec<String>>,
+    /// The engine's time: wall clock that never goes back (`engine_clock`),
+    /// shared with the verify stage.
+    time: Arc<EngineTime>,
+    /// When a catch-up session with each friend last ended.
+    last_catchup: BTreeMap<String, u64>,
+    /// The cognitive core's wake-up events.
+    core_events: crate::events::CoreEvents,
+}
+
+impl Node {
+    async fn run(
+        &mut self,
+        arrivals: &mut mpsc::Receiver<Arrival>,
+        commands: &mut mpsc::Receiver<LoopCommand>,
+        changes: &mut mpsc::Receiver<()>,
+        shutdown: impl Future<Output = ()>,
+    ) -> Result<(), ReplicationError> {
+        self.tick().await?;
+        self.scan().await;
+        let mut commands_open = true;
+        tokio::pin!(shutdown);
+        loop {
+            let timer = sleep_until_ms(self.wake, self.now());
+            tokio::select! {
+                biased;
+                () = &mut shutdown => {
+                    tracing::info!("shutting down");
+                    // What the process wrote before asking to stop is taken
+                    // in, so `Stopped::items_held` counts it.
+                    commands.close();
+                    while let Ok(command) = commands.try_recv() {
+                        self.on_command(command).await?;
+                    }
+                    return Ok(());
+                }
+                arrival = arrivals.recv() => match arrival {
+                    Some(arrival) => self.on_arrival(arrival).await?,
+                    None => return Err(MeshError::DriverStopped.into()),
+                },
+                command = commands.recv(), if commands_open => match command {
+                    Some(command) => self.on_command(command).await?,
+                    None => commands_open = false,
+                },
+                () = timer => self.tick().await?,
+                change = changes.recv() => match change {
+                    Some(()) => self.scan().await,
+                    None => return Err(ReplicationError::WatchStopped),
+                },
+            }
+        }
+    }
+
+    /// Engine time: Unix ms from the node's clock, never going back, so a
+    /// clock set back does not delay the engine's timers.
+    fn now(&self) -> u64 {
+        self.time.now()
+    }
+
+    async fn on_command(&mut self, command: LoopCommand) -> Result<(), ReplicationError> {
+        match command {
+            LoopCommand::Publish(item) => {
+                self.fed.insert(item.id());
+                self.input(Input::Publish { item }).await?;
+            }
+            LoopCommand::FriendsChanged => {
+                if let Err(e) = self.scan_friends().await {
+                    tracing::warn!(error = %e, "reading friends failed");
+                }
+            }
+            LoopCommand::Status(reply) => {
+                let mut connected: Vec<String> =
+                    self.engine.connected_peers().map(str::to_owned).collect();
+                connected.sort();
+                // The asker may have given up; nothing to do then.
+                let _ = reply.send(LoopStatus {
+                    connected,
+                    last_catchup_ms: self.last_catchup.clone(),
+                    items_held: self.engine.item_count(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Feeds one input and carries out what comes of it.
+    async fn input(&mut self, input: Input) -> Result<(), ReplicationError> {
+        self.inputs(vec![input]).await
+    }
+
+    /// Feeds several inputs, then carries out all their outputs at once
+    /// (one transaction for their writes, on the DB writer thread).
+    async fn inputs(&mut self, inputs: Vec<Input>) -> Result<(), ReplicationError> {
+        let now = self.now();
+        let mut outputs = Vec::new();
+        for input in inputs {
+            self.engine.handle_into(now, input, &mut outputs);
+        }
+        for output in &outputs {
+            if let Output::Event(Event::SyncFinished { peer, .. }) = output {
+                self.last_catchup.insert(peer.clone(), now);
+            }
+        }
+        if outputs.is_empty() {
+            return Ok(());
+        }
+        let mut sink = self.outgoing.clone();
+        let local = self.local.clone();
+        let mut counters = std::mem::take(&mut self.counters);
+        let (result, counters) = self
+            .db
+            .write(move |store| {
+                let r = carry_out(store, &local, outputs, &mut sink, &mut counters);
+                (r, counters)
+            })
+            .await?;
+        self.counters = counters;
+        for id in self.counters.merged_notes.drain(..) {
+            self.core_events
+                .send(crate::events::CoreEvent::NoteArrived { id });
+        }
+        if let Some(at) = result? {
+            self.wake = Some(at);
+        }
+        Ok(())
+    }
+
+    async fn tick(&mut self) -> Result<(), ReplicationError> {
+        // The timer is spent; the engine asks again if anything is pending.
+        self.wake = None;
+        self.input(Input::Tick).await
+    }
+
+    async fn on_arrival(&mut self, arrival: Arrival) -> Result<(), ReplicationError> {
+        match arrival {
+            Arrival::Frame(frame) => self.on_frame(frame).await,
+            Arrival::Event(event) => self.on_event(event).await,
+        }
+    }
+
+    async fn on_frame(&mut self, frame: Frame) -> Result<(), ReplicationError> {
+        match frame {
+            Frame::Message { peer, message } => self.input(Input::Received { peer, message }).await,
+            Frame::Garbled { peer, bytes, error } => {
+                tracing::warn!(%peer, bytes, %error, "dropped a frame that is not a wire message");
+                Ok(())
+            }
+        }
+    }
+
+    async fn on_event(&mut self, event: MeshEvent) -> Result<(), ReplicationError> {
+        match event {
+            MeshEvent::Listening { address } => {
+                let full = format!("{address}/p2p/{}", self.local);
+                self.listening.send_modify(|all| all.push(full));
+            }
+            MeshEvent::PeerConnected { peer } => {
+                let peer = peer.to_string();
+                tracing::info!(%peer, "friend connected");
+                self.set_status(&peer, PeerStatus::Online).await;
+                let groups = self
+                    .friends
+                    .get(&peer)
+                    .map(|f| f.groups.clone())
+                    .unwrap_or_default();
+                self.input(Input::PeerConnected { peer, groups }).await?;
+            }
+            MeshEvent::PeerDisconnected { peer } => {
+                let peer = peer.to_string();
+                tracing::info!(%peer, "friend disconnected");
+                self.set_status(&peer, PeerStatus::Offline).await;
+                self.input(Input::PeerDisconnected { peer }).await?;
+            }
+            // The verify stage turns frames into arrivals before they get
+            // here; one that did not pass through it is verified now.
+            MeshEvent::FrameReceived { peer, frame } => {
+                let frame = verify_frame(peer.to_string(), &frame, self.now());
+                self.on_frame(frame).await?;
+            }
+            // The driver has logged these already.
+            MeshEvent::FrameRejected { peer, reason } => {
+                tracing::debug!(%peer, %reason, "frame rejected by the transport");
+            }
+            MeshEvent::SendFailed { peer, reason } => {
+                tracing::debug!(%peer, ?reason, "frame not delivered; catch-up will cover it");
+            }
+            MeshEvent::PeerRefused { peer } => {
+                tracing::debug!(%peer, "stranger refused");
+            }
+            MeshEvent::AtConnectionCap { peer } => {
+                tracing::debug!(?peer, "connection refused at the cap");
+            }
+            MeshEvent::FrameDone {
+                peer,
+                tag,
+                delivered,
+            } => {
+                self.input(drained(peer.to_string(), tag, delivered))
+                    .await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn set_status(&self, peer: &str, status: PeerStatus) {
+        let now = self.now();
+        let owned = peer.to_owned();
+        let r = self
+            .db
+            .write(move |s| s.set_friend_status(&owned, status, Some(now), now))
+            .await;
+        match r {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::debug!(%peer, error = %e, "friend status not recorded"),
+            Err(e) => tracing::debug!(%peer, error = %e, "friend status not recorded"),
+        }
+    }
+
+    /// Picks up what other processes changed. Failures here are logged and
+    /// retried at the next change: nothing is lost by waiting.
+    async fn scan(&mut self) {
+        if let Err(e) = self.scan_friends().await {
+            tracing::warn!(error = %e, "reading friends failed");
+        }
+        if let Err(e) = self.scan_publish().await {
+            tracing::warn!(error = %e, "publishing failed");
+        }
+    }
+
+    async fn scan_friends(&mut self) -> Result<(), ReplicationError> {
+        let new = self.db.read(friend_set::load).await??;
+        let changes = friend_set::diff(&self.friends, &new);
+        self.friends = new;
+        for f in changes.allow {
+            tracing::info!(peer = %f.peer, addresses = ?f.addresses, "friend allowed");
+            self.outgoing
+                .command(MeshCommand::AddFriend {
+                    peer: f.peer,
+                    addresses: f.addresses,
+                })
+                .await;
+        }
+        for peer in changes.drop {
+            tracing::info!(%peer, "friend removed");
+            self.outgoing
+                .command(MeshCommand::RemoveFriend { peer })
+                .await;
+        }
+        for (peer, groups) in changes.regroup {
+            if self.engine.connected_peers().any(|p| p == peer) {
+                self.input(Input::PeerConnected { peer, groups }).await?;
+            }
+        }
+        Ok(())
+    }
+
+    async fn scan_publish(&mut self) -> Result<(), ReplicationError> {
+        let now = self.now();
+        let key = self.key.clone();
+        let mut skipped = std::mem::take(&mut self.skipped);
+        let (items, skipped) = self
+            .db
+            .write(move |s| {
+                let r = publish_pending(s, &key, now, &mut skipped);
+                (r, skipped)
+            })
+            .await?;
+        self.skipped = skipped;
+        self.publish(items?).await?;
+        self.publish_signed_elsewhere(now).await
+    }
+
+    /// Hands our own `items` to the engine, and the batch they join to
+    /// friends at once: the run is whole, nothing is gained by the batch
+    /// delay (see `Input::FlushPush`).
+    async fn publish(&mut self, items: Vec<VerifiedItem>) -> Result<(), ReplicationError> {
+        if items.is_empty() {
+            return Ok(());
+        }
+        for item in &items {
+            self.fed.insert(item.id());
+        }
+        let inputs = items
+            .into_iter()
+            .map(|item| Input::Publish { item })
+            .chain([Input::FlushPush])
+            .collect();
+        self.inputs(inputs).await
+    }
+
+    /// Publishes our own items another process stored (a `notes post`
+    /// signs its item itself) that the engine does not hold yet,
+    /// `OWN_READ_PART` at a time: each part is read, checked and handed
+    /// to the engine, which pushes it at once, while the next part is read.
+    async fn publish_signed_elsewhere(&mut self, now: u64) -> Result<(), ReplicationError> {
+        let (local, since) = (self.local.clone(), self.own_since);
+        let stored = self
+            .db
+            .read(move |s| s.own_item_ids_since(&local, since))
+            .await??;
+        // Ids first: the engine holds most of them already (at start-up,
+        // every one), and only the rest are worth reading.
+        let new: Vec<ItemId> = stored
+            .into_iter()
+            .filter(|id| !self.engine.holds(id) && !self.fed.contains(id))
+            .collect();
+        self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
+        let mut parts = new.chunks(OWN_READ_PART);
+        let mut reading = self.read_own(parts.next()).await?;
+        while let Some(answer) = reading {
+            let envelopes = answer.get().await??;
+            reading = self.read_own(parts.next()).await?;
+            let items = self.check_own(&envelopes, now);
+            self.publish(items).await?;
+        }
+        Ok(())
+    }
+
+    /// Starts reading our own stored items `ids`, if there is a part to
+    /// read (envelopes of those still there; one withdrawn meanwhile is
+    /// skipped).
+    async fn read_own(
+        &self,
+        ids: Option<&[ItemId]>,
+    ) -> Result<Option<Answer<OwnEnvelopes>>, ReplicationError> {
+        let Some(ids) = ids.map(<[ItemId]>::to_vec) else {
+            return Ok(None);
+        };
+        let answer = self
+            .db
+            .read_ahead(move |s| {
+                let mut out = Vec::with_capacity(ids.len());
+                for page in ids.chunks(MAX_PAGE_IDS) {
+                    let payloads = s.item_page(page)?;
+                    out.extend(
+                        page.iter()
+                            .zip(payloads)
+                            .filter_map(|(id, p)| Some((*id, p?))),
+                    );
+                }
+                Ok(out)
+            })
+            .await?;
+        Ok(Some(answer))
+    }
+
+    /// Checks our own items read back; those refused are logged and not
+    /// asked for again.
+    fn check_own(&mut self, envelopes: &[(ItemId, Vec<u8>)], now: u64) -> Vec<VerifiedItem> {
+        // Decoded and checked, the signature vouched for rather than
+        // verified: our own file holds them, next to our key (see
+        // `VerifiedItem::vouch_own`); catch-up serves them from the same
+        // file unchecked, and friends verify them on arrival.
+        let refs: Vec<&[u8]> = envelopes.iter().map(|(_, e)| e.as_slice()).collect();
+        let mut found = Vec::with_capacity(refs.len());
+        let checked = VerifiedItem::vouch_own(&self.key, &refs, now);
+        for ((id, _), result) in envelopes.iter().zip(checked) {
+            match result {
+                Ok(item) => found.push(item),
+                Err(e) => {
+                    tracing::warn!(%id, error = %e, "own stored item refused; not published");
+                    self.fed.insert(*id);
+                }
+            }
+        }
+        found
+    }
+}
+
+/// Our own items read back from the file: each id with its envelope.
+type OwnEnvelopes = Result<Vec<(ItemId, Vec<u8>)>, StorageError>;
+
+/// Sleeps until the Unix time `at_ms` (`now` being the time now), or
+/// forever without one.
+async fn sleep_until_ms(at_ms: Option<u64>, now: u64) {
+    match at_ms {
+        Some(at) => {
+            let wait = at.saturating_sub(now);
+            tokio::time::sleep(Duration::from_millis(wait)).await;
+        }
+        None => std::future::pending().await,
+    }
+}

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use porfiry_storage::{Store, check_friend_name};
 
-use crate::friends::{FriendsError, parse_peer_id};
+use crate::friend_ids::{FriendsError, parse_peer_id};
 use crate::net::PeerId;
 
 /// The peer id `given` stands for: itself when it is a peer id (friend or

@@ -32,6 +32,7 @@ pub mod backoff;
 pub mod clock;
 pub mod data_dir;
 pub mod events;
+mod friend_ids;
 mod friend_names;
 pub mod friends;
 pub mod init;

@@ -9,7 +9,7 @@ use porfiry_protocol::engine::Input;
 use porfiry_protocol::wire::{self, Announce, WireItem};
 use porfiry_storage::{StorageError, Store};
 
-use super::engine_io::{Counters, FrameSink};
+use super::frame_sink::{Counters, FrameSink};
 use crate::net::SendTag;
 
 /// Loads, packs and sends one chunk for `peer`. Items no longer stored are

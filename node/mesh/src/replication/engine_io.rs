@@ -23,38 +23,10 @@ use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_storage::{MAX_PAGE_IDS, StorageError, Store, StoredItem};
 
 use super::chunks::send_chunk;
-use crate::net::SendTag;
+use super::frame_sink::{Counters, FrameSink};
 
 use crate::sharing::item_rows::stored_record;
 use crate::sharing::merge::{forget_merged, merge_items};
-
-/// Where encoded frames go (the mesh driver, or a test's list). Both calls
-/// may wait until the driver has room (they run on the database thread).
-pub trait FrameSink {
-    /// Queues one frame for `peer` (a peer id string).
-    fn send_frame(&mut self, peer: &str, frame: Vec<u8>);
-    /// Queues a group of frames for `peer` whose end is to be reported with
-    /// `tag` (`MeshEvent::FrameDone`).
-    fn send_tracked(&mut self, peer: &str, frames: Vec<Vec<u8>>, tag: SendTag);
-}
-
-/// Counters kept for the log and the shutdown line.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Counters {
-    /// Items accepted from friends (stored and merged).
-    pub accepted: u64,
-    /// Copies of items already held.
-    pub duplicates: u64,
-    /// Items refused (bad signature, not from author, withdrawn, ...).
-    pub rejected: u64,
-    /// Frames handed to the sink.
-    pub frames_sent: u64,
-    /// Their bytes (wire messages, before transport framing and encryption).
-    pub bytes_sent: u64,
-    /// Row ids of notes merged since the loop last took them: the loop
-    /// turns them into the cognitive core's wake-up events.
-    pub merged_notes: Vec<i64>,
-}
 
 /// Carries out `outputs` against `store` and `sink` for node `local`.
 /// Returns the last `WakeAt` asked for, if any.

@@ -3,6 +3,7 @@
 //!
 //! Files by job: [`service`] (the loop), [`engine_io`] (carrying out engine
 //! outputs), [`chunks`] (one catch-up chunk: a page read, packed, tracked),
+//! [`frame_sink`] (where frames go, and the counts),
 //! [`engine_clock`] (engine time: wall clock, never back), [`verify_stage`] (decoding and verifying frames on their own thread), [`parallel_verify`] (one batch over several cores), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
 //! other processes' writes), [`friend_set`] (friends and their changes),
 //! [`limits`], [`error`]. Turning rows into items and items into rows is
@@ -12,6 +13,7 @@ pub mod chunks;
 pub mod engine_clock;
 pub mod engine_io;
 pub mod error;
+pub mod frame_sink;
 pub mod friend_set;
 pub mod limits;
 pub mod outgoing;

@@ -12,7 +12,7 @@
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
-use super::engine_io::FrameSink;
+use super::frame_sink::FrameSink;
 use crate::net::{MeshCommand, MeshHandle, PeerId, SendTag};
 
 /// Commands waiting between the daemon and the forwarding task: 16 is a few

@@ -38,8 +38,9 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::chunks::drained;
 use super::engine_clock::EngineTime;
-use super::engine_io::{Counters, carry_out};
+use super::engine_io::carry_out;
 use super::error::ReplicationError;
+use super::frame_sink::Counters;
 use super::friend_set::{self, FriendSet};
 use super::limits::{OWN_ITEM_LOOKBACK_MS, OWN_READ_PART, SHUTDOWN_TIMEOUT, change_poll_intervals};
 use super::outgoing::Outgoing;

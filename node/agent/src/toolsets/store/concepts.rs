@@ -3,9 +3,9 @@
 //! delete (its links go with it), pin, unpin.
 
 use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect};
-use porfiry_storage::{Concept, StorageError, Store};
+use porfiry_storage::{Concept, StorageError};
 
-use super::links::link_line;
+use super::graph::{concept_id, link_line};
 use super::parse::{self, id_arg, offset_arg, tag_arg, update_args};
 use super::records::{self, MAX_LIST_LINES, Shown, head_and_page, tag_suffix};
 use super::set::{Fail, Reply, StoreSet};
@@ -39,22 +39,6 @@ impl Shown for Concept {
         }
         Ok(())
     }
-}
-
-/// The id of the concept named by `key`: a number is an id (which must
-/// exist), anything else an exact name.
-pub(crate) fn concept_id(store: &Store, key: &str) -> Result<i64, StorageError> {
-    let key = key.trim().trim_start_matches('#');
-    if let Ok(id) = key.parse::<i64>() {
-        return Ok(store.get::<Concept>(id)?.id);
-    }
-    store
-        .concept_by_name(key)?
-        .map(|c| c.id)
-        .ok_or_else(|| StorageError::NotFound {
-            table: "concepts",
-            key: format!("name {key}"),
-        })
 }
 
 /// The `concepts` set.

@@ -3,9 +3,9 @@
 //! (concept ids or names), update, delete.
 
 use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect};
-use porfiry_storage::{Concept, Link, ListQuery, StorageError, Store, Stored};
+use porfiry_storage::{Link, ListQuery, StorageError};
 
-use super::concepts::concept_id;
+use super::graph::{concept_id, link_line};
 use super::parse::{self, id_arg, offset_arg, update_args};
 use super::records::{self, MAX_LIST_LINES, Shown, Total, page, tag_suffix};
 use super::set::{Fail, Reply, StoreSet};
@@ -46,26 +46,6 @@ impl Shown for Link {
         }
         Ok(())
     }
-}
-
-/// `#id from —relation→ to (w …)` with the concepts' names.
-pub(crate) fn link_line(store: &Store, l: &Stored<Link>) -> Result<String, StorageError> {
-    let name = |id: i64| -> Result<String, StorageError> {
-        Ok(match store.get::<Concept>(id) {
-            Ok(c) => format!("{}(#{id})", c.row.name),
-            Err(StorageError::NotFound { .. }) => format!("#{id}"),
-            Err(e) => return Err(e),
-        })
-    };
-    Ok(format!(
-        "#{} {} —{}→ {} (w {}){}",
-        l.id,
-        name(l.row.from_concept)?,
-        l.row.relation,
-        name(l.row.to_concept)?,
-        l.row.weight,
-        tag_suffix(&l.row.tags)
-    ))
 }
 
 /// The `links` set.

@@ -14,6 +14,7 @@ mod config;
 mod diary;
 mod extensions;
 mod goals;
+mod graph;
 mod identity;
 mod knowhow;
 mod links;

@@ -1,0 +1,33 @@
+//! Where the engine's outputs go besides the database: the frames for the
+//! mesh driver ([`FrameSink`]) and the counts of what was carried out
+//! ([`Counters`]). Shared by [`super::engine_io`] and [`super::chunks`].
+
+use crate::net::SendTag;
+
+/// Where encoded frames go (the mesh driver, or a test's list). Both calls
+/// may wait until the driver has room (they run on the database thread).
+pub trait FrameSink {
+    /// Queues one frame for `peer` (a peer id string).
+    fn send_frame(&mut self, peer: &str, frame: Vec<u8>);
+    /// Queues a group of frames for `peer` whose end is to be reported with
+    /// `tag` (`MeshEvent::FrameDone`).
+    fn send_tracked(&mut self, peer: &str, frames: Vec<Vec<u8>>, tag: SendTag);
+}
+
+/// Counters kept for the log and the shutdown line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Items accepted from friends (stored and merged).
+    pub accepted: u64,
+    /// Copies of items already held.
+    pub duplicates: u64,
+    /// Items refused (bad signature, not from author, withdrawn, ...).
+    pub rejected: u64,
+    /// Frames handed to the sink.
+    pub frames_sent: u64,
+    /// Their bytes (wire messages, before transport framing and encryption).
+    pub bytes_sent: u64,
+    /// Row ids of notes merged since the loop last took them: the loop
+    /// turns them into the cognitive core's wake-up events.
+    pub merged_notes: Vec<i64>,
+}

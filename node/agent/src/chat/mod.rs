@@ -22,12 +22,12 @@
 //! # Ok(()) }
 //! ```
 
-pub mod clock;
-pub mod config;
-pub mod engine;
+pub(crate) mod clock;
+pub(crate) mod config;
+pub(crate) mod engine;
 pub mod input;
-pub mod model;
-pub mod model_failure;
+pub(crate) mod model;
+pub(crate) mod model_failure;
 pub mod session;
 pub mod transcript;
 

@@ -17,20 +17,20 @@
 //! - [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
 
 pub mod asker;
-pub mod core;
-pub mod effects;
-pub mod error;
-pub mod limits;
-pub mod load;
-pub mod mechanisms;
+pub(crate) mod core;
+pub(crate) mod effects;
+pub(crate) mod error;
+pub(crate) mod limits;
+pub(crate) mod load;
+pub(crate) mod mechanisms;
 pub mod models;
-pub mod record;
-pub mod reflect;
-pub mod requested;
-pub mod run_commands;
-pub mod stagnation;
-pub mod texts;
-pub mod trace;
+pub(crate) mod record;
+pub(crate) mod reflect;
+pub(crate) mod requested;
+pub(crate) mod run_commands;
+pub(crate) mod stagnation;
+pub(crate) mod texts;
+pub(crate) mod trace;
 pub mod wait;
 
 pub use asker::FriendsAsker;

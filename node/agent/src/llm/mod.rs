@@ -29,13 +29,13 @@
 pub mod chunk;
 pub mod client;
 pub mod config;
-pub mod deltas;
-pub mod endpoint;
+pub(crate) mod deltas;
+pub(crate) mod endpoint;
 pub mod reasoning;
 pub mod registry_models;
-pub mod retry;
+pub(crate) mod retry;
 pub mod sse;
-pub mod stream;
+pub(crate) mod stream;
 pub mod wire;
 
 pub use client::{Completion, OpenAiClient};

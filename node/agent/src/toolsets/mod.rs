@@ -8,15 +8,15 @@
 //! [`core_toolsets`] builds the registry chat and the core dispatch through.
 
 pub mod acting;
-pub mod deps;
-mod dispatch;
+pub(crate) mod deps;
+pub(crate) mod dispatch;
 pub mod media;
 pub mod media_catalog;
-pub mod messages;
-pub mod store;
+pub(crate) mod messages;
+pub(crate) mod store;
 #[cfg(test)]
 pub(crate) mod test_support;
-pub mod texts;
+pub(crate) mod texts;
 
 use porfiry_skills::{Language, RegistryError, ToolsetRegistry};
 

@@ -1,6 +1,6 @@
 //! The API's handlers, one file per area.
 
-pub mod chat;
-pub mod fallback;
-pub mod models;
-pub mod node;
+pub(crate) mod chat;
+pub(crate) mod fallback;
+pub(crate) mod models;
+pub(crate) mod node;

@@ -11,8 +11,8 @@
 
 pub mod code;
 pub mod duration;
-pub mod rate;
-pub mod redeem;
+pub(crate) mod rate;
+pub(crate) mod redeem;
 pub mod secret;
 pub mod service;
 pub mod wire;

@@ -56,6 +56,7 @@ impl<K: Hash + Eq + Clone> AttemptLimiter<K> {
     }
 
     /// How many peers are tracked now (for the bound test).
+    #[cfg(test)]
     pub fn tracked_peers(&self) -> usize {
         self.per_peer.len()
     }

@@ -20,20 +20,20 @@
 
 pub mod behaviour;
 pub mod codec;
-pub mod config;
-pub mod driver;
-pub mod error;
-pub mod events;
+pub(crate) mod config;
+pub(crate) mod driver;
+pub(crate) mod error;
+pub(crate) mod events;
 pub mod gate;
-pub mod handle;
-pub mod invite_streams;
+pub(crate) mod handle;
+pub(crate) mod invite_streams;
 pub mod limits;
-pub mod links;
-pub mod outbox;
-pub mod reach;
-pub mod redial;
+pub(crate) mod links;
+pub(crate) mod outbox;
+pub(crate) mod reach;
+pub(crate) mod redial;
 pub mod relay;
-pub mod streams;
+pub(crate) mod streams;
 pub mod swarm;
 
 pub use codec::FrameError;

@@ -60,6 +60,7 @@ where
     }
 
     /// Sends `frame` now through `send` if the window allows, else queues it.
+    #[cfg(test)]
     pub fn offer(
         &mut self,
         peer: &P,
@@ -96,6 +97,7 @@ where
     /// Request `id` ended (acknowledged or failed). Returns its peer, if the id
     /// was ours; if it still held a slot in the peer's current window, the
     /// peer's next queued frame is handed to `send`.
+    #[cfg(test)]
     pub fn finished(&mut self, id: &R, send: impl FnOnce(&P, Vec<u8>) -> R) -> Option<P> {
         self.finished_tracked(id, send).map(|(peer, _)| peer)
     }
@@ -130,6 +132,7 @@ where
     /// that were still queued, never sent. Its in-flight requests still end
     /// through [`Outbox::finished`] (libp2p fails them), but no longer hold a
     /// slot, so they cannot free one of a later connection's.
+    #[cfg(test)]
     pub fn drop_peer(&mut self, peer: &P) -> Vec<Vec<u8>> {
         self.drop_peer_tracked(peer)
             .into_iter()
@@ -146,16 +149,19 @@ where
     }
 
     /// Bytes queued for `peer` behind those in flight.
+    #[cfg(test)]
     pub fn queued_bytes(&self, peer: &P) -> usize {
         self.peers.get(peer).map_or(0, |w| w.queued_bytes)
     }
 
     /// Frames in flight to `peer`.
+    #[cfg(test)]
     pub fn in_flight(&self, peer: &P) -> usize {
         self.peers.get(peer).map_or(0, |w| w.in_flight.len())
     }
 
     /// Frames queued for `peer` behind those in flight.
+    #[cfg(test)]
     pub fn queued(&self, peer: &P) -> usize {
         self.peers.get(peer).map_or(0, |w| w.queue.len())
     }

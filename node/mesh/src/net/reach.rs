@@ -187,6 +187,7 @@ impl Reservations {
     }
 
     /// Whether a slot is held or asked at `relay`.
+    #[cfg(test)]
     pub fn holds(&self, relay: &PeerId) -> bool {
         self.relays.contains(relay)
     }

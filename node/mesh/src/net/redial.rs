@@ -79,6 +79,7 @@ impl<P: Ord + Clone> RedialPlan<P> {
     }
 
     /// The state of `peer`, if tracked.
+    #[cfg(test)]
     pub fn state(&self, peer: &P) -> Option<LinkState> {
         self.links.get(peer).copied()
     }

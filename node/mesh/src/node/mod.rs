@@ -10,12 +10,12 @@
 //! runtime), [`handle`] (the calls), [`views`] (what the calls take and
 //! return, serialisable as is), [`limits`], [`error`].
 
-pub mod config;
-pub mod error;
-pub mod handle;
-pub mod limits;
-pub mod spawn;
-pub mod views;
+pub(crate) mod config;
+pub(crate) mod error;
+pub(crate) mod handle;
+pub(crate) mod limits;
+pub(crate) mod spawn;
+pub(crate) mod views;
 
 pub use crate::friends::FriendView;
 pub use config::NodeConfig;

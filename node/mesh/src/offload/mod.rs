@@ -10,12 +10,12 @@
 //! `futures::io` stream, so tests run on in-memory pipes; the node plugs in the
 //! mesh's streams through [`OffloadOpener`].
 
-pub mod capacity;
-pub mod choice;
-pub mod client;
-pub mod mesh;
-pub mod server;
-pub mod wire;
+pub(crate) mod capacity;
+pub(crate) mod choice;
+pub(crate) mod client;
+pub(crate) mod mesh;
+pub(crate) mod server;
+pub(crate) mod wire;
 
 pub use capacity::{Capacity, DEFAULT_GLOBAL_SLOTS, DEFAULT_PER_PEER_SLOTS};
 pub use choice::{Offer, Recent, rank};

@@ -75,6 +75,7 @@ pub struct FriendChanges {
 
 impl FriendChanges {
     /// True when nothing changed.
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.allow.is_empty() && self.drop.is_empty() && self.regroup.is_empty()
     }

@@ -9,18 +9,18 @@
 //! [`limits`], [`error`]. Turning rows into items and items into rows is
 //! `crate::sharing`'s job, shared with the CLI.
 
-pub mod chunks;
-pub mod engine_clock;
-pub mod engine_io;
-pub mod error;
-pub mod frame_sink;
-pub mod friend_set;
+pub(crate) mod chunks;
+pub(crate) mod engine_clock;
+pub(crate) mod engine_io;
+pub(crate) mod error;
+pub(crate) mod frame_sink;
+pub(crate) mod friend_set;
 pub mod limits;
-pub mod outgoing;
-pub mod parallel_verify;
-pub mod service;
-pub mod verify_stage;
-pub mod watch;
+pub(crate) mod outgoing;
+pub(crate) mod parallel_verify;
+pub(crate) mod service;
+pub(crate) mod verify_stage;
+pub(crate) mod watch;
 
 pub use error::ReplicationError;
 pub use service::{DaemonOptions, LoopCommand, LoopIo, LoopStatus, Stopped, run_node};

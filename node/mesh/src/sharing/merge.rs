@@ -23,6 +23,7 @@ enum Row {
 /// Adds the local row of a friend's `item` (nothing for a retraction, whose
 /// effect is the deletion of its target). Returns the new or existing row
 /// id, `None` for a kind without a row.
+#[cfg(test)]
 pub fn merge_item(store: &Store, item: &VerifiedItem) -> Result<Option<i64>, StorageError> {
     let mut out = merge_items(store, std::slice::from_ref(item))?;
     out.pop().unwrap_or(Ok(None))

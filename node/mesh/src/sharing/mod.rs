@@ -6,10 +6,10 @@
 //! [`limits`] and [`error`].
 
 pub mod clubs;
-pub mod error;
+pub(crate) mod error;
 pub mod item_rows;
-pub mod limits;
-pub mod merge;
+pub(crate) mod limits;
+pub(crate) mod merge;
 pub mod note_text;
 pub mod offload;
 pub mod publish;

@@ -33,7 +33,8 @@ use porfiry_skills::{RegistryError, ToolsetRegistry};
 
 use super::StoreTools;
 
-pub use records::{MAX_COUNTED_ROWS, MAX_LINE_CHARS, MAX_LIST_LINES, MAX_READ_CHARS};
+#[cfg(test)]
+use records::{MAX_LIST_LINES, MAX_READ_CHARS};
 
 /// Registers every record set (diary, concepts, links, goals, tasks, tags,
 /// reputation, notes, memory, identity, config, agents, scripts, tables,

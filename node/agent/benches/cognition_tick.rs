@@ -4,7 +4,7 @@
 //! diary entries, 100,000 notes, auto notes mode). Prints the tick time
 //! p50/p95, prompt tokens and model calls per tick.
 //!
-//! A bench program, not criterion: `cargo bench -p porfiry-node --bench cognition_tick`.
+//! A bench program, not criterion: `cargo bench -p porfiry-agent --bench cognition_tick`.
 
 #[allow(missing_docs)]
 #[path = "../tests/core_support/mod.rs"]

@@ -8,7 +8,7 @@
 //! connections on another thread for `MEASURE` after a warm-up, and prints
 //! requests/s and p50/p99 latency, plain and streamed.
 //!
-//! `cargo bench -p porfiry-node --bench api`
+//! `cargo bench -p porfiry-api --bench api`
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};

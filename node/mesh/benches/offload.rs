@@ -6,7 +6,7 @@
 //! per second, with an instant model (the link's capacity) and with a model
 //! paced at `PACED_TOKENS_PER_SEC` (passthrough of a fast local model).
 //!
-//! A bench program, not criterion: `cargo bench -p porfiry-node --bench offload`.
+//! A bench program, not criterion: `cargo bench -p porfiry-mesh --bench offload`.
 
 #[allow(missing_docs)]
 #[path = "../tests/mesh_support/mod.rs"]

@@ -1,6 +1,6 @@
 //! The HMP cognitive core's pure parts (seed 003): everything the thinking
 //! cycle decides without touching a socket, a file or the clock. The node
-//! (`node/src/cognition/`) loads rows, calls models and runs commands; this
+//! (`node/agent/src/cognition/`) loads rows, calls models and runs commands; this
 //! module says what to ask, what the answers mean and what to do next.
 //!
 //! - [`budget`]: the token estimate and the fitting of whole records into a budget.

@@ -1,5 +1,5 @@
 //! One tick of the thinking cycle (seed 003 §3–7) as a sans-IO state
-//! machine. The driver (`node/src/cognition/`) loads the contexts, builds
+//! machine. The driver (`node/agent/src/cognition/`) loads the contexts, builds
 //! the prompt and starts a [`Tick`]; then it asks [`Tick::next`] what to do,
 //! does it, and hands the result back, until the tick finishes with a
 //! [`TickReport`] that says everything to record:

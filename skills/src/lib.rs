@@ -8,8 +8,8 @@
 //!
 //! Pure logic: time comes in through [`Clock`] / [`ZonedTime`], the model
 //! through [`Llm`]; the only IO is reading skill files. The toolset registry
-//! does not depend on chat, so the HMP cognitive core (planned) will dispatch
-//! through the same [`ToolsetRegistry`]. See `docs/skills.md`.
+//! does not depend on chat, so the HMP cognitive core dispatches through the
+//! same [`ToolsetRegistry`]. See `docs/skills.md`.
 
 pub mod clock;
 pub mod cognition;

@@ -1,5 +1,5 @@
-//! The toolset registry on its own, as the HMP cognitive core (planned) will
-//! use it: registration checks, prefix routing, argument checking, invocation.
+//! The toolset registry on its own, as the HMP cognitive core uses it:
+//! registration checks, prefix routing, argument checking, invocation.
 
 mod common;
 

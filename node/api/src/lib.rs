@@ -7,23 +7,30 @@
 //! session store and history sync — are tested byte for byte; the routes
 //! are tested through the router against in-process fakes of the two
 //! backends ([`backend::Agent`], [`backend::NodeApi`]).
+//!
+//! **What it offers**: [`serve`] / [`router`] over an [`ApiState`] (the
+//! token, an [`Agent`] and a [`NodeApi`]); the adapters that make those two
+//! from a `porfiry_agent::ChatEngine` and a `porfiry_mesh::NodeHandle`
+//! ([`adapters`]); the token file ([`token`]) and the limits ([`limits`]).
+//! **What it must not do**: parse command-line flags or start the node
+//! (`porfiry run` does both and hands the API what it serves).
 
 pub mod adapters;
-pub mod auth;
+pub(crate) mod auth;
 pub mod backend;
-pub mod body;
-pub mod errors;
-pub mod history;
+pub(crate) mod body;
+pub(crate) mod errors;
+pub(crate) mod history;
 pub mod limits;
-pub mod prepared;
-pub mod routes;
-pub mod server;
-pub mod sessions;
-pub mod sse;
+pub(crate) mod prepared;
+pub(crate) mod routes;
+pub(crate) mod server;
+pub(crate) mod sessions;
+pub(crate) mod sse;
 pub mod state;
-pub mod stream;
+pub(crate) mod stream;
 pub mod token;
-pub mod turn;
+pub(crate) mod turn;
 pub mod wire;
 
 #[cfg(test)]

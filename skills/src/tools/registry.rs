@@ -2,7 +2,7 @@
 //! by its `<set>_` prefix, and argument checking before the call runs.
 //!
 //! It knows nothing about chat or activation, so the HMP cognitive core
-//! (planned) will be able to dispatch through the very same registry.
+//! dispatches through the very same registry.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

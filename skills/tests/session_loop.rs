@@ -406,3 +406,20 @@ fn the_send_future_can_move_to_another_thread() {
     assert_send(&fut);
     assert_eq!(block_on(fut).unwrap().text, "hi");
 }
+
+#[test]
+fn every_round_of_a_turn_asks_for_at_most_the_reply_budget() {
+    let config = LoopConfig {
+        reply_max_tokens: 40,
+        ..LoopConfig::default()
+    };
+    let llm = ScriptedLlm::new(&["TOOL_CALL: get_current_time", "It is noon."]);
+    let mut tooled = chat(toolbox_with(config), &llm);
+    block_on(tooled.send("what time is it?")).unwrap();
+    let budgets: Vec<Option<u32>> = llm.requests().iter().map(|r| r.max_tokens).collect();
+    assert_eq!(budgets, [Some(40), Some(40)]);
+    let llm = ScriptedLlm::new(&["hello"]);
+    let mut plain = chat(toolbox(), &llm);
+    block_on(plain.send("hi")).unwrap();
+    assert_eq!(llm.requests()[0].max_tokens, Some(512));
+}

@@ -42,6 +42,42 @@ async fn success_returns_the_text_and_sends_the_openai_body() {
 }
 
 #[tokio::test]
+async fn the_answer_budget_sent_is_the_smaller_of_the_calls_and_the_models() {
+    let llm = ScriptedLlm::start(vec![Rule::always(Reply::text("ok"))]).unwrap();
+    let uncapped = client(&llm);
+    uncapped
+        .complete_within("s", &history(), Some(64))
+        .await
+        .unwrap();
+    uncapped.complete("s", &history()).await.unwrap();
+    let capped = OpenAiClient::new(config_with(&llm.url(), |c| c.max_tokens = Some(32))).unwrap();
+    capped
+        .complete_within("s", &history(), Some(64))
+        .await
+        .unwrap();
+    capped.complete("s", &history()).await.unwrap();
+    capped
+        .complete_within("s", &history(), Some(8))
+        .await
+        .unwrap();
+    let sent: Vec<_> = llm
+        .recorded()
+        .iter()
+        .map(|r| r.body.get("max_tokens").cloned())
+        .collect();
+    assert_eq!(
+        sent,
+        [
+            Some(json!(64)),
+            None,
+            Some(json!(32)),
+            Some(json!(32)),
+            Some(json!(8))
+        ]
+    );
+}
+
+#[tokio::test]
 async fn base_without_path_is_served_under_v1() {
     let llm = ScriptedLlm::queue(vec![Reply::text("ok")]).unwrap();
     let base = format!("http://{}", llm.addr());

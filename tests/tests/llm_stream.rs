@@ -437,6 +437,7 @@ async fn the_llm_trait_streams_deltas_and_names_the_model() {
     let request = ModelRequest {
         system: "s".into(),
         messages: vec![ChatMessage::user("hello")],
+        max_tokens: Some(24),
     };
     let deltas: Vec<_> = model.stream(&request).await.unwrap().collect().await;
     assert_eq!(
@@ -451,8 +452,10 @@ async fn the_llm_trait_streams_deltas_and_names_the_model() {
         ]
     );
     assert_eq!(llm.requests()[0]["stream"], true);
+    assert_eq!(llm.requests()[0]["max_tokens"], 24);
     let completion = model.complete(&request).await.unwrap();
     assert_eq!(completion.text, "whole");
     assert_eq!(llm.requests()[1]["stream"], false);
+    assert_eq!(llm.requests()[1]["max_tokens"], 24);
     assert_eq!(model.model_name(), "test-model");
 }

@@ -64,6 +64,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         system: "SYSTEM".into(),
         messages: vec![ChatMessage::user("films?")],
+        max_tokens: None,
     }
 }
 

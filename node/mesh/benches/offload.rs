@@ -65,6 +65,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         system: "You are a helpful assistant.".into(),
         messages: vec![ChatMessage::user("Tell me something.")],
+        max_tokens: None,
     }
 }
 

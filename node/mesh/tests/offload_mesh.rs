@@ -69,6 +69,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         system: "s".into(),
         messages: vec![ChatMessage::user("hi")],
+        max_tokens: None,
     }
 }
 

@@ -149,6 +149,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         system: "sys".into(),
         messages: vec![ChatMessage::user("hi")],
+        max_tokens: None,
     }
 }
 

@@ -76,24 +76,26 @@ pub fn cognitive_request(lang: Language, previous: &str, new: &str) -> ModelRequ
         t::new_heading(lang),
         cut(lang, new)
     );
-    ModelRequest {
-        system: t::cognitive_system(lang).to_owned(),
-        messages: vec![ChatMessage::user(user)],
-    }
+    ModelRequest::new(
+        t::cognitive_system(lang).to_owned(),
+        vec![ChatMessage::user(user)],
+        Some(crate::llm::budgets::COGNITIVE_EVALUATION_MAX_TOKENS),
+    )
 }
 
 /// The emotional evaluation request: the seed's prompt with the emotion
 /// list as JSON, the answer as the user message.
 pub fn emotional_request(lang: Language, emotions: &[String], new: &str) -> ModelRequest {
     let list = serde_json::to_string(emotions).unwrap_or_else(|_| "[]".to_owned());
-    ModelRequest {
-        system: t::emotional_system(lang).replace("{emotions}", &list),
-        messages: vec![ChatMessage::user(format!(
+    ModelRequest::new(
+        t::emotional_system(lang).replace("{emotions}", &list),
+        vec![ChatMessage::user(format!(
             "{}\n{}",
             t::answer_heading(lang),
             cut(lang, new)
         ))],
-    }
+        Some(crate::llm::budgets::EMOTIONAL_EVALUATION_MAX_TOKENS),
+    )
 }
 
 /// `text` cut to `max_chars` characters with a mark saying so.

@@ -22,6 +22,9 @@ fn the_cognitive_request_is_the_seeds_prompt_without_context() {
         r.messages[0].content,
         "Предыдущий ответ:\nстарый ответ\n\nНовый ответ:\nновый ответ"
     );
+    assert_eq!(r.max_tokens, Some(160));
+    let emotional = emotional_request(Language::En, &["joy".to_owned()], "hi");
+    assert_eq!(emotional.max_tokens, Some(48));
     let en = cognitive_request(Language::En, "", "hello");
     assert!(en.system.starts_with("Compare two answers and judge:"));
     assert_eq!(

@@ -26,6 +26,7 @@ fn start(previous: Option<&str>, validators: &[&str]) -> TickStart {
             request: ModelRequest {
                 system: "core".into(),
                 messages: vec![ChatMessage::user("context 1-6")],
+                max_tokens: None,
             },
             tokens: 42,
             cut: vec![],

@@ -37,10 +37,11 @@ pub fn validator_request(lang: Language, reply: &str, prompt: &str) -> ModelRequ
         t::message_heading(lang),
         cut_to(lang, reply, MAX_VALIDATOR_REPLY_CHARS)
     );
-    ModelRequest {
-        system: t::validator_system(lang).to_owned(),
-        messages: vec![ChatMessage::user(user)],
-    }
+    ModelRequest::new(
+        t::validator_system(lang).to_owned(),
+        vec![ChatMessage::user(user)],
+        Some(crate::llm::budgets::VALIDATOR_VOTE_MAX_TOKENS),
+    )
 }
 
 /// Reads a validator's vote, −3 ..= +3. Tolerant: "+2", "−1" (Unicode
@@ -292,6 +293,7 @@ mod tests {
             r.messages[0].content,
             "Исходный промпт:\nпромпт\n\nСообщение:\nответ"
         );
+        assert_eq!(r.max_tokens, Some(16));
         let en = validator_request(
             Language::En,
             "reply",

@@ -21,6 +21,7 @@ use std::pin::Pin;
 
 use serde::{Deserialize, Serialize};
 
+pub mod budgets;
 pub mod completion;
 pub mod error;
 pub mod message;
@@ -37,13 +38,30 @@ pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 pub type DeltaStream = Pin<Box<dyn futures_core::Stream<Item = Result<Delta, LlmError>> + Send>>;
 
 /// One request to the model: send `system` as the system message, then
-/// `messages` in order.
+/// `messages` in order, and let the answer run to at most `max_tokens`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ModelRequest {
     /// The system prompt.
     pub system: String,
     /// The chat history (plus, at most once, a note about a no-op call).
     pub messages: Vec<ChatMessage>,
+    /// The most tokens the answer may have ([`budgets`] names one per call
+    /// kind); `None` leaves it to the backend. A backend also holding its own
+    /// limit sends the smaller of the two. An answer cut here ends with
+    /// `finish_reason: "length"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+impl ModelRequest {
+    /// A request for `system` and `messages` with the answer's budget.
+    pub fn new(system: String, messages: Vec<ChatMessage>, max_tokens: Option<u32>) -> Self {
+        Self {
+            system,
+            messages,
+            max_tokens,
+        }
+    }
 }
 
 /// A chat model; object-safe, shared as `Arc<dyn Llm>`.
@@ -108,6 +126,7 @@ mod tests {
         ModelRequest {
             system: "s".into(),
             messages: vec![ChatMessage::user("hi")],
+            max_tokens: None,
         }
     }
 

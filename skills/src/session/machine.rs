@@ -341,7 +341,8 @@ impl Session {
         if let Some(note) = self.turn.as_mut().and_then(|t| t.note.take()) {
             messages.extend(note);
         }
-        ModelRequest { system, messages }
+        let max_tokens = self.toolbox.config().reply_max_tokens;
+        ModelRequest::new(system, messages, Some(max_tokens))
     }
 
     /// The system prompt this session would send now (expiring stale sets).

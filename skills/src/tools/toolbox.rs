@@ -3,6 +3,7 @@
 //! Build it once (or again after reloading skills) and share it in an `Arc`.
 
 use crate::limits::{DEFAULT_TOOLSET_IDLE_MS, MAX_TOOL_ROUNDS};
+use crate::llm::budgets::DEFAULT_CHAT_REPLY_MAX_TOKENS;
 use crate::session::prompt::PromptBuilder;
 use crate::skills::registry::SkillRegistry;
 use crate::texts::Language;
@@ -20,6 +21,8 @@ pub struct LoopConfig {
     pub toolset_idle_ms: u64,
     /// Tool rounds allowed per user turn before the user is told we stopped.
     pub max_tool_rounds: u32,
+    /// The most tokens one model reply may have (every round of a turn).
+    pub reply_max_tokens: u32,
 }
 
 impl Default for LoopConfig {
@@ -28,6 +31,7 @@ impl Default for LoopConfig {
             language: Language::En,
             toolset_idle_ms: DEFAULT_TOOLSET_IDLE_MS,
             max_tool_rounds: MAX_TOOL_ROUNDS,
+            reply_max_tokens: DEFAULT_CHAT_REPLY_MAX_TOKENS,
         }
     }
 }

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use porfiry_skills::limits::{DEFAULT_TOOLSET_IDLE_MS, MAX_TOOL_ROUNDS};
+use porfiry_skills::llm::budgets::DEFAULT_CHAT_REPLY_MAX_TOKENS;
 use porfiry_skills::{Language, LoopConfig};
 
 use crate::llm::LlmTarget;
@@ -30,6 +31,8 @@ pub struct ChatConfig {
     pub toolset_idle: Duration,
     /// Tool rounds allowed per user turn.
     pub max_tool_rounds: u32,
+    /// The most tokens one model reply may have.
+    pub reply_max_tokens: u32,
 }
 
 impl ChatConfig {
@@ -42,6 +45,7 @@ impl ChatConfig {
             skills_dir: None,
             toolset_idle: Duration::from_millis(DEFAULT_TOOLSET_IDLE_MS),
             max_tool_rounds: MAX_TOOL_ROUNDS,
+            reply_max_tokens: DEFAULT_CHAT_REPLY_MAX_TOKENS,
         }
     }
 
@@ -51,6 +55,7 @@ impl ChatConfig {
             language: self.language,
             toolset_idle_ms: u64::try_from(self.toolset_idle.as_millis()).unwrap_or(u64::MAX),
             max_tool_rounds: self.max_tool_rounds,
+            reply_max_tokens: self.reply_max_tokens,
         }
     }
 
@@ -74,12 +79,15 @@ mod tests {
         assert_eq!(l.toolset_idle_ms, 10 * 60 * 1000);
         assert_eq!(l.max_tool_rounds, MAX_TOOL_ROUNDS);
         assert_eq!(l.language, Language::En);
+        assert_eq!(l.reply_max_tokens, 512);
         let c = ChatConfig {
             toolset_idle: Duration::from_secs(3),
             language: Language::Ru,
+            reply_max_tokens: 64,
             ..c
         };
         assert_eq!(c.loop_config().toolset_idle_ms, 3_000);
+        assert_eq!(c.loop_config().reply_max_tokens, 64);
         assert_eq!(c.toolset_options().language, Language::Ru);
         let huge = ChatConfig {
             toolset_idle: Duration::MAX,

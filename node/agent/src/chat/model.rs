@@ -20,7 +20,9 @@ impl Llm for OpenAiClient {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
-            let c = OpenAiClient::complete(self, &request.system, &request.messages).await?;
+            let c = self
+                .complete_within(&request.system, &request.messages, request.max_tokens)
+                .await?;
             Ok(Completion {
                 text: c.text,
                 usage: c.usage.map(crate::llm::wire::Usage::counts),
@@ -34,7 +36,9 @@ impl Llm for OpenAiClient {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<DeltaStream, LlmError>> {
         Box::pin(async move {
-            let pieces = self.stream_chat(&request.system, &request.messages).await?;
+            let pieces = self
+                .stream_chat_within(&request.system, &request.messages, request.max_tokens)
+                .await?;
             Ok(deltas(self.url(), pieces))
         })
     }

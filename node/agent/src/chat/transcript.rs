@@ -229,6 +229,7 @@ mod tests {
         let req = |system: &str| ModelRequest {
             system: system.into(),
             messages: vec![ChatMessage::user("films?")],
+            max_tokens: None,
         };
         let first = w.render(&TraceEvent::Request(&req("STATE 1\ncore")));
         assert!(first.contains("request 1: new prompt state"), "{first}");

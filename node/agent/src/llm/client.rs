@@ -100,18 +100,35 @@ impl OpenAiClient {
         system: &str,
         messages: &[ChatMessage],
     ) -> Result<Completion, LlmError> {
+        self.complete_within(system, messages, None).await
+    }
+
+    /// Like [`complete`](Self::complete), the answer cut at `max_tokens`
+    /// (or the model's configured `max_tokens`, whichever is smaller).
+    pub async fn complete_within(
+        &self,
+        system: &str,
+        messages: &[ChatMessage],
+        max_tokens: Option<u32>,
+    ) -> Result<Completion, LlmError> {
         let request = ChatRequest::new(
             &self.target.model,
             self.target.temperature(),
             system,
             messages,
         )
-        .with_presence_penalty(self.target.config.presence_penalty);
+        .with_presence_penalty(self.target.config.presence_penalty)
+        .with_max_tokens(self.max_tokens(max_tokens));
         let body = encode(&request)?;
         debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
         self.with_retries(|| self.attempt(body.clone()))
             .await
             .map(|(done, _)| done)
+    }
+
+    /// The budget to send: the smaller of the call's and the model's own.
+    pub(super) fn max_tokens(&self, requested: Option<u32>) -> Option<u32> {
+        porfiry_skills::llm::budgets::smaller(requested, self.target.config.max_tokens)
     }
 
     /// Runs `attempt_fn` until it succeeds, fails for good, or the

@@ -138,6 +138,17 @@ impl OpenAiClient {
         system: &str,
         messages: &[ChatMessage],
     ) -> Result<PieceStream, LlmError> {
+        self.stream_chat_within(system, messages, None).await
+    }
+
+    /// Like [`stream_chat`](Self::stream_chat), the answer cut at
+    /// `max_tokens` (or the model's configured one, whichever is smaller).
+    pub async fn stream_chat_within(
+        &self,
+        system: &str,
+        messages: &[ChatMessage],
+        max_tokens: Option<u32>,
+    ) -> Result<PieceStream, LlmError> {
         let request = ChatRequest::new(
             &self.target().model,
             self.target().temperature(),
@@ -145,6 +156,7 @@ impl OpenAiClient {
             messages,
         )
         .with_presence_penalty(self.target().config.presence_penalty)
+        .with_max_tokens(self.max_tokens(max_tokens))
         .streaming();
         let body = encode(&request)?;
         let started = Instant::now();

@@ -18,6 +18,11 @@ pub struct ChatRequest<'a> {
     /// defaults, and an absent field keeps each server's own).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub presence_penalty: Option<f64>,
+    /// The answer's token budget, sent only when there is one (every server
+    /// of the four reads `max_tokens`; `max_completion_tokens` is OpenAI's
+    /// newer name, which llama.cpp and Ollama do not all read).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
     /// The system prompt, then the history.
     pub messages: Vec<WireMessage<'a>>,
     /// `false`: one whole reply; `true`: server-sent events ([`super::stream`]).
@@ -64,6 +69,7 @@ impl<'a> ChatRequest<'a> {
             model,
             temperature,
             presence_penalty: None,
+            max_tokens: None,
             messages,
             stream: false,
             stream_options: None,
@@ -73,6 +79,12 @@ impl<'a> ChatRequest<'a> {
     /// The same request with `presence_penalty` (none when `None`).
     pub fn with_presence_penalty(mut self, presence_penalty: Option<f64>) -> Self {
         self.presence_penalty = presence_penalty;
+        self
+    }
+
+    /// The same request with the answer's budget (none when `None`).
+    pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
+        self.max_tokens = max_tokens;
         self
     }
 
@@ -273,6 +285,16 @@ mod tests {
         let req = ChatRequest::new("m", 0.9, "sys", &history).with_presence_penalty(None);
         let body = serde_json::to_value(&req).unwrap();
         assert!(body.get("presence_penalty").is_none(), "{body}");
+    }
+
+    #[test]
+    fn max_tokens_is_sent_only_when_set() {
+        let history = [ChatMessage::user("q")];
+        let req = ChatRequest::new("m", 0.9, "sys", &history).with_max_tokens(Some(64));
+        assert_eq!(serde_json::to_value(&req).unwrap()["max_tokens"], json!(64));
+        let req = ChatRequest::new("m", 0.9, "sys", &history).with_max_tokens(None);
+        let body = serde_json::to_value(&req).unwrap();
+        assert!(body.get("max_tokens").is_none(), "{body}");
     }
 
     #[test]

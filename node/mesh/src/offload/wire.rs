@@ -39,10 +39,11 @@ pub enum ClientFrame {
     Cancel,
 }
 
-/// One chat request: the system prompt, the history, and whether the answer is
-/// wanted in pieces as it is made (`stream`) or in one piece at the end. Sampling
-/// settings are the server's own (its `--llm-*` configuration): the `Llm` trait
-/// carries none, so none travel.
+/// One chat request: the system prompt, the history, the answer's budget, and
+/// whether the answer is wanted in pieces as it is made (`stream`) or in one
+/// piece at the end. Sampling settings are the server's own (its `--llm-*`
+/// configuration): the `Llm` trait carries none, so none travel. The budget
+/// does, and the server's model sends the smaller of it and its own limit.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OffloadRequest {
     /// The system prompt.
@@ -51,6 +52,10 @@ pub struct OffloadRequest {
     pub messages: Vec<ChatMessage>,
     /// Stream the answer (`true`) or send it whole at the end.
     pub stream: bool,
+    /// The most tokens the answer may have; absent from older clients' frames
+    /// (then the server's own limit alone applies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
 }
 
 impl OffloadRequest {
@@ -60,15 +65,13 @@ impl OffloadRequest {
             system: request.system.clone(),
             messages: request.messages.clone(),
             stream,
+            max_tokens: request.max_tokens,
         }
     }
 
     /// The model call it asks for.
     pub fn model_request(&self) -> ModelRequest {
-        ModelRequest {
-            system: self.system.clone(),
-            messages: self.messages.clone(),
-        }
+        ModelRequest::new(self.system.clone(), self.messages.clone(), self.max_tokens)
     }
 }
 

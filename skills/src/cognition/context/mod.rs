@@ -177,10 +177,11 @@ pub fn build_prompt(data: &ContextData, budget_tokens: usize) -> BuiltPrompt {
         );
     }
     BuiltPrompt {
-        request: ModelRequest {
+        request: ModelRequest::new(
             system,
-            messages: vec![ChatMessage::user(user)],
-        },
+            vec![ChatMessage::user(user)],
+            Some(crate::llm::budgets::tick_answer_max_tokens(budget_tokens)),
+        ),
         tokens,
         cut,
     }

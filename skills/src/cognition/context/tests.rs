@@ -70,6 +70,8 @@ fn small(language: Language) -> ContextData {
 fn a_small_tick_shows_every_context_in_the_seeds_order() {
     let built = build_prompt(&small(Language::En), DEFAULT_CONTEXT_TOKENS);
     assert!(built.cut.is_empty());
+    // The answer may use the share of the context the prompt left free.
+    assert_eq!(built.request.max_tokens, Some(768));
     let system = &built.request.system;
     assert!(
         system.starts_with("You are the core.\n\nEach tick brings contexts 1-6."),

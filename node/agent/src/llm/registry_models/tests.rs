@@ -18,6 +18,7 @@ fn request() -> ModelRequest {
     ModelRequest {
         system: "sys".into(),
         messages: vec![ChatMessage::user("hello")],
+        max_tokens: None,
     }
 }
 

@@ -9,6 +9,7 @@
 
 use std::sync::Arc;
 
+use porfiry_skills::llm::budgets::LLM_JOB_MAX_TOKENS;
 use porfiry_skills::llm::{ChatMessage, Llm, ModelRequest};
 use porfiry_skills::{CallContext, Language, ToolOutput};
 use porfiry_storage::{ListQuery, LlmEntry, ProcessStatus, Stored};
@@ -57,10 +58,11 @@ impl LlmToolset {
             Err(e) => return db_failed(lang, &e),
         };
         let stop = self.jobs.insert(id);
-        let request = ModelRequest {
-            system: texts::llm_task_system(lang).to_owned(),
-            messages: vec![ChatMessage::user(task)],
-        };
+        let request = ModelRequest::new(
+            texts::llm_task_system(lang).to_owned(),
+            vec![ChatMessage::user(task)],
+            Some(LLM_JOB_MAX_TOKENS),
+        );
         let (tools, jobs, deadline) = (
             self.tools.clone(),
             self.jobs.clone(),
@@ -90,10 +92,11 @@ impl LlmToolset {
         };
         let skipped = entries.len().saturating_sub(MAX_ASK_VOICES);
         let deadline = Instant::now() + self.limits.ask_deadline;
-        let request = ModelRequest {
-            system: texts::llm_ask_system(lang).to_owned(),
-            messages: vec![ChatMessage::user(question)],
-        };
+        let request = ModelRequest::new(
+            texts::llm_ask_system(lang).to_owned(),
+            vec![ChatMessage::user(question)],
+            Some(LLM_JOB_MAX_TOKENS),
+        );
         let asks = entries.iter().take(MAX_ASK_VOICES).map(|e| {
             let model = self.models.model(&e.row);
             let request = &request;

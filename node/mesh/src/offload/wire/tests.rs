@@ -12,7 +12,25 @@ fn request() -> ClientFrame {
         system: "sys".into(),
         messages: vec![ChatMessage::user("привет")],
         stream: true,
+        max_tokens: Some(48),
     })
+}
+
+#[test]
+fn the_budget_travels_and_an_older_clients_frame_has_none() {
+    let ClientFrame::Request(sent) = request() else {
+        unreachable!()
+    };
+    assert_eq!(sent.model_request().max_tokens, Some(48));
+    let older = br#"{"type":"request","system":"s","messages":[],"stream":false}"#;
+    let mut bytes = u32::try_from(older.len()).unwrap().to_be_bytes().to_vec();
+    bytes.extend_from_slice(older);
+    let back: ClientFrame = read(&bytes, MAX_OFFLOAD_REQUEST_BYTES).unwrap().unwrap();
+    let ClientFrame::Request(back) = back else {
+        panic!("{back:?}")
+    };
+    assert_eq!(back.max_tokens, None);
+    assert_eq!(back.model_request().max_tokens, None);
 }
 
 fn read<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<Option<T>, WireError> {

@@ -302,6 +302,7 @@ fn trace_reports_requests_replies_and_actions() {
             TraceEvent::Request(r) => format!("request {}", r.messages.len()),
             TraceEvent::ModelReply(t) => format!("reply {t}"),
             TraceEvent::Action(a) => format!("action {a:?}"),
+            TraceEvent::Events(e) => format!("events {e:?}"),
         })
     }))
     .unwrap();
@@ -422,4 +423,46 @@ fn every_round_of_a_turn_asks_for_at_most_the_reply_budget() {
     let mut plain = chat(toolbox(), &llm);
     block_on(plain.send("hi")).unwrap();
     assert_eq!(llm.requests()[0].max_tokens, Some(512));
+}
+
+#[test]
+fn client_events_are_told_as_their_tool_round_ends_not_only_with_the_reply() {
+    let llm = ScriptedLlm::new(&["TOOL_CALL: show_text|Searching…", "Found nothing."]);
+    let mut chat = chat(toolbox(), &llm);
+    let mut seen = Vec::new();
+    let reply = block_on(chat.send_traced("films", |e| {
+        seen.push(match e {
+            TraceEvent::Request(_) => "request".to_owned(),
+            TraceEvent::ModelReply(_) => "reply".to_owned(),
+            TraceEvent::Action(_) => "action".to_owned(),
+            TraceEvent::Events(e) => format!("events {e:?}"),
+        })
+    }))
+    .unwrap();
+    let shown = r#"events [ShowText { text: "Searching…" }]"#;
+    assert_eq!(
+        seen,
+        [
+            "request", "reply", "action", shown, "request", "reply", "action"
+        ]
+    );
+    assert_eq!(reply.events.len(), 1, "the reply still carries every event");
+}
+
+#[test]
+fn events_of_a_round_that_hits_the_limit_are_told_before_the_turn_ends() {
+    let config = LoopConfig {
+        max_tool_rounds: 1,
+        ..LoopConfig::default()
+    };
+    let llm = ScriptedLlm::new(&["TOOL_CALL: show_text|one"]);
+    let mut chat = chat(toolbox_with(config), &llm);
+    let mut told = 0;
+    block_on(chat.send_traced("go", |e| {
+        if let TraceEvent::Events(e) = e {
+            told += e.len();
+        }
+    }))
+    .unwrap();
+    assert_eq!(told, 1);
 }

@@ -4,18 +4,20 @@
 use std::sync::Arc;
 
 use futures::channel::mpsc;
+use futures::{SinkExt as _, StreamExt as _};
 
 use porfiry_storage::Sharing;
 
 use super::backend::{
-    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnError, TurnReply,
+    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnDelta, TurnError,
+    TurnReply,
 };
-use super::history::{Speaker, Turn};
+use super::limits::DELTA_CHANNEL;
 use super::wire::{ToolRecord, WireUsage};
-use porfiry_skills::{Caller, Role};
+use porfiry_skills::{Caller, ChatMessage, Language};
 
 use porfiry_agent::chat::session::check_message;
-use porfiry_agent::chat::{Action, ChatEngine, Clock, HistoryMessage, SendError, TraceEvent};
+use porfiry_agent::chat::{Action, ChatEngine, Clock, SendError, TraceEvent};
 use porfiry_mesh::node::{NodeError, NodeHandle, NotePost, NotesQuery, Origin};
 
 /// The chat engine as the API's agent.
@@ -58,25 +60,15 @@ impl Agent for ChatAgent {
             clock: self.engine.clock().clone(),
         })
     }
+
+    fn language(&self) -> Language {
+        self.engine.toolbox().language()
+    }
 }
 
 struct ChatAgentSession {
     session: porfiry_skills::ChatSession,
     clock: Arc<dyn Clock>,
-}
-
-/// The chat history of the client's turns.
-pub fn history_messages(turns: &[Turn]) -> Vec<HistoryMessage> {
-    turns
-        .iter()
-        .map(|t| {
-            let role = match t.speaker {
-                Speaker::User => Role::User,
-                Speaker::Assistant => Role::Assistant,
-            };
-            HistoryMessage::new(role, t.text.clone())
-        })
-        .collect()
 }
 
 fn turn_error(error: SendError) -> TurnError {
@@ -88,33 +80,64 @@ fn turn_error(error: SendError) -> TurnError {
 }
 
 impl AgentSession for ChatAgentSession {
-    fn replace_history(&mut self, turns: &[Turn]) {
-        self.session
-            .session_mut()
-            .replace_history(history_messages(turns));
+    fn replace_history(&mut self, messages: Vec<ChatMessage>) {
+        self.session.session_mut().replace_history(messages);
     }
 
     fn send<'a>(
         &'a mut self,
         text: &'a str,
-        deltas: Option<mpsc::Sender<String>>,
+        deltas: Option<mpsc::Sender<TurnDelta>>,
     ) -> BoxFuture<'a, Result<TurnReply, TurnError>> {
         Box::pin(async move {
             check_message(text).map_err(turn_error)?;
+            let before = self.session.session().history().len();
             let mut tools = Vec::new();
-            let mut trace = |event: TraceEvent<'_>| {
-                if let TraceEvent::Action(Action::Tool { call, ok, .. }) = event {
-                    tools.push(ToolRecord {
-                        name: call.name.clone(),
-                        ok: *ok,
-                    });
+            let mut events_out = deltas.clone();
+            let mut trace = |event: TraceEvent<'_>| match event {
+                TraceEvent::Action(Action::Tool { call, ok, .. }) => tools.push(ToolRecord {
+                    name: call.name.clone(),
+                    ok: *ok,
+                }),
+                TraceEvent::Events(events) => {
+                    let Some(out) = events_out.as_mut() else {
+                        return;
+                    };
+                    for event in events {
+                        // Bounded and never awaited here: an event that does not
+                        // fit still reaches the client in the turn's final list.
+                        if out.try_send(TurnDelta::Event(event.clone())).is_err() {
+                            tracing::debug!("event channel full or closed; the final list has it");
+                        }
+                    }
+                }
+                _ => {}
+            };
+            let (text_tx, text_rx) = match deltas {
+                Some(out) => {
+                    let (tx, rx) = mpsc::channel::<String>(DELTA_CHANNEL);
+                    (Some(tx), Some((rx, out)))
+                }
+                None => (None, None),
+            };
+            let forward = async move {
+                let Some((mut rx, mut out)) = text_rx else {
+                    return;
+                };
+                while let Some(piece) = rx.next().await {
+                    if out.send(TurnDelta::Text(piece)).await.is_err() {
+                        break;
+                    }
                 }
             };
-            let reply = self
-                .session
-                .run(text, deltas, &mut trace)
-                .await
-                .map_err(|e| turn_error(SendError::Model(e)))?;
+            let (reply, ()) = futures::join!(self.session.run(text, text_tx, &mut trace), forward);
+            let reply = reply.map_err(|e| turn_error(SendError::Model(e)))?;
+            let history = self.session.session().history();
+            // The user's message, then the tool turns, then the answer.
+            let tool_turns = history
+                .get(before + 1..history.len().saturating_sub(1))
+                .unwrap_or_default()
+                .to_vec();
             Ok(TurnReply {
                 text: reply.text,
                 events: reply.events,
@@ -123,6 +146,7 @@ impl AgentSession for ChatAgentSession {
                     .usage
                     .map(|u| WireUsage::new(u.prompt_tokens, u.completion_tokens)),
                 finish_reason: reply.finish_reason,
+                tool_turns,
             })
         })
     }

@@ -9,9 +9,9 @@ use std::pin::Pin;
 
 use futures::channel::mpsc;
 
-use super::history::Turn;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_agent::chat::ClientEvent;
+use porfiry_skills::{ChatMessage, Language};
 
 /// A boxed, sendable future.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -29,6 +29,19 @@ pub struct TurnReply {
     pub usage: Option<WireUsage>,
     /// Why the last model call stopped (`stop`, `length`); `stop` when unknown.
     pub finish_reason: Option<String>,
+    /// The turn's tool turns as the session's history holds them: each
+    /// `TOOL_CALL` line and its `TOOL_RESULT`, between the user's message
+    /// and the answer.
+    pub tool_turns: Vec<ChatMessage>,
+}
+
+/// What a turn sends while it runs, in order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TurnDelta {
+    /// Answer text as the model writes it (never a tool call line).
+    Text(String),
+    /// A tool's client event (`show_text`, a media action) as it happens.
+    Event(ClientEvent),
 }
 
 /// Why a turn got no answer.
@@ -52,19 +65,23 @@ pub trait Agent: Send + Sync + 'static {
     /// A fresh session (no history, no active toolsets); `key` names it
     /// to its tools (the caller is the API client `key`).
     fn session(&self, key: &str) -> Box<dyn AgentSession>;
+    /// The language of every text the model sees.
+    fn language(&self) -> Language;
 }
 
 /// One conversation with its tool-loop state.
 pub trait AgentSession: Send + 'static {
-    /// Replaces the history with the client's turns, keeping toolset activation.
-    fn replace_history(&mut self, turns: &[Turn]);
+    /// Replaces the history (rebuilt from the client's turns), keeping
+    /// toolset activation.
+    fn replace_history(&mut self, messages: Vec<ChatMessage>);
     /// Answers `text`. With `deltas`, the final answer's text is sent there
-    /// as the model produces it (never a tool call line); the reply still
-    /// carries the whole answer.
+    /// as the model produces it (never a tool call line) and each tool's
+    /// client events as they happen; the reply still carries the whole
+    /// answer and every event.
     fn send<'a>(
         &'a mut self,
         text: &'a str,
-        deltas: Option<mpsc::Sender<String>>,
+        deltas: Option<mpsc::Sender<TurnDelta>>,
     ) -> BoxFuture<'a, Result<TurnReply, TurnError>>;
     /// Toolsets active now, in name order (for tests and status).
     fn active_toolsets(&self) -> Vec<String>;

@@ -19,6 +19,8 @@ pub mod adapters;
 pub(crate) mod auth;
 pub mod backend;
 pub(crate) mod body;
+pub(crate) mod client_text;
+pub(crate) mod conversations;
 pub(crate) mod errors;
 pub(crate) mod history;
 pub mod limits;
@@ -31,6 +33,7 @@ pub mod state;
 pub(crate) mod stream;
 pub mod token;
 pub(crate) mod turn;
+pub(crate) mod turn_records;
 pub mod wire;
 
 #[cfg(test)]

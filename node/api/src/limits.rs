@@ -43,3 +43,18 @@ pub const MAX_NOTES_LIMIT: usize = 500;
 
 /// Notes `GET /api/notes` returns without `?limit=`.
 pub const DEFAULT_NOTES_LIMIT: usize = 50;
+
+/// Most turns whose tool turns the node keeps for rebuilding a client's
+/// history ([`crate::turn_records`]): 16 tool-using turns for each of
+/// [`MAX_SESSIONS`] sessions.
+pub const MAX_TURN_RECORDS: usize = 16 * MAX_SESSIONS;
+
+/// Most bytes those records hold: a tool result is cut at 6,000 characters,
+/// a turn has a few; 16 MiB keeps thousands of turns and bounds the memory
+/// on a phone.
+pub const MAX_TURN_RECORD_BYTES: usize = 16 * 1024 * 1024;
+
+/// Most conversations remembered by their history for clients that name no
+/// session ([`crate::conversations`]): one entry per answered turn, so 4,096
+/// covers [`MAX_SESSIONS`] conversations of 16 turns.
+pub const MAX_CONVERSATION_PREFIXES: usize = 16 * MAX_SESSIONS;

@@ -3,9 +3,11 @@
 //! one ([`crate::stream`]) — make of a turn's outcome.
 
 use crate::backend::{TurnError, TurnReply};
+use crate::conversations::state_key;
 use crate::errors::ApiError;
 use crate::history::ClientHistory;
 use crate::sessions::Shared;
+use crate::state::ApiState;
 use crate::turn::SessionSlot;
 use crate::wire::{PorfiryExtension, WireEvent};
 
@@ -14,16 +16,48 @@ pub const DEFAULT_FINISH_REASON: &str = "stop";
 
 /// A checked request, ready to run.
 pub struct PreparedTurn {
+    /// The API's state (turn records, conversations).
+    pub state: ApiState,
     /// The session's slot.
     pub slot: Shared<SessionSlot>,
-    /// The session's key, for logs (`EPHEMERAL_SESSION` for a throwaway one).
+    /// The session's key (the client's, or one the node derived).
     pub session: String,
+    /// Whose turn records apply: the client's key, or the conversation
+    /// scope of a client that named no session.
+    pub scope: String,
+    /// The node derived the session from the conversation: remember the
+    /// state each answered turn reaches ([`crate::conversations`]).
+    pub derived: bool,
     /// The conversation the client sent.
     pub history: ClientHistory,
     /// The completion's id.
     pub id: String,
     /// Its unix seconds.
     pub created: u64,
+}
+
+impl PreparedTurn {
+    /// Syncs the session's history with the client's (under the slot's lock).
+    pub fn begin(&self, slot: &mut SessionSlot) {
+        let records = self.state.records();
+        slot.begin(&self.session, &self.history, &records, &self.scope);
+    }
+
+    /// Records the answered turn as the client was shown it.
+    pub fn finish(&self, slot: &mut SessionSlot, shown: &str, reply: &TurnReply) {
+        let message = &self.history.new_message;
+        slot.finish(
+            message,
+            shown,
+            reply.tool_turns.clone(),
+            &mut self.state.records(),
+            &self.scope,
+        );
+        if self.derived {
+            let key = state_key(&self.scope, &slot.shown);
+            self.state.conversations().remember(key, &self.session);
+        }
+    }
 }
 
 /// The API error of a failed turn.

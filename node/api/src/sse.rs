@@ -15,7 +15,10 @@ use axum::body::Bytes;
 use serde::Serialize;
 
 use super::errors::ApiError;
-use super::wire::{ChatChunk, ChunkChoice, ChunkDelta, MODEL_ID, PorfiryExtension, WireUsage};
+use super::wire::{
+    ChatChunk, ChunkChoice, ChunkDelta, MODEL_ID, PorfiryExtension, WireEvent, WireUsage,
+};
+use porfiry_agent::chat::ClientEvent;
 
 /// The stream's last event.
 pub const DONE: &[u8] = b"data: [DONE]\n\n";
@@ -85,6 +88,22 @@ impl ChunkFramer {
         data_event(&self.chunk(
             ChunkDelta {
                 content: Some(text.to_owned()),
+                ..ChunkDelta::default()
+            },
+            None,
+        ))
+    }
+
+    /// A client event while the turn runs: a chunk whose delta holds only
+    /// the `porfiry` extension with that one event (clients that know no
+    /// extension see an empty delta and skip it).
+    pub fn event(&self, event: &ClientEvent) -> Bytes {
+        data_event(&self.chunk(
+            ChunkDelta {
+                porfiry: Some(PorfiryExtension {
+                    events: vec![WireEvent::from(event)],
+                    tools: Vec::new(),
+                }),
                 ..ChunkDelta::default()
             },
             None,
@@ -163,6 +182,20 @@ mod tests {
              data: [DONE]\n\n"
         );
         assert_eq!(joined(&all), expected);
+    }
+
+    #[test]
+    fn an_event_mid_turn_is_a_chunk_with_only_the_extension() {
+        let f = ChunkFramer::new("c", 1, false);
+        let chunk = f.event(&ClientEvent::ShowText {
+            text: "Searching…".into(),
+        });
+        assert_eq!(
+            std::str::from_utf8(&chunk).unwrap(),
+            "data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"porfiry\",\
+             \"choices\":[{\"index\":0,\"delta\":{\"porfiry\":{\"events\":[{\"type\":\"show_text\",\
+             \"text\":\"Searching…\"}],\"tools\":[]}},\"finish_reason\":null}]}\n\n"
+        );
     }
 
     #[test]

@@ -1,16 +1,19 @@
 //! The API's shared state: the node, the agent (when a model is
-//! configured), the token, the sessions, the clock, and the few settings
-//! tests change (the keep-alive interval).
+//! configured), the token, the sessions with the turn records and the
+//! conversations of clients that name no session, the clock, and the few
+//! settings tests change (the keep-alive interval).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use super::backend::{Agent, NodeApi};
+use super::conversations::Conversations;
 use super::limits::{KEEPALIVE_INTERVAL, MAX_SESSIONS, SESSION_IDLE_TTL};
 use super::sessions::{SessionStore, Shared};
 use super::token::ApiToken;
 use super::turn::SessionSlot;
+use super::turn_records::TurnRecords;
 use porfiry_agent::chat::Clock;
 
 /// Everything the handlers share; cheap to clone.
@@ -24,6 +27,8 @@ struct Inner {
     agent: Option<Arc<dyn Agent>>,
     token: ApiToken,
     sessions: Mutex<SessionStore<SessionSlot>>,
+    records: Mutex<TurnRecords>,
+    conversations: Mutex<Conversations>,
     clock: Arc<dyn Clock>,
     keepalive: Duration,
     started_ms: u64,
@@ -56,6 +61,8 @@ impl ApiState {
                 agent,
                 token,
                 sessions: Mutex::new(SessionStore::new(SESSION_IDLE_TTL, MAX_SESSIONS)),
+                records: Mutex::new(TurnRecords::new()),
+                conversations: Mutex::new(Conversations::new()),
                 clock,
                 keepalive,
                 started_ms,
@@ -108,12 +115,29 @@ impl ApiState {
             .sessions
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
-        let (slot, made) =
-            store.get_or_insert_with(key, now, || SessionSlot::new(agent.session(key)));
+        let (slot, made) = store.get_or_insert_with(key, now, || {
+            SessionSlot::new(agent.session(key), agent.language())
+        });
         if made {
             tracing::debug!(session = %key, held = store.len(), "new API session");
         }
         slot
+    }
+
+    /// The turn records (held only for a sync or an insert, never across an await).
+    pub fn records(&self) -> std::sync::MutexGuard<'_, TurnRecords> {
+        self.inner
+            .records
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The conversations of clients that name no session (held briefly too).
+    pub fn conversations(&self) -> std::sync::MutexGuard<'_, Conversations> {
+        self.inner
+            .conversations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Sessions held now.

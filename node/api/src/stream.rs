@@ -1,7 +1,8 @@
-//! A streamed turn: the turn runs in a spawned task that sends text deltas
-//! and then its result through a bounded channel; the response body frames
-//! them ([`super::sse`]) and sends a keep-alive comment whenever nothing
-//! came for the keep-alive interval.
+//! A streamed turn: the turn runs in a spawned task that sends text deltas,
+//! each tool's client events as they happen, and then its result through a
+//! bounded channel; the response body frames them ([`super::sse`]) and
+//! sends a keep-alive comment whenever nothing came for the keep-alive
+//! interval.
 //!
 //! The status is decided before the first byte: the handler waits up to one
 //! keep-alive interval for the turn's first event, so a model that is down
@@ -26,18 +27,21 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::{Instant, Interval, MissedTickBehavior};
 
-use super::backend::TurnReply;
+use super::backend::{TurnDelta, TurnReply};
 use super::errors::ApiError;
 use super::limits::DELTA_CHANNEL;
 use super::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error};
 use super::sse::{ChunkFramer, KEEPALIVE};
 use super::state::ApiState;
+use porfiry_agent::chat::ClientEvent;
 
 /// What the turn task reports.
 #[derive(Debug)]
 pub enum TurnEvent {
     /// Answer text.
     Text(String),
+    /// A client event (`show_text`, a media action) as its tool ran.
+    Event(ClientEvent),
     /// The end: the reply or the error.
     Done(Result<TurnReply, ApiError>),
 }
@@ -100,13 +104,19 @@ fn ticker(period: Duration) -> Interval {
 /// forwards the deltas, then sends the result.
 async fn run_turn(turn: PreparedTurn, events: mpsc::Sender<TurnEvent>) {
     let mut slot = turn.slot.lock().await;
-    slot.begin(&turn.session, &turn.history);
-    let (deltas, mut delta_rx) = futures::channel::mpsc::channel::<String>(DELTA_CHANNEL);
+    turn.begin(&mut slot);
+    let (deltas, mut delta_rx) = futures::channel::mpsc::channel::<TurnDelta>(DELTA_CHANNEL);
     let forward = async {
         let mut shown = String::new();
         while let Some(delta) = delta_rx.next().await {
-            shown.push_str(&delta);
-            if events.send(TurnEvent::Text(delta)).await.is_err() {
+            let event = match delta {
+                TurnDelta::Text(text) => {
+                    shown.push_str(&text);
+                    TurnEvent::Text(text)
+                }
+                TurnDelta::Event(event) => TurnEvent::Event(event),
+            };
+            if events.send(event).await.is_err() {
                 break;
             }
         }
@@ -121,7 +131,7 @@ async fn run_turn(turn: PreparedTurn, events: mpsc::Sender<TurnEvent>) {
                 shown = reply.text.clone();
                 let _ = events.send(TurnEvent::Text(shown.clone())).await;
             }
-            slot.finish(message, &shown);
+            turn.finish(&mut slot, &shown, &reply);
             Ok(reply)
         }
         Err(error) => Err(turn_error(error)),
@@ -143,6 +153,7 @@ impl BodyState {
     fn push(&mut self, event: Option<TurnEvent>) {
         match event {
             Some(TurnEvent::Text(text)) => self.queue.push_back(self.framer.text(&text)),
+            Some(TurnEvent::Event(event)) => self.queue.push_back(self.framer.event(&event)),
             Some(TurnEvent::Done(Ok(reply))) => {
                 let reason = reply
                     .finish_reason

@@ -25,7 +25,7 @@ use crate::session::stream_gate::StreamGate;
 use crate::texts;
 use crate::tools::context::{CallContext, Caller};
 use crate::tools::toolbox::Toolbox;
-use crate::tools::toolset::ToolOutput;
+use crate::tools::toolset::{ClientEvent, ToolOutput};
 
 /// How long one tool call may take before it is dropped and the model told.
 /// Local tools answer in milliseconds; a network tool (a web page, a friend's
@@ -43,6 +43,9 @@ pub enum TraceEvent<'a> {
     ModelReply(&'a str),
     /// What the session did with it.
     Action(&'a Action),
+    /// Client events a tool emitted just now (`show_text`, media actions),
+    /// told as they happen; the turn's [`Reply`] still carries them all.
+    Events(&'a [ClientEvent]),
 }
 
 /// What one turn runs against.
@@ -74,10 +77,14 @@ pub async fn run_turn(
 ) -> Result<Reply, LlmError> {
     let mut usage: Option<Usage> = None;
     let mut finish_reason: Option<String> = None;
+    let mut told_events = 0;
     let mut step = session.user_message(text, &io.clock.now());
     loop {
         step = match step {
             Step::Done(mut reply) => {
+                if let Some(new) = reply.events.get(told_events..).filter(|e| !e.is_empty()) {
+                    (io.trace)(TraceEvent::Events(new));
+                }
                 reply.usage = usage;
                 reply.finish_reason = finish_reason;
                 return Ok(reply);
@@ -116,6 +123,11 @@ pub async fn run_turn(
         };
         if let Some(action) = session.last_action() {
             (io.trace)(TraceEvent::Action(action));
+        }
+        let events = session.turn_events();
+        if events.len() > told_events {
+            (io.trace)(TraceEvent::Events(&events[told_events..]));
+            told_events = events.len();
         }
     }
 }

@@ -301,6 +301,12 @@ impl Session {
         Step::CallModel(self.request(now))
     }
 
+    /// The client events of the turn in progress so far (none between turns:
+    /// a finished turn's are in its [`Reply`]).
+    pub fn turn_events(&self) -> &[ClientEvent] {
+        self.turn.as_ref().map_or(&[], |t| t.events.as_slice())
+    }
+
     /// Replaces the history (an API client that edited or trimmed its
     /// conversation). Any turn in progress is dropped; the active toolsets
     /// stay, as they would in a chat that goes on.

@@ -112,6 +112,9 @@ impl TraceWriter {
                 block(&mut out, text);
             }
             TraceEvent::Action(action) => line(&mut out, &describe(action)),
+            TraceEvent::Events(events) => {
+                line(&mut out, &format!("{} client event(s)", events.len()));
+            }
         }
         out
     }

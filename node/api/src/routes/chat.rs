@@ -1,10 +1,8 @@
 //! `POST /v1/chat/completions`: the agent answers the last user message
 //! after its tool rounds, in the session the request names (`X-Porfiry-Session`
-//! header, else the `user` field, else a fresh session for this request only).
-//! Plain requests get one `chat.completion`; `stream: true` gets SSE
-//! ([`crate::stream`]).
-
-use std::sync::Arc;
+//! header, else the `user` field, else the session the conversation itself
+//! leads to: [`crate::conversations`]). Plain requests get one
+//! `chat.completion`; `stream: true` gets SSE ([`crate::stream`]).
 
 use axum::Json;
 use axum::extract::State;
@@ -12,21 +10,21 @@ use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 
 use crate::body::JsonBody;
+use crate::conversations::state_key;
 use crate::errors::ApiError;
 use crate::history::client_history;
 use crate::limits::MAX_SESSION_KEY_BYTES;
 use crate::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error};
 use crate::state::ApiState;
 use crate::stream;
-use crate::turn::SessionSlot;
 use crate::wire::{AssistantMessage, ChatCompletion, ChatRequest, Choice, MODEL_ID};
 use porfiry_agent::chat::session::check_message;
 
 /// The header that names a session (wins over the `user` field).
 pub const SESSION_HEADER: &str = "x-porfiry-session";
 
-/// The name tools and logs see for a request's own throwaway session.
-pub const EPHEMERAL_SESSION: &str = "api-ephemeral";
+/// How the key of a session the node derives from a conversation starts.
+pub const DERIVED_SESSION_PREFIX: &str = "conv-";
 
 /// Answers a chat completion request.
 pub async fn completions(
@@ -71,21 +69,30 @@ pub fn prepare(
             "client system messages ignored"
         );
     }
-    let key = session_key(headers, request.user.as_deref())?;
-    let (slot, session) = match key {
-        Some(key) => (state.session(&key, agent.as_ref()), key),
-        None => (
-            Arc::new(tokio::sync::Mutex::new(SessionSlot::new(
-                agent.session(EPHEMERAL_SESSION),
-            ))),
-            EPHEMERAL_SESSION.to_owned(),
-        ),
+    let id = state.completion_id();
+    let (session, scope, derived) = match session_key(headers, request.user.as_deref())? {
+        Some(key) => (key.clone(), key, false),
+        None => {
+            let scope = format!("model:{}", request.model.as_deref().unwrap_or_default());
+            let found = state
+                .conversations()
+                .find(&state_key(&scope, &history.earlier))
+                .map(str::to_owned);
+            let session = found.unwrap_or_else(|| {
+                let serial = id.strip_prefix("chatcmpl-").unwrap_or(&id);
+                format!("{DERIVED_SESSION_PREFIX}{serial}")
+            });
+            (session, scope, true)
+        }
     };
     Ok(PreparedTurn {
-        slot,
+        state: state.clone(),
+        slot: state.session(&session, agent.as_ref()),
         session,
+        scope,
+        derived,
         history,
-        id: state.completion_id(),
+        id,
         created: state.now_ms() / 1_000,
     })
 }
@@ -109,13 +116,13 @@ pub fn session_key(headers: &HeaderMap, user: Option<&str>) -> Result<Option<Str
 
 async fn answer(turn: PreparedTurn) -> Result<ChatCompletion, ApiError> {
     let mut slot = turn.slot.lock().await;
-    slot.begin(&turn.session, &turn.history);
+    turn.begin(&mut slot);
     let reply = slot
         .agent
         .send(&turn.history.new_message, None)
         .await
         .map_err(turn_error)?;
-    slot.finish(&turn.history.new_message, &reply.text);
+    turn.finish(&mut slot, &reply.text, &reply);
     Ok(ChatCompletion {
         id: turn.id,
         object: "chat.completion",

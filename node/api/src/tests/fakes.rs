@@ -10,12 +10,13 @@ use porfiry_skills::ManualClock;
 use tower::ServiceExt as _;
 
 use crate::backend::{
-    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnError, TurnReply,
+    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnDelta, TurnError,
+    TurnReply,
 };
-use crate::history::Turn;
 use crate::wire::{ToolRecord, WireUsage};
 use crate::{ApiState, ApiToken, router};
 use porfiry_agent::chat::ClientEvent;
+use porfiry_skills::{ChatMessage, Language};
 
 pub const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
@@ -56,6 +57,9 @@ impl Agent for FakeAgent {
             active: Vec::new(),
         })
     }
+    fn language(&self) -> Language {
+        Language::En
+    }
 }
 
 struct FakeSession {
@@ -73,17 +77,17 @@ impl Drop for DropFlag {
 }
 
 impl AgentSession for FakeSession {
-    fn replace_history(&mut self, turns: &[Turn]) {
+    fn replace_history(&mut self, messages: Vec<ChatMessage>) {
         self.log
             .lock()
             .unwrap()
-            .push(format!("replace {}", turns.len()));
+            .push(format!("replace {}", messages.len()));
     }
 
     fn send<'a>(
         &'a mut self,
         text: &'a str,
-        deltas: Option<mpsc::Sender<String>>,
+        deltas: Option<mpsc::Sender<TurnDelta>>,
     ) -> BoxFuture<'a, Result<TurnReply, TurnError>> {
         self.log.lock().unwrap().push(format!("send {text}"));
         if let Some(set) = text.strip_prefix("enable ") {
@@ -94,7 +98,7 @@ impl AgentSession for FakeSession {
             let mut deltas = deltas;
             let mut say = async |piece: &str| {
                 if let Some(tx) = deltas.as_mut() {
-                    let _ = tx.send(piece.to_owned()).await;
+                    let _ = tx.send(TurnDelta::Text(piece.to_owned())).await;
                 }
             };
             match script {
@@ -112,6 +116,7 @@ impl AgentSession for FakeSession {
                         }],
                         usage: Some(WireUsage::new(5, 2)),
                         finish_reason: None,
+                        tool_turns: Vec::new(),
                     })
                 }
                 Script::FailAtOnce => Err(TurnError::Model("connection refused".into())),

@@ -181,17 +181,26 @@ async fn a_continued_conversation_sends_only_the_new_message_and_an_edit_replace
 }
 
 #[tokio::test]
-async fn two_users_keep_separate_sessions_and_no_user_gets_a_throwaway_one() {
+async fn two_users_keep_separate_sessions_and_no_user_gets_one_from_the_conversation() {
     let (state, log) = state(Some(Script::Echo));
     let ann = chat_body(Some("ann"), false, &[("user", "enable media")]);
     call(&state, request("POST", "/v1/chat/completions", &ann)).await;
     let bob = chat_body(Some("bob"), false, &[("user", "hello")]);
     call(&state, request("POST", "/v1/chat/completions", &bob)).await;
     let agent = state.agent().unwrap().clone();
+    let shown = |slot: &crate::turn::SessionSlot| {
+        slot.shown
+            .iter()
+            .map(|t| t.text.clone())
+            .collect::<Vec<_>>()
+    };
     let ann_slot = state.session("ann", agent.as_ref());
     let bob_slot = state.session("bob", agent.as_ref());
-    assert_eq!(ann_slot.lock().await.agent.active_toolsets(), ["media"]);
-    assert!(bob_slot.lock().await.agent.active_toolsets().is_empty());
+    assert_eq!(
+        shown(&*ann_slot.lock().await),
+        ["enable media", "echo: enable media"]
+    );
+    assert_eq!(shown(&*bob_slot.lock().await), ["hello", "echo: hello"]);
     // The header wins over `user`.
     let mut by_header = request(
         "POST",
@@ -206,11 +215,26 @@ async fn two_users_keep_separate_sessions_and_no_user_gets_a_throwaway_one() {
     call(&state, request("POST", "/v1/chat/completions", &anonymous)).await;
     assert_eq!(
         state.session_count(),
-        3,
-        "ann, bob, carol; the anonymous one is not kept"
+        4,
+        "ann, bob, carol, the conversation"
     );
+    // The anonymous client resends its conversation: the same session goes on.
+    let resent = chat_body(
+        None,
+        false,
+        &[
+            ("user", "hello"),
+            ("assistant", "echo: hello"),
+            ("user", "more"),
+        ],
+    );
+    call(&state, request("POST", "/v1/chat/completions", &resent)).await;
+    assert_eq!(state.session_count(), 4);
+    let log = log.lock().unwrap();
+    assert_eq!(log.iter().filter(|l| *l == "new").count(), 4);
     assert_eq!(
-        log.lock().unwrap().iter().filter(|l| *l == "new").count(),
-        4
+        log[log.len() - 1],
+        "send more",
+        "appended, not replaced: {log:?}"
     );
 }

@@ -17,6 +17,11 @@ pub const MAX_TOOL_RESULT_CHARS: usize = 6_000;
 /// into the history, and 32 KiB (about 8k tokens) is a small model's context.
 pub const MAX_SKILL_FILE_BYTES: u64 = 32 * 1024;
 
+/// A `read_skill` result is cut only past this: the longest body a skill file
+/// may hold (its bytes are at least its characters), so a recipe that loads
+/// is read to its end.
+pub const MAX_SKILL_RESULT_CHARS: usize = MAX_SKILL_FILE_BYTES as usize;
+
 /// The skill description is one index line in every prompt; 200 characters is
 /// about 50 tokens, the most one trigger line may cost (seed §10).
 pub const MAX_SKILL_DESCRIPTION_CHARS: usize = 200;

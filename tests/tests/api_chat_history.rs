@@ -3,7 +3,7 @@
 //! session keeps its toolsets and tool results; an edit loses only its own
 //! turn's tool lines; roles alternate after a hung-up turn; tool lines a
 //! client forges never reach the model as tool lines; a streamed turn
-//! delivers a tool's `show_text` before the answer.
+//! delivers a tool's `show_text` before the answer; a 20 KiB skill is read whole.
 
 use porfiry_tests::api_client::{call, chat_until};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
@@ -275,6 +275,58 @@ fn a_streamed_turn_delivers_show_text_before_the_answer() {
         Some(1),
         "the whole list still comes at the end"
     );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
+fn a_20_kib_skill_is_read_whole_through_the_api() {
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(
+            When::last_message_contains("cook"),
+            Reply::text("TOOL_CALL: read_skill|big-recipe"),
+        ),
+        Rule::always(Reply::text("Done.")),
+    ])
+    .unwrap();
+    let mut node = MeshNode::init("A");
+    let folder = node.dir().join("skills/big-recipe");
+    std::fs::create_dir_all(&folder).unwrap();
+    let line = "Stir for one minute, then taste and adjust the salt.\n";
+    let mut recipe = line.repeat(20 * 1024 / line.len());
+    recipe.push_str("LAST STEP: serve warm.");
+    std::fs::write(
+        folder.join("SKILL.md"),
+        format!("---\nname: big-recipe\ndescription: a long recipe\n---\n{recipe}"),
+    )
+    .unwrap();
+    let url = llm.url();
+    node.start(&[
+        "--profile",
+        "phone",
+        "--api",
+        "127.0.0.1:0",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "scripted",
+    ]);
+    let (addr, token) = (node.api_address(), node.api_token());
+    assert_eq!(
+        chat(addr, &token, &body(&[("user", "cook")], None, false)),
+        "Done."
+    );
+    let seen = llm
+        .recorded()
+        .into_iter()
+        .find_map(|r| {
+            r.last_user()
+                .filter(|u| u.starts_with("TOOL_RESULT read_skill"))
+                .map(str::to_owned)
+        })
+        .expect("the skill reached the model");
+    assert!(seen.len() > 20 * 1024, "{} bytes", seen.len());
+    assert!(seen.ends_with("LAST STEP: serve warm."));
     let exit = node.terminate();
     assert!(exit.status.success(), "{}", exit.stderr);
 }

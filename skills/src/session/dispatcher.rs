@@ -15,6 +15,7 @@
 use crate::clock::ZonedTime;
 use crate::session::activation::Activation;
 use crate::session::parser::ToolCall;
+use crate::skills::repository::reread;
 use crate::texts;
 use crate::tools::args::{ArgSpec, bind, join_or};
 use crate::tools::core_tools::{self, CORE_TOOL_NAMES, CoreTool};
@@ -178,11 +179,15 @@ fn name_arg(raw: &str) -> String {
 
 fn read_skill(toolbox: &Toolbox, name: &str) -> Outcome {
     let lang = toolbox.language();
-    match toolbox.skills().get(name) {
-        Some(skill) if !skill.body.is_empty() => {
-            Outcome::visible(skill.body.clone(), ResultKind::Core)
-        }
-        Some(skill) => Outcome::visible(skill.description.clone(), ResultKind::Core),
+    let current = toolbox.skills().get(name).map(|loaded| {
+        reread(loaded).unwrap_or_else(|e| {
+            tracing::warn!(skill = name, error = %e, "skill file unreadable now; using the loaded one");
+            loaded.clone()
+        })
+    });
+    match current {
+        Some(skill) if !skill.body.is_empty() => Outcome::visible(skill.body, ResultKind::Core),
+        Some(skill) => Outcome::visible(skill.description, ResultKind::Core),
         None => Outcome::visible(
             texts::no_skill(
                 lang,

@@ -16,12 +16,13 @@
 use std::sync::Arc;
 
 use crate::clock::ZonedTime;
-use crate::limits::MAX_TOOL_RESULT_CHARS;
+use crate::limits::{MAX_SKILL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS};
 use crate::llm::{ChatMessage, ModelRequest, Usage};
 use crate::session::activation::Activation;
 use crate::session::dispatcher::{Outcome, ResultKind, dispatch};
 use crate::session::parser::{ParsedReply, ToolCall, parse_reply};
 use crate::texts;
+use crate::tools::core_tools::READ_SKILL;
 use crate::tools::prepared::Prepared;
 use crate::tools::toolbox::Toolbox;
 use crate::tools::toolset::{ClientEvent, ToolOutput};
@@ -265,7 +266,14 @@ impl Session {
         ignored: usize,
     ) {
         let lang = self.toolbox.language();
-        let mut result = truncate(text, texts::truncated(lang));
+        // A skill is read whole: its file's limit is its budget, not a
+        // tool result's (seed 000: the recipe's end matters as much as its start).
+        let max = if call.name == READ_SKILL {
+            MAX_SKILL_RESULT_CHARS
+        } else {
+            MAX_TOOL_RESULT_CHARS
+        };
+        let mut result = truncate_to(text, max, texts::truncated(lang));
         if ignored > 0 {
             result.push_str(&texts::only_first_call_ran(lang, ignored));
         }
@@ -389,9 +397,9 @@ impl Session {
     }
 }
 
-/// Cuts `text` to [`MAX_TOOL_RESULT_CHARS`] characters, marking the cut.
-fn truncate(mut text: String, mark: &str) -> String {
-    if let Some((cut, _)) = text.char_indices().nth(MAX_TOOL_RESULT_CHARS) {
+/// Cuts `text` to `max` characters, marking the cut.
+fn truncate_to(mut text: String, max: usize, mark: &str) -> String {
+    if let Some((cut, _)) = text.char_indices().nth(max) {
         text.truncate(cut);
         text.push_str(mark);
     }
@@ -405,11 +413,14 @@ mod tests {
     #[test]
     fn truncate_cuts_on_a_char_boundary_and_marks_it() {
         let long = "я".repeat(MAX_TOOL_RESULT_CHARS + 3);
-        let cut = truncate(long, "[cut]");
+        let cut = truncate_to(long, MAX_TOOL_RESULT_CHARS, "[cut]");
         assert_eq!(cut.chars().count(), MAX_TOOL_RESULT_CHARS + 5);
         assert!(cut.ends_with("я[cut]"));
-        assert_eq!(truncate("short".into(), "[cut]"), "short");
+        assert_eq!(truncate_to("short".into(), 9, "[cut]"), "short");
         let exact = "a".repeat(MAX_TOOL_RESULT_CHARS);
-        assert_eq!(truncate(exact.clone(), "[cut]"), exact);
+        assert_eq!(
+            truncate_to(exact.clone(), MAX_TOOL_RESULT_CHARS, "[cut]"),
+            exact
+        );
     }
 }

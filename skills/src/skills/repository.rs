@@ -164,6 +164,19 @@ fn load_folder(folder: &Path, language: Language) -> Result<Skill, SkillError> {
     parse_skill(&text, name, &file, SkillOrigin::User(path.clone()))
 }
 
+/// The skill as its file reads now: a user's skill is read again from disk
+/// (seed 000: skills are read lazily, so an edited recipe needs no restart);
+/// a built-in one, shipped in the binary, is `skill` itself. A file that is
+/// gone or broken now keeps the loaded skill, and the error says why.
+pub fn reread(skill: &Skill) -> Result<Skill, SkillError> {
+    let SkillOrigin::User(path) = &skill.origin else {
+        return Ok(skill.clone());
+    };
+    let file = path.display().to_string();
+    let text = read_limited(path, &file)?;
+    parse_skill(&text, &skill.name, &file, SkillOrigin::User(path.clone()))
+}
+
 /// Reads a file of at most [`MAX_SKILL_FILE_BYTES`] as UTF-8.
 fn read_limited(path: &Path, file: &str) -> Result<String, SkillError> {
     let io = |source| SkillError::Io {

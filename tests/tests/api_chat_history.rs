@@ -330,3 +330,46 @@ fn a_20_kib_skill_is_read_whole_through_the_api() {
     let exit = node.terminate();
     assert!(exit.status.success(), "{}", exit.stderr);
 }
+
+#[test]
+fn the_api_agent_speaks_the_nodes_language_unless_run_says_otherwise() {
+    use porfiry_mesh::language::{LANGUAGE_CONFIG_KEY, set_node_language};
+    let llm = ScriptedLlm::start(vec![Rule::always(Reply::text("Готово."))]).unwrap();
+    let mut node = MeshNode::init("A");
+    let stored: Option<String> = node.store().config_get(LANGUAGE_CONFIG_KEY).unwrap();
+    assert_eq!(stored.as_deref(), Some("en"), "init stores its language");
+    set_node_language(&node.store(), porfiry_skills::Language::Ru, 1).unwrap();
+    let url = llm.url();
+    let start = |node: &mut MeshNode, extra: &[&str]| {
+        let mut args = vec![
+            "--profile",
+            "phone",
+            "--api",
+            "127.0.0.1:0",
+            "--llm-url",
+            &url,
+            "--llm-model",
+            "scripted",
+        ];
+        args.extend_from_slice(extra);
+        node.start(&args);
+        (node.api_address(), node.api_token())
+    };
+    let (addr, token) = start(&mut node, &[]);
+    chat(addr, &token, &body(&[("user", "привет")], None, false));
+    let prompt = request_for(&llm, "привет")
+        .system_prompt()
+        .unwrap()
+        .to_owned();
+    assert!(prompt.contains("Базовые инструменты:"), "{prompt}");
+    assert!(node.terminate().status.success());
+    let (addr, token) = start(&mut node, &["--language", "en"]);
+    chat(addr, &token, &body(&[("user", "hello")], None, false));
+    let prompt = request_for(&llm, "hello")
+        .system_prompt()
+        .unwrap()
+        .to_owned();
+    assert!(prompt.contains("Core tools:"), "{prompt}");
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}

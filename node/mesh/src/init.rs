@@ -72,6 +72,7 @@ pub fn init(dir: &DataDir, language: Language) -> Result<Initialized, InitError>
     getrandom::fill(&mut seed).map_err(InitError::Randomness)?;
     let store = Store::create(dir.db_path())?;
     seed_core(&store, language, crate::clock::now_ms())?;
+    crate::language::set_node_language(&store, language, crate::clock::now_ms())?;
     let key = NodeKey::from_seed(seed);
     key.save(&key_path)?;
     Ok(Initialized {

@@ -37,6 +37,7 @@ mod friend_names;
 pub mod friends;
 pub mod init;
 pub mod invite;
+pub mod language;
 pub mod lock;
 pub mod net;
 pub mod node;

@@ -125,11 +125,13 @@ pub fn build_agent(
     dir: &DataDir,
     llm: Arc<dyn Llm>,
     toolsets: Option<porfiry_skills::ToolsetRegistry>,
+    language: porfiry_skills::Language,
 ) -> Result<Arc<dyn Agent>, StartError> {
     let model = llm.model_name();
     let target = LlmTarget::new(String::new(), model.clone());
     let config = ChatConfig {
         skills_dir: Some(dir.skills_dir()),
+        language,
         ..ChatConfig::new(target)
     };
     let engine = match toolsets {
@@ -182,12 +184,13 @@ pub async fn serve_node(
     node: &porfiry_mesh::node::NodeHandle,
     llm: Arc<dyn Llm>,
     toolsets: porfiry_skills::ToolsetRegistry,
+    language: porfiry_skills::Language,
     out: &mut impl Write,
 ) -> Result<Option<RunningApi>, StartError> {
     let Some(addr) = plan.addr else {
         return Ok(None);
     };
-    let agent = Some(build_agent(dir, llm, Some(toolsets))?);
+    let agent = Some(build_agent(dir, llm, Some(toolsets), language)?);
     let node = Arc::new(porfiry_api::adapters::NodeAdapter::new(node.clone()));
     let clock: Arc<dyn Clock> = Arc::new(porfiry_agent::chat::SystemClock::utc());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();

@@ -58,6 +58,11 @@ pub struct RunArgs {
     /// Relaying, listening nowhere, LAN discovery.
     #[command(flatten)]
     pub reach: ReachArgs,
+    /// Language of every text the node's models see (the API's agent, the
+    /// core, the toolsets): en or ru. Default: the one `porfiry init
+    /// --language` chose.
+    #[arg(long, value_name = "LANG", value_parser = |s: &str| s.parse::<porfiry_skills::Language>().map_err(|e| e.to_string()))]
+    pub language: Option<porfiry_skills::Language>,
 }
 
 /// Why `run` stopped with an error.
@@ -159,7 +164,22 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             return Err(StartError::Chat(porfiry_agent::chat::ChatError::from(e)).into());
         }
     };
-    let toolsets = match node_registry(&node) {
+    let language = match args.language {
+        Some(language) => language,
+        None => {
+            let stored = node
+                .db()
+                .read(|s| porfiry_mesh::language::node_language(s))
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|r| r.map_err(|e| e.to_string()));
+            stored.unwrap_or_else(|e| {
+                tracing::warn!("cannot read the node's language, speaking English: {e}");
+                porfiry_skills::Language::default()
+            })
+        }
+    };
+    let toolsets = match node_registry(&node, language) {
         Ok(toolsets) => toolsets,
         Err(e) => {
             node.shutdown();
@@ -173,6 +193,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         &node,
         llm,
         toolsets.0.only(CHAT_SETS),
+        language,
         &mut stdout,
     )
     .await
@@ -190,7 +211,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             return Err(e.into());
         }
     };
-    let core = match start_core(&args.think, &args.llm, &offload, &node, toolsets).await {
+    let core = match start_core(&args.think, &args.llm, &offload, &node, toolsets, language).await {
         Ok(core) => core,
         Err(e) => {
             if let Some(api) = api {

@@ -73,15 +73,20 @@ pub const CHAT_SETS: &[&str] = &["media", "notes", "messages", "diary", "goals",
 /// and the models its `llm` set builds.
 pub fn node_registry(
     node: &NodeHandle,
+    language: Language,
 ) -> Result<(ToolsetRegistry, Arc<RegistryModels>), ToolsetError> {
     let tools = StoreTools {
         db: node.db().clone(),
-        language: Language::default(),
+        language,
         events: node.events(),
         node: Some(node.clone()),
     };
     let models = Arc::new(RegistryModels::new(Some(Arc::new(node.streams()))));
-    let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
+    let options = ToolsetOptions {
+        language,
+        ..ToolsetOptions::default()
+    };
+    let registry = core_toolsets(&options, &tools, models.clone())?;
     Ok((registry, models))
 }
 
@@ -94,6 +99,7 @@ pub async fn start_core(
     plan: &OffloadPlan,
     node: &NodeHandle,
     (registry, models): (ToolsetRegistry, Arc<RegistryModels>),
+    language: Language,
 ) -> anyhow::Result<Option<(CoreTask, String)>> {
     if flags.no_think {
         return Ok(None);
@@ -131,7 +137,7 @@ pub async fn start_core(
     };
     let config = CoreConfig {
         context_tokens: flags.context_tokens,
-        language: Language::default(),
+        language,
         main,
         pause_secs: None,
     };

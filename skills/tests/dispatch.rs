@@ -262,7 +262,7 @@ fn read_skill_returns_the_body_or_lists_the_skills() {
     let (text, _, _) = visible(run(&mut act, "read_skill", "cooking"));
     assert_eq!(
         text,
-        "no skill \"cooking\"; available: media, notes, time-zones"
+        "no skill \"cooking\"; available: diary, goals, media, messages, notes, tasks, time-zones"
     );
     assert!(act.is_empty(), "reading a skill activates nothing");
 }

@@ -19,7 +19,7 @@ disable_toolset|name — turn a toolset off
 Toolsets (turn on with enable_toolset|name):
 media — films: search, details, play
 Skills (steps via read_skill|name):
-media — films (find, details, play) — call enable_toolset|media
+media — films (find, details, play, pause) — call enable_toolset|media
 ";
 
 const STATE_3_EN: &str = "\
@@ -112,24 +112,38 @@ fn sections_come_in_seed_order_with_every_set_and_skill() {
 #[test]
 fn the_same_state_gives_byte_identical_text_and_the_prefix_never_changes() {
     let tb = toolbox();
+    let fresh = common::toolbox();
     let prefix = tb.prompt().prefix().to_owned();
-    let states: [&[&str]; 4] = [&[], &["media"], &["notes", "media"], &["media", "notes"]];
+    let states: [&[&str]; 3] = [&[], &["media"], &["notes", "media"]];
+    let mut seen = std::collections::BTreeSet::new();
     for active in states {
-        let a = tb.prompt().build(active);
-        let b = tb.prompt().build(active);
-        assert_eq!(a.as_bytes(), b.as_bytes());
-        assert!(a.starts_with(&prefix), "prefix kept for {active:?}");
+        let text = tb.prompt().build(active);
+        assert!(seen.insert(text.clone()), "each state has its own text");
+        assert!(text.starts_with(&prefix), "prefix kept for {active:?}");
+        assert_eq!(
+            text.as_bytes(),
+            fresh.prompt().build(active).as_bytes(),
+            "a rebuilt toolbox renders {active:?} the same"
+        );
     }
     assert_eq!(
         tb.prompt().build(&["notes", "media"]),
-        tb.prompt().build(&["media", "notes"])
+        tb.prompt().build(&["media", "notes"]),
+        "the order sets were enabled in does not show"
     );
-    let rebuilt = common::toolbox();
-    assert_eq!(
-        rebuilt.prompt().build(&["media"]),
-        tb.prompt().build(&["media"]),
-        "a rebuilt toolbox renders the same bytes"
-    );
+    // Reached by another path — media on, notes on and off again — the
+    // session's prompt is the bytes of "media active".
+    let mut s = Session::new(tb.clone());
+    let now = clock().now();
+    s.user_message("films and notes", &now);
+    for call in [
+        "TOOL_CALL: enable_toolset|media",
+        "TOOL_CALL: enable_toolset|notes",
+        "TOOL_CALL: disable_toolset|notes",
+    ] {
+        s.model_reply(call, &now).unwrap();
+    }
+    assert_eq!(s.current_prompt(&now), tb.prompt().build(&["media"]));
 }
 
 #[test]
@@ -162,7 +176,9 @@ fn russian_prompt_uses_russian_texts_and_english_identifiers() {
     assert!(p.contains("TOOL_CALL: имя|арг1|арг2"));
     let idle = tb.prompt().build(&[]);
     assert!(
-        idle.contains("media — фильмы (поиск, детали, запуск) — вызови enable_toolset|media\n")
+        idle.contains(
+            "media — фильмы (поиск, детали, запуск, пауза) — вызови enable_toolset|media\n"
+        )
     );
 }
 

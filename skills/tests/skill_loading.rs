@@ -75,7 +75,9 @@ fn user_skills_merge_with_builtins_and_win_a_clash() {
     assert!(load.skipped.is_empty(), "{:?}", load.skipped);
     assert_eq!(
         load.registry.names().collect::<Vec<_>>(),
-        ["cooking", "media"]
+        [
+            "cooking", "diary", "goals", "media", "messages", "notes", "tasks"
+        ]
     );
     let media = load.registry.get("media").unwrap();
     assert_eq!(media.description, "my own film recipe");
@@ -187,7 +189,11 @@ fn a_missing_user_folder_is_no_error_but_a_file_in_its_place_is() {
         .with_user_dir(dir.path().join("nope"))
         .load();
     assert!(load.skipped.is_empty());
-    assert_eq!(load.registry.len(), 1, "built-ins only");
+    assert_eq!(
+        load.registry.len(),
+        porfiry_skills::skills::repository::BUILTIN_SKILLS.len(),
+        "built-ins only"
+    );
     let file = dir.path().join("skills");
     fs::write(&file, "oops").unwrap();
     let load = SkillRepository::new(Language::En)
@@ -196,7 +202,10 @@ fn a_missing_user_folder_is_no_error_but_a_file_in_its_place_is() {
     assert!(
         matches!(&load.skipped[..], [SkillError::Io { file: f, .. }] if *f == file.display().to_string())
     );
-    assert_eq!(load.registry.len(), 1);
+    assert_eq!(
+        load.registry.len(),
+        porfiry_skills::skills::repository::BUILTIN_SKILLS.len()
+    );
 }
 
 #[test]

@@ -142,6 +142,29 @@ fn play_emits_an_action_and_unknown_ids_fail_in_words() {
 }
 
 #[test]
+fn control_pauses_resumes_and_stops_and_anything_else_is_refused_with_the_schema() {
+    let r = registry(films(), Language::En);
+    for action in ["pause", "Resume", "stop"] {
+        let out = ran(r.prepare("media_control", action));
+        assert!(out.ok);
+        let lower = action.to_ascii_lowercase();
+        assert_eq!(out.text, format!("player told: {lower}"));
+        assert_eq!(
+            out.events,
+            [ClientEvent::Action {
+                tool: "media_control".into(),
+                value: lower
+            }]
+        );
+    }
+    let err = r
+        .prepare("media_control", "rewind")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("pause/resume/stop"), "{err}");
+}
+
+#[test]
 fn a_direct_call_with_an_unlisted_tool_answers_instead_of_panicking() {
     let set = MediaToolset::new(films(), Language::En);
     let out = futures::executor::block_on(set.call("media_stop", &Args::default(), &ctx()));
@@ -150,7 +173,7 @@ fn a_direct_call_with_an_unlisted_tool_answers_instead_of_panicking() {
 }
 
 #[test]
-fn reads_are_read_and_play_is_a_write_and_named_arguments_bind() {
+fn reads_are_read_and_play_and_control_are_writes_and_named_arguments_bind() {
     let r = registry(films(), Language::En);
     let effects: Vec<_> = MediaToolset::new(films(), Language::En)
         .tools()
@@ -163,6 +186,7 @@ fn reads_are_read_and_play_is_a_write_and_named_arguments_bind() {
             ("media_search".to_owned(), ToolEffect::Read),
             ("media_info".to_owned(), ToolEffect::Read),
             ("media_play".to_owned(), ToolEffect::Write),
+            ("media_control".to_owned(), ToolEffect::Write),
         ]
     );
     let out = ran(r.prepare("media_info", r#"{"id": "tt0133093"}"#));

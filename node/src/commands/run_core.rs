@@ -61,15 +61,8 @@ impl CoreTask {
     }
 }
 
-/// The sets the API's chat sessions may switch on: what a person asks their
-/// agent for (films, notes and messages, the diary, goals and tasks). The
-/// rest of the catalogue (processes, the model registry, cycle settings,
-/// strategies, …) is the core's: listing all 24 sets would cost a small
-/// chat model about 300 prompt tokens on every request.
-pub const CHAT_SETS: &[&str] = &["media", "notes", "messages", "diary", "goals", "tasks"];
-
 /// The node's one toolset registry — the core dispatches through all of
-/// it, the API's chat sessions through [`CHAT_SETS`] of the same objects —
+/// it, the API's chat sessions through `porfiry_agent::toolsets::CHAT_SETS` of the same objects —
 /// and the models its `llm` set builds.
 pub fn node_registry(
     node: &NodeHandle,

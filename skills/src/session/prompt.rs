@@ -54,8 +54,16 @@ impl PromptBuilder {
                 (set.name().to_owned(), block)
             })
             .collect();
+        // A skill for a set this node does not offer (the diary's skill in
+        // `porfiry chat`, which has only films) would send the model to
+        // enable a set that is not there: it stays out of the index.
         let skill_lines = skills
             .iter()
+            .filter(|s| {
+                s.toolset
+                    .as_deref()
+                    .is_none_or(|set| toolsets.get(set).is_some())
+            })
             .map(|s| (s.toolset.clone(), SkillRegistry::index_line(s) + "\n"))
             .collect();
         Self {

@@ -26,12 +26,31 @@ pub struct BuiltinSkill {
     pub ru: Option<&'static str>,
 }
 
-/// Every built-in skill. Embedding keeps a phone build free of asset paths.
-pub const BUILTIN_SKILLS: &[BuiltinSkill] = &[BuiltinSkill {
-    folder: "media",
-    en: include_str!("../../builtin/media/SKILL.md"),
-    ru: Some(include_str!("../../builtin/media/SKILL.ru.md")),
-}];
+/// A built-in skill of `skills/builtin/<folder>/`, both languages.
+macro_rules! builtin {
+    ($folder:literal) => {
+        BuiltinSkill {
+            folder: $folder,
+            en: include_str!(concat!("../../builtin/", $folder, "/SKILL.md")),
+            ru: Some(include_str!(concat!(
+                "../../builtin/",
+                $folder,
+                "/SKILL.ru.md"
+            ))),
+        }
+    };
+}
+
+/// Every built-in skill (one per set the API's chat offers). Embedding keeps
+/// a phone build free of asset paths.
+pub const BUILTIN_SKILLS: &[BuiltinSkill] = &[
+    builtin!("media"),
+    builtin!("notes"),
+    builtin!("messages"),
+    builtin!("diary"),
+    builtin!("goals"),
+    builtin!("tasks"),
+];
 
 /// The skill file's name.
 pub const SKILL_FILE: &str = "SKILL.md";

@@ -27,7 +27,7 @@ pub const LARA_HITS: [&str; 3] = [
 pub const CATALOGUE_LINE: &str = "media — films: search, details, play\n";
 /// The media skill's index line (state 1 only).
 pub const MEDIA_SKILL_LINE: &str =
-    "media — films (find, details, play) — call enable_toolset|media\n";
+    "media — films (find, details, play, pause) — call enable_toolset|media\n";
 /// The active-set section of state 3, with the media tools.
 pub const ACTIVE_MEDIA: &str = "Active toolsets: media. Their tools:\n\
     media_search|query — find films by title or words\n\

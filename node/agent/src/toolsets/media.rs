@@ -1,5 +1,7 @@
-//! The `media` toolset (the seed's example), data-driven: search, details and
-//! play over a list of films handed in by the caller. No file IO here;
+//! The `media` toolset (the seed's example), data-driven: search, details,
+//! play and playback control (pause, resume, stop: seed 000 §9's
+//! "запуск/управление") over a list of films handed in by the caller. Playing
+//! and controlling are client actions: the client's player does them. No file IO here;
 //! [`super::media_catalog`] loads the catalogue JSON
 //! (`[{"id","title","year","description"}]`). Its texts are in [`super::texts`].
 
@@ -21,6 +23,10 @@ pub const MEDIA_SEARCH: &str = "media_search";
 pub const MEDIA_INFO: &str = "media_info";
 /// `media_play|id`.
 pub const MEDIA_PLAY: &str = "media_play";
+/// `media_control|action`: pause, resume or stop what is playing.
+pub const MEDIA_CONTROL: &str = "media_control";
+/// What `media_control` can do (the client's player does it).
+pub const MEDIA_CONTROL_ACTIONS: &[&str] = &["pause", "resume", "stop"];
 
 /// `media_search` lists at most this many hits: five lines are enough to pick
 /// from and keep the result near 100 tokens.
@@ -86,6 +92,12 @@ impl MediaToolset {
                 texts::media_play_desc(language),
                 vec![ArgSpec::word("id")],
                 // The client starts playing: an act in the world, not a read.
+                ToolEffect::Write,
+            ),
+            ToolSpec::new(
+                MEDIA_CONTROL,
+                texts::media_control_desc(language),
+                vec![ArgSpec::choice("action", MEDIA_CONTROL_ACTIONS)],
                 ToolEffect::Write,
             ),
         ];
@@ -198,6 +210,15 @@ impl MediaToolset {
             MEDIA_SEARCH => self.search(args.text("query")),
             MEDIA_INFO => self.info(args.text("id")),
             MEDIA_PLAY => self.play(args.text("id")),
+            MEDIA_CONTROL => {
+                let action = args.text("action").to_ascii_lowercase();
+                ToolOutput::ok(texts::media_controlled(self.language, &action)).with_event(
+                    ClientEvent::Action {
+                        tool: MEDIA_CONTROL.to_owned(),
+                        value: action,
+                    },
+                )
+            }
             // The registry routes only listed tools here; answer anyway.
             other => ToolOutput::failed(unknown_tool(self.language, other, MEDIA, &self.tools)),
         }

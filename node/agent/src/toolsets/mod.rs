@@ -47,6 +47,13 @@ pub struct ToolsetOptions {
     pub media_catalog: CatalogSource,
 }
 
+/// The sets the API's chat sessions may switch on: what a person asks their
+/// agent for (films, notes and messages, the diary, goals and tasks). The
+/// rest of the catalogue (processes, the model registry, cycle settings,
+/// strategies, …) is the core's: listing all 24 sets would cost a small
+/// chat model about 300 prompt tokens on every request.
+pub const CHAT_SETS: &[&str] = &["media", "notes", "messages", "diary", "goals", "tasks"];
+
 /// The registry the cognitive core and the node's API sessions share: the
 /// media set and every command family of seed 003 over the node's storage.
 pub fn core_toolsets(

@@ -33,6 +33,23 @@ pub fn media_play_desc(lang: Language) -> &'static str {
     pick(lang, "start playing a film by id", "запустить фильм по id")
 }
 
+/// `media_control` description.
+pub fn media_control_desc(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "pause, resume or stop playback",
+        "пауза, продолжить или стоп",
+    )
+}
+
+/// `media_control` told the player; `action` is pause, resume or stop.
+pub fn media_controlled(lang: Language, action: &str) -> String {
+    match lang {
+        Language::En => format!("player told: {action}"),
+        Language::Ru => format!("плееру передано: {action}"),
+    }
+}
+
 /// `media_search` found nothing.
 pub fn media_nothing_found(lang: Language, query: &str) -> String {
     match lang {
@@ -80,6 +97,8 @@ mod tests {
             ("media_search_desc", media_search_desc(lang).to_owned()),
             ("media_info_desc", media_info_desc(lang).to_owned()),
             ("media_play_desc", media_play_desc(lang).to_owned()),
+            ("media_control_desc", media_control_desc(lang).to_owned()),
+            ("media_controlled", media_controlled(lang, "pause")),
             ("media_nothing_found", media_nothing_found(lang, "x")),
             ("media_more", media_more(lang, 3)),
             ("media_no_id", media_no_id(lang, "tt9")),

@@ -170,7 +170,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         None => {
             let stored = node
                 .db()
-                .read(|s| porfiry_mesh::language::node_language(s))
+                .read(porfiry_mesh::language::node_language)
                 .await
                 .map_err(|e| e.to_string())
                 .and_then(|r| r.map_err(|e| e.to_string()));

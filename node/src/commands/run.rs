@@ -307,6 +307,7 @@ mod tests {
             offload: OffloadArgs::default(),
             think: ThinkFlags::default(),
             reach: ReachArgs::default(),
+            language: None,
         }
     }
 

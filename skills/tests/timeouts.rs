@@ -109,5 +109,9 @@ fn two_sessions_do_not_see_each_others_activation() {
         a.activation().is_active("media"),
         "b's disable leaves a alone"
     );
-    assert_ne!(ra.messages, rb.messages, "histories are separate too");
+    // Histories are separate too: a's next turn leaves b's as it was.
+    let before = b.history().to_vec();
+    a.model_reply("ok", &c.now()).unwrap();
+    a.user_message("only for a", &c.now());
+    assert_eq!(b.history(), &before[..], "a's turn left b's history alone");
 }

@@ -466,3 +466,17 @@ fn events_of_a_round_that_hits_the_limit_are_told_before_the_turn_ends() {
     .unwrap();
     assert_eq!(told, 1);
 }
+
+#[test]
+fn a_callers_smaller_budget_holds_for_its_turns_and_the_config_caps_a_larger_one() {
+    let llm = ScriptedLlm::new(&["a", "b", "c"]);
+    let mut s = chat(toolbox(), &llm);
+    s.session_mut().limit_replies(Some(30));
+    block_on(s.send("one")).unwrap();
+    s.session_mut().limit_replies(Some(100_000));
+    block_on(s.send("two")).unwrap();
+    s.session_mut().limit_replies(None);
+    block_on(s.send("three")).unwrap();
+    let budgets: Vec<Option<u32>> = llm.requests().iter().map(|r| r.max_tokens).collect();
+    assert_eq!(budgets, [Some(30), Some(512), Some(512)]);
+}

@@ -373,3 +373,40 @@ fn the_api_agent_speaks_the_nodes_language_unless_run_says_otherwise() {
     let exit = node.terminate();
     assert!(exit.status.success(), "{}", exit.stderr);
 }
+
+#[test]
+fn a_clients_max_tokens_caps_every_model_call_of_its_turn_within_the_nodes_limit() {
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(
+            When::last_message_contains("time?"),
+            Reply::text("TOOL_CALL: get_current_time"),
+        ),
+        Rule::always(Reply::text("Noon.")),
+    ])
+    .unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let ask = |extra: Value| {
+        let mut b: Value = serde_json::from_str(&body(&[("user", "time?")], None, false)).unwrap();
+        for (k, v) in extra.as_object().unwrap() {
+            b[k] = v.clone();
+        }
+        chat(addr, &token, &b.to_string());
+    };
+    ask(json!({"max_tokens": 20}));
+    ask(json!({"max_completion_tokens": 30, "max_tokens": 40}));
+    ask(json!({"max_tokens": 100_000}));
+    ask(json!({}));
+    let sent: Vec<Value> = llm
+        .requests()
+        .iter()
+        .map(|r| r["max_tokens"].clone())
+        .collect();
+    // Two calls per turn (the tool round, then the answer).
+    assert_eq!(
+        sent,
+        [20, 20, 30, 30, 512, 512, 512, 512].map(Value::from),
+        "{sent:?}"
+    );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}

@@ -84,6 +84,10 @@ impl AgentSession for ChatAgentSession {
         self.session.session_mut().replace_history(messages);
     }
 
+    fn limit_replies(&mut self, max_tokens: Option<u32>) {
+        self.session.session_mut().limit_replies(max_tokens);
+    }
+
     fn send<'a>(
         &'a mut self,
         text: &'a str,

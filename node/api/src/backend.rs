@@ -74,6 +74,9 @@ pub trait AgentSession: Send + 'static {
     /// Replaces the history (rebuilt from the client's turns), keeping
     /// toolset activation.
     fn replace_history(&mut self, messages: Vec<ChatMessage>);
+    /// Caps each model reply of the next turn at `max_tokens` too (the
+    /// client's budget; `None`: the node's alone).
+    fn limit_replies(&mut self, max_tokens: Option<u32>);
     /// Answers `text`. With `deltas`, the final answer's text is sent there
     /// as the model produces it (never a tool call line) and each tool's
     /// client events as they happen; the reply still carries the whole

@@ -30,6 +30,8 @@ pub struct PreparedTurn {
     pub derived: bool,
     /// The conversation the client sent.
     pub history: ClientHistory,
+    /// The client's budget for each model reply (`max_tokens`).
+    pub reply_budget: Option<u32>,
     /// The completion's id.
     pub id: String,
     /// Its unix seconds.
@@ -41,6 +43,7 @@ impl PreparedTurn {
     pub fn begin(&self, slot: &mut SessionSlot) {
         let records = self.state.records();
         slot.begin(&self.session, &self.history, &records, &self.scope);
+        slot.agent.limit_replies(self.reply_budget);
     }
 
     /// Records the answered turn as the client was shown it.

@@ -3,9 +3,10 @@
 //!
 //! Requests: `messages` whose `content` is a string or an array of parts
 //! (text parts only), `stream`, `stream_options.include_usage`, `user`; the
-//! sampling fields clients send (`temperature`, `top_p`, `max_tokens`, …)
-//! are accepted and ignored — the node's model settings apply. Unknown
-//! fields are ignored.
+//! sampling fields clients send (`temperature`, `top_p`, …) are accepted and
+//! ignored — the node's model settings apply — except the answer's budget:
+//! `max_tokens` (or `max_completion_tokens`) caps each model call of the
+//! turn, within the node's own limit. Unknown fields are ignored.
 //!
 //! Responses carry one extension, on the assistant message (and on the final
 //! stream chunk's delta): `"porfiry": {"events": [...], "tools": [...]}` —
@@ -40,6 +41,20 @@ pub struct ChatRequest {
     /// Choices asked for; only 1 is served.
     #[serde(default)]
     pub n: Option<u32>,
+    /// The most tokens each model reply of the turn may have (capped by the
+    /// node's reply budget).
+    #[serde(default)]
+    pub max_tokens: Option<u32>,
+    /// OpenAI's newer name for `max_tokens`; the smaller wins when both come.
+    #[serde(default)]
+    pub max_completion_tokens: Option<u32>,
+}
+
+impl ChatRequest {
+    /// The client's budget for each reply, if it sent one.
+    pub fn reply_budget(&self) -> Option<u32> {
+        porfiry_skills::llm::budgets::smaller(self.max_tokens, self.max_completion_tokens)
+    }
 }
 
 /// `stream_options`.

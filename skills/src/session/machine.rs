@@ -134,6 +134,9 @@ pub struct Session {
     activation: Activation,
     turn: Option<Turn>,
     last_action: Option<Action>,
+    /// A caller's smaller budget for each reply (an API client's
+    /// `max_tokens`); the config's `reply_max_tokens` caps it.
+    reply_budget: Option<u32>,
 }
 
 impl Session {
@@ -146,7 +149,14 @@ impl Session {
             activation: Activation::new(idle),
             turn: None,
             last_action: None,
+            reply_budget: None,
         }
+    }
+
+    /// Caps each model reply of the next turns at `max_tokens` as well as at
+    /// the config's `reply_max_tokens` (`None`: the config's alone).
+    pub fn limit_replies(&mut self, max_tokens: Option<u32>) {
+        self.reply_budget = max_tokens;
     }
 
     /// A session that continues an earlier conversation (e.g. one a chat UI
@@ -355,7 +365,8 @@ impl Session {
         if let Some(note) = self.turn.as_mut().and_then(|t| t.note.take()) {
             messages.extend(note);
         }
-        let max_tokens = self.toolbox.config().reply_max_tokens;
+        let config = self.toolbox.config().reply_max_tokens;
+        let max_tokens = self.reply_budget.map_or(config, |asked| asked.min(config));
         ModelRequest::new(system, messages, Some(max_tokens))
     }
 

@@ -70,6 +70,7 @@ pub fn prepare(
         );
     }
     let id = state.completion_id();
+    let reply_budget = request.reply_budget();
     let (session, scope, derived) = match session_key(headers, request.user.as_deref())? {
         Some(key) => (key.clone(), key, false),
         None => {
@@ -92,6 +93,7 @@ pub fn prepare(
         scope,
         derived,
         history,
+        reply_budget,
         id,
         created: state.now_ms() / 1_000,
     })

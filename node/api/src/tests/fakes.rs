@@ -84,6 +84,12 @@ impl AgentSession for FakeSession {
             .push(format!("replace {}", messages.len()));
     }
 
+    fn limit_replies(&mut self, max_tokens: Option<u32>) {
+        if let Some(n) = max_tokens {
+            self.log.lock().unwrap().push(format!("limit {n}"));
+        }
+    }
+
     fn send<'a>(
         &'a mut self,
         text: &'a str,

@@ -197,6 +197,32 @@ impl MeshNode {
         self.start(&["--profile", "phone"]);
     }
 
+    /// Starts a phone whose API (on a free loopback port) talks to `llm`
+    /// with no retries, plus `extra` flags; returns the API's address and
+    /// token.
+    pub fn start_with_model(
+        &mut self,
+        llm: &crate::ScriptedLlm,
+        extra: &[&str],
+    ) -> (std::net::SocketAddr, String) {
+        let url = llm.url();
+        let mut args = vec![
+            "--profile",
+            "phone",
+            "--api",
+            "127.0.0.1:0",
+            "--llm-url",
+            &url,
+            "--llm-model",
+            "scripted",
+            "--llm-retries",
+            "0",
+        ];
+        args.extend_from_slice(extra);
+        self.start(&args);
+        (self.api_address(), self.api_token())
+    }
+
     /// Starts `porfiry run <args> --no-think` (tests that count model
     /// requests must not see the cognitive core's) and waits for the
     /// `peer id:` line.

@@ -13,21 +13,7 @@ use serde_json::{Value, json};
 /// Starts a phone node whose API talks to `llm`.
 fn node_with_model(llm: &ScriptedLlm) -> (MeshNode, std::net::SocketAddr, String) {
     let mut node = MeshNode::init("A");
-    let url = llm.url();
-    node.start(&[
-        "--profile",
-        "phone",
-        "--api",
-        "127.0.0.1:0",
-        "--llm-url",
-        &url,
-        "--llm-model",
-        "scripted",
-        "--llm-retries",
-        "0",
-    ]);
-    let addr = node.api_address();
-    let token = node.api_token();
+    let (addr, token) = node.start_with_model(llm, &[]);
     (node, addr, token)
 }
 
@@ -300,18 +286,7 @@ fn a_20_kib_skill_is_read_whole_through_the_api() {
         format!("---\nname: big-recipe\ndescription: a long recipe\n---\n{recipe}"),
     )
     .unwrap();
-    let url = llm.url();
-    node.start(&[
-        "--profile",
-        "phone",
-        "--api",
-        "127.0.0.1:0",
-        "--llm-url",
-        &url,
-        "--llm-model",
-        "scripted",
-    ]);
-    let (addr, token) = (node.api_address(), node.api_token());
+    let (addr, token) = node.start_with_model(&llm, &[]);
     assert_eq!(
         chat(addr, &token, &body(&[("user", "cook")], None, false)),
         "Done."
@@ -339,23 +314,7 @@ fn the_api_agent_speaks_the_nodes_language_unless_run_says_otherwise() {
     let stored: Option<String> = node.store().config_get(LANGUAGE_CONFIG_KEY).unwrap();
     assert_eq!(stored.as_deref(), Some("en"), "init stores its language");
     set_node_language(&node.store(), porfiry_skills::Language::Ru, 1).unwrap();
-    let url = llm.url();
-    let start = |node: &mut MeshNode, extra: &[&str]| {
-        let mut args = vec![
-            "--profile",
-            "phone",
-            "--api",
-            "127.0.0.1:0",
-            "--llm-url",
-            &url,
-            "--llm-model",
-            "scripted",
-        ];
-        args.extend_from_slice(extra);
-        node.start(&args);
-        (node.api_address(), node.api_token())
-    };
-    let (addr, token) = start(&mut node, &[]);
+    let (addr, token) = node.start_with_model(&llm, &[]);
     chat(addr, &token, &body(&[("user", "привет")], None, false));
     let prompt = request_for(&llm, "привет")
         .system_prompt()
@@ -363,7 +322,7 @@ fn the_api_agent_speaks_the_nodes_language_unless_run_says_otherwise() {
         .to_owned();
     assert!(prompt.contains("Базовые инструменты:"), "{prompt}");
     assert!(node.terminate().status.success());
-    let (addr, token) = start(&mut node, &["--language", "en"]);
+    let (addr, token) = node.start_with_model(&llm, &["--language", "en"]);
     chat(addr, &token, &body(&[("user", "hello")], None, false));
     let prompt = request_for(&llm, "hello")
         .system_prompt()

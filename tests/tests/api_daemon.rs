@@ -233,21 +233,7 @@ fn sigterm_during_a_chat_request_exits_cleanly_with_an_intact_database() {
 /// Starts a phone node whose API talks to `llm`.
 fn node_with_model(llm: &ScriptedLlm) -> (MeshNode, std::net::SocketAddr, String) {
     let mut node = MeshNode::init("A");
-    let url = llm.url();
-    node.start(&[
-        "--profile",
-        "phone",
-        "--api",
-        "127.0.0.1:0",
-        "--llm-url",
-        &url,
-        "--llm-model",
-        "scripted",
-        "--llm-retries",
-        "0",
-    ]);
-    let addr = node.api_address();
-    let token = node.api_token();
+    let (addr, token) = node.start_with_model(llm, &[]);
     (node, addr, token)
 }
 

@@ -111,14 +111,7 @@ impl OpenAiClient {
         messages: &[ChatMessage],
         max_tokens: Option<u32>,
     ) -> Result<Completion, LlmError> {
-        let request = ChatRequest::new(
-            &self.target.model,
-            self.target.temperature(),
-            system,
-            messages,
-        )
-        .with_presence_penalty(self.target.config.presence_penalty)
-        .with_max_tokens(self.max_tokens(max_tokens));
+        let request = self.request(system, messages, max_tokens);
         let body = encode(&request)?;
         debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
         self.with_retries(|| self.attempt(body.clone()))
@@ -126,9 +119,24 @@ impl OpenAiClient {
             .map(|(done, _)| done)
     }
 
-    /// The budget to send: the smaller of the call's and the model's own.
-    pub(super) fn max_tokens(&self, requested: Option<u32>) -> Option<u32> {
-        porfiry_skills::llm::budgets::smaller(requested, self.target.config.max_tokens)
+    /// The request body for `system` and `messages` with this model's
+    /// settings; the budget sent is the smaller of the call's and the model's.
+    pub(super) fn request<'a>(
+        &'a self,
+        system: &'a str,
+        messages: &'a [ChatMessage],
+        max_tokens: Option<u32>,
+    ) -> ChatRequest<'a> {
+        let budget =
+            porfiry_skills::llm::budgets::smaller(max_tokens, self.target.config.max_tokens);
+        ChatRequest::new(
+            &self.target.model,
+            self.target.temperature(),
+            system,
+            messages,
+        )
+        .with_presence_penalty(self.target.config.presence_penalty)
+        .with_max_tokens(budget)
     }
 
     /// Runs `attempt_fn` until it succeeds, fails for good, or the

@@ -47,7 +47,7 @@ use super::client::{
 };
 use super::config::LlmTarget;
 use super::sse::{SseError, SseEvent, SseParser};
-use super::wire::{ChatRequest, Usage};
+use super::wire::Usage;
 
 /// One item of a streamed answer.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,15 +149,7 @@ impl OpenAiClient {
         messages: &[ChatMessage],
         max_tokens: Option<u32>,
     ) -> Result<PieceStream, LlmError> {
-        let request = ChatRequest::new(
-            &self.target().model,
-            self.target().temperature(),
-            system,
-            messages,
-        )
-        .with_presence_penalty(self.target().config.presence_penalty)
-        .with_max_tokens(self.max_tokens(max_tokens))
-        .streaming();
+        let request = self.request(system, messages, max_tokens).streaming();
         let body = encode(&request)?;
         let started = Instant::now();
         let deadlines = Deadlines::new(self.target(), started);

@@ -78,6 +78,7 @@ impl Conversations {
     }
 
     /// States remembered.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.order.len()
     }

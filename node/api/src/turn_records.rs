@@ -85,11 +85,13 @@ impl TurnRecords {
     }
 
     /// Records held.
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.order.len()
     }
 
     /// Bytes held (texts plus a little per message).
+    #[cfg(test)]
     pub fn bytes(&self) -> usize {
         self.bytes
     }

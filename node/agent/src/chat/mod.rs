@@ -29,6 +29,7 @@ pub mod input;
 pub(crate) mod model;
 pub(crate) mod model_failure;
 pub mod session;
+pub mod tool_use;
 pub mod transcript;
 
 pub use clock::local_clock;

@@ -165,6 +165,18 @@ impl Store {
             .is_some())
     }
 
+    /// When the first invitation still open at `now_ms` expires (Unix ms);
+    /// `None` when none is open.
+    pub fn next_invitation_expiry(&self, now_ms: u64) -> Result<Option<u64>> {
+        let min: Option<i64> = self
+            .conn
+            .prepare_cached(
+                "SELECT MIN(expires_ms) FROM invitations WHERE used_ms IS NULL AND expires_ms > ?",
+            )?
+            .query_row([now_ms], |r| r.get(0))?;
+        Ok(min.and_then(|ms| u64::try_from(ms).ok()))
+    }
+
     /// One invitation by row id, or [`StorageError::NotFound`].
     pub fn invitation(&self, id: i64) -> Result<Invitation> {
         let raw = self
@@ -243,6 +255,20 @@ mod tests {
         assert_eq!(s.open_invitations(999).unwrap().len(), 1);
         assert!(!s.has_open_invitations(1_000).unwrap());
         assert!(s.open_invitations(1_000).unwrap().is_empty());
+    }
+
+    #[test]
+    fn the_next_expiry_is_the_earliest_open_invitations() {
+        let (_d, s) = store();
+        assert_eq!(s.next_invitation_expiry(0).unwrap(), None);
+        s.add_invitation(&new(1, 5_000), 10).unwrap();
+        let soon = s.add_invitation(&new(2, 2_000), 10).unwrap();
+        assert_eq!(s.next_invitation_expiry(100).unwrap(), Some(2_000));
+        assert_eq!(s.next_invitation_expiry(2_000).unwrap(), Some(5_000));
+        // A used invitation no longer counts.
+        assert!(s.redeem_invitation(soon, "12D3KooWx", 150).unwrap());
+        assert_eq!(s.next_invitation_expiry(150).unwrap(), Some(5_000));
+        assert_eq!(s.next_invitation_expiry(5_000).unwrap(), None);
     }
 
     #[test]

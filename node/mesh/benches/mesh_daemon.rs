@@ -120,6 +120,7 @@ fn start(dir: &Path, key: NodeKey, profile: Profile) -> Running {
                     listening: listening_tx,
                     clock: Arc::new(SystemClock::utc()),
                     events: porfiry_mesh::events::CoreEvents::new(),
+                    db_changed: tokio::sync::watch::Sender::new(0),
                 };
                 let stopped = run_node(
                     key,

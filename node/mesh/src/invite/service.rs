@@ -17,10 +17,15 @@ use super::wire::{read_request, write_answer};
 use crate::net::{IncomingInvites, InviteDoor, MeshError, PeerId, Stream};
 use crate::node::NodeHandle;
 
-/// How often the door is re-checked against the database: `porfiry invite`
-/// runs in another process, so a new invitation opens the door within
-/// this time (`join` retries to cover it), and an expired one shuts it.
-pub const DOOR_POLL_INTERVAL: Duration = Duration::from_millis(500);
+/// The door is re-checked against the database only when something could
+/// have changed it: the replication loop saw the database change (`porfiry
+/// invite` runs in another process and commits the invitation; a redeem
+/// commits its use) — [`NodeHandle::db_changes`] — or the first open
+/// invitation's expiry comes. No poll: with no invitation open, the door
+/// costs no wake-up at all (it cost two a second when it polled every
+/// 500 ms). A new invitation opens the door within the loop's poll of
+/// other processes' commits — 50 ms on a server, 5 s on a phone — and
+/// `join` retries for 20 s to cover it.
 
 /// One exchange (read 17 bytes, check, answer) must finish in this time,
 /// well inside the gate's guest window.
@@ -73,12 +78,24 @@ fn unix_ms() -> u64 {
 async fn serve(node: NodeHandle, mut incoming: IncomingInvites, door: InviteDoor) {
     let mut limiter = AttemptLimiter::default();
     let slots = Arc::new(Semaphore::new(MAX_CONCURRENT_EXCHANGES));
-    let mut poll = tokio::time::interval(DOOR_POLL_INTERVAL);
+    let mut changes = node.db_changes();
+    let mut changes_open = true;
+    let mut expiry = refresh_door(&node, &door).await;
     let mut listening = node.listening();
     let mut listening_open = true;
     loop {
+        let expires = door_deadline(expiry, unix_ms());
         tokio::select! {
-            _ = poll.tick() => refresh_door(&node, &door).await,
+            changed = changes.changed(), if changes_open => {
+                if changed.is_err() {
+                    changes_open = false;
+                    continue;
+                }
+                expiry = refresh_door(&node, &door).await;
+            }
+            () = tokio::time::sleep(expires.unwrap_or_default()), if expires.is_some() => {
+                expiry = refresh_door(&node, &door).await;
+            }
             changed = listening.changed(), if listening_open => {
                 if changed.is_err() {
                     listening_open = false;
@@ -111,19 +128,30 @@ async fn serve(node: NodeHandle, mut incoming: IncomingInvites, door: InviteDoor
     door.set_open(false);
 }
 
-async fn refresh_door(node: &NodeHandle, door: &InviteDoor) {
+/// How long until the door must be checked for an expiry at `expiry`
+/// (Unix ms), from `now_ms`: 1 ms past it, when the invitation no longer
+/// counts as open (`expires_ms > now`); `None` when no invitation is open.
+pub fn door_deadline(expiry: Option<u64>, now_ms: u64) -> Option<Duration> {
+    expiry.map(|at| Duration::from_millis(at.saturating_sub(now_ms) + 1))
+}
+
+/// Opens or shuts the door as the database says; returns when the first
+/// open invitation expires.
+async fn refresh_door(node: &NodeHandle, door: &InviteDoor) -> Option<u64> {
     let now = unix_ms();
-    let open = match node.db().read(move |s| s.has_open_invitations(now)).await {
-        Ok(Ok(open)) => open,
+    let expiry = match node.db().read(move |s| s.next_invitation_expiry(now)).await {
+        Ok(Ok(expiry)) => expiry,
         _ => {
             tracing::warn!("cannot read invitations; the door stays shut");
-            false
+            None
         }
     };
+    let open = expiry.is_some();
     if open != door.is_open() {
         tracing::info!(open, "invitation door");
     }
     door.set_open(open);
+    expiry
 }
 
 async fn exchange(node: &NodeHandle, peer: PeerId, mut stream: Stream, admitted: bool) {
@@ -153,5 +181,24 @@ async fn exchange(node: &NodeHandle, peer: PeerId, mut stream: Stream, admitted:
         Ok(Ok(())) => {}
         Ok(Err(e)) => tracing::debug!(%peer, error = %e, "invitation exchange failed"),
         Err(_) => tracing::debug!(%peer, "invitation exchange timed out"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_door_waits_for_the_first_expiry_and_not_at_all_when_shut() {
+        assert_eq!(door_deadline(None, 5), None);
+        assert_eq!(
+            door_deadline(Some(1_500), 1_000),
+            Some(Duration::from_millis(501))
+        );
+        // Past it already (a slow read): check again at once, 1 ms on.
+        assert_eq!(
+            door_deadline(Some(900), 1_000),
+            Some(Duration::from_millis(1))
+        );
     }
 }

@@ -48,6 +48,8 @@ struct Inner {
     clock: Arc<dyn Clock>,
     streams: StreamControl,
     events: CoreEvents,
+    /// Counts the replication loop's "the database changed" signals.
+    db_changes: watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for NodeHandle {
@@ -88,8 +90,22 @@ impl NodeHandle {
                 clock,
                 streams,
                 events,
+                db_changes: watch::Sender::new(0),
             }),
         }
+    }
+
+    /// Moves each time the replication loop sees the database change —
+    /// another process committed (a `porfiry invite` in a terminal), or
+    /// this one did — at the loop's `data_version` poll. What depends on
+    /// rows other processes write waits on this instead of polling.
+    pub fn db_changes(&self) -> watch::Receiver<u64> {
+        self.inner.db_changes.subscribe()
+    }
+
+    /// The sender of [`NodeHandle::db_changes`], for the loop.
+    pub(crate) fn db_changes_sender(&self) -> watch::Sender<u64> {
+        self.inner.db_changes.clone()
     }
 
     /// The cognitive core's wake-up events: notes posted through this

@@ -74,6 +74,7 @@ impl Node {
             listening,
             clock: config.clock,
             events: config.events,
+            db_changed: handle.db_changes_sender(),
         };
         std::thread::Builder::new()
             .name("porfiry-node".into())

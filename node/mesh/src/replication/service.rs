@@ -108,6 +108,8 @@ pub struct LoopIo {
     pub clock: Arc<dyn Clock>,
     /// Where merged notes are announced to the cognitive core.
     pub events: crate::events::CoreEvents,
+    /// Moved on every database change the loop notices.
+    pub db_changed: watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for LoopIo {
@@ -173,6 +175,7 @@ pub async fn run_node(
         listening,
         clock,
         events: core_events,
+        db_changed,
     } = io;
     let time = Arc::new(EngineTime::new(clock));
     let (mut arrivals, verify_thread) = spawn_verify_stage(events, time.clone())?;
@@ -197,6 +200,7 @@ pub async fn run_node(
         listening,
         last_catchup: BTreeMap::new(),
         core_events,
+        db_changed,
     };
     let result = node
         .run(&mut arrivals, &mut commands, &mut changes, shutdown)
@@ -263,6 +267,8 @@ struct Node {
     last_catchup: BTreeMap<String, u64>,
     /// The cognitive core's wake-up events.
     core_events: crate::events::CoreEvents,
+    /// Told of every database change the watch reports.
+    db_changed: watch::Sender<u64>,
 }
 
 impl Node {
@@ -301,7 +307,10 @@ impl Node {
                 },
                 () = timer => self.tick().await?,
                 change = changes.recv() => match change {
-                    Some(()) => self.scan().await,
+                    Some(()) => {
+                        self.db_changed.send_modify(|n| *n = n.wrapping_add(1));
+                        self.scan().await
+                    }
                     None => return Err(ReplicationError::WatchStopped),
                 },
             }

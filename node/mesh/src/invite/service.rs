@@ -17,15 +17,15 @@ use super::wire::{read_request, write_answer};
 use crate::net::{IncomingInvites, InviteDoor, MeshError, PeerId, Stream};
 use crate::node::NodeHandle;
 
-/// The door is re-checked against the database only when something could
-/// have changed it: the replication loop saw the database change (`porfiry
-/// invite` runs in another process and commits the invitation; a redeem
-/// commits its use) — [`NodeHandle::db_changes`] — or the first open
-/// invitation's expiry comes. No poll: with no invitation open, the door
-/// costs no wake-up at all (it cost two a second when it polled every
-/// 500 ms). A new invitation opens the door within the loop's poll of
-/// other processes' commits — 50 ms on a server, 5 s on a phone — and
-/// `join` retries for 20 s to cover it.
+// The door is re-checked against the database only when something could
+// have changed it: the replication loop saw the database change (`porfiry
+// invite` runs in another process and commits the invitation; a redeem
+// commits its use) — [`NodeHandle::db_changes`] — or the first open
+// invitation's expiry comes. No poll: with no invitation open, the door
+// costs no wake-up at all (it cost two a second when it polled every
+// 500 ms). A new invitation opens the door within the loop's poll of
+// other processes' commits — 50 ms on a server, 5 s on a phone — and
+// `join` retries for 20 s to cover it.
 
 /// One exchange (read 17 bytes, check, answer) must finish in this time,
 /// well inside the gate's guest window.

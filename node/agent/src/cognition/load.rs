@@ -154,7 +154,7 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
 }
 
 /// Context 1: the last K replies, or the concentration selection; oldest first.
-fn recent_replies(store: &Store, cycle: &CycleSettings) -> Result<Vec<RecentLine>> {
+pub(crate) fn recent_replies(store: &Store, cycle: &CycleSettings) -> Result<Vec<RecentLine>> {
     let rows: Vec<Stored<RecentResponse>> = match &cycle.concentration {
         None => store.responses_recent(cycle.responses)?,
         Some(c) => store.responses_concentrated(&Concentration {

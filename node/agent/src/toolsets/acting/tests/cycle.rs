@@ -5,7 +5,9 @@ use porfiry_skills::Language;
 use porfiry_skills::cognition::{
     CYCLE_CONFIG_KEY, CycleSettings, EmotionAtLeast, MatchKind, NoteFilter, NotesMode,
 };
-use porfiry_storage::ProcessEntry;
+use porfiry_storage::{ProcessEntry, RecentResponse};
+
+use crate::cognition::load::recent_replies;
 
 use crate::toolsets::StoreTools;
 use crate::toolsets::acting::CycleToolset;
@@ -74,6 +76,29 @@ async fn concentration_takes_tags_and_the_seeds_emotions_and_switches_off() {
         ]
     );
     assert_eq!(conc.mode, MatchKind::Or);
+    // Context 1 now selects by it: a reply the reflex tagged "agi" (tags
+    // are stored lower-cased) is chosen by "AGI"; an untagged one is not.
+    let recent = tools
+        .db
+        .write(|s| {
+            for (content, tags) in [("about agi", vec!["agi".to_owned()]), ("other", vec![])] {
+                s.add(
+                    &RecentResponse {
+                        content: content.into(),
+                        tags,
+                        ..Default::default()
+                    },
+                    6_000,
+                )?;
+            }
+            let cycle: CycleSettings = s.config_get(CYCLE_CONFIG_KEY)?.unwrap_or_default();
+            recent_replies(s, &cycle)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let shown: Vec<&str> = recent.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(shown, ["about agi"]);
 
     let json = r#"{"state":"on","emotions":["anxiety:>=3"]}"#;
     assert!(run(&c, "cycle_concentration", json).await.ok);

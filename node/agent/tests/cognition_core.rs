@@ -321,8 +321,9 @@ async fn idle_wakes_on_a_matching_note_event_and_not_without_one() {
             };
             (
                 add("my own note", NoteSource::Llm, 5),
-                add("low priority", NoteSource::User, 0),
-                add("please look", NoteSource::User, 2),
+                // System notes: a user's note would wake it whatever the filter.
+                add("low priority", NoteSource::System, 0),
+                add("please look", NoteSource::System, 2),
             )
         })
         .await
@@ -360,6 +361,139 @@ async fn idle_with_a_timeout_wakes_when_it_passes() {
     )
     .await;
     assert_eq!(core.wait().await.unwrap(), Waited::Woke(WakeCause::Timeout));
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_wakes_when_the_named_process_ends_not_another() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let events = CoreEvents::new();
+    let clock = clock();
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(thinker("main", "x")),
+        "main",
+        clock.clone(),
+        events.clone(),
+        Trace::off(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    let running = |name: &str| ProcessEntry {
+        name: name.into(),
+        status: ProcessStatus::Warning,
+        ..Default::default()
+    };
+    let (awaited, other) = {
+        let (a, b) = (running("awaited"), running("other"));
+        db.write(move |s| (s.add(&a, since).unwrap(), s.add(&b, since).unwrap()))
+            .await
+            .unwrap()
+    };
+    idle(
+        &db,
+        IdleSettings {
+            processes: vec![awaited],
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    clock.advance_ms(1_000);
+    let finish = |id: i64, now: u64| {
+        let db = db.clone();
+        async move {
+            db.write(move |s| {
+                s.process_finish(id, ProcessStatus::Ok, "done", now)
+                    .unwrap();
+            })
+            .await
+            .unwrap()
+        }
+    };
+    finish(other, clock.now().unix_ms()).await;
+    events.send(CoreEvent::ProcessFinished { id: other });
+    let waiting = tokio::spawn(async move { (core.wait().await, core) });
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    assert!(!waiting.is_finished(), "another process does not wake it");
+    finish(awaited, clock.now().unix_ms()).await;
+    events.send(CoreEvent::ProcessFinished { id: awaited });
+    let (waited, _core) = waiting.await.unwrap();
+    assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Process(awaited)));
+    let cycle: CycleSettings =
+        read(&db, |s| s.config_get(CYCLE_CONFIG_KEY).unwrap().unwrap()).await;
+    assert_eq!(cycle.idle, None, "waking switches idle mode off");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_note_from_the_user_wakes_idle_mode_that_has_no_note_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let events = CoreEvents::new();
+    let clock = clock();
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(thinker("main", "x")),
+        "main",
+        clock.clone(),
+        events.clone(),
+        Trace::off(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    // Waits on a process that will never end, and no notes at all.
+    let pid = db
+        .write(move |s| {
+            let job = ProcessEntry {
+                name: "never ends".into(),
+                status: ProcessStatus::Warning,
+                ..Default::default()
+            };
+            s.add(&job, since).unwrap()
+        })
+        .await
+        .unwrap();
+    idle(
+        &db,
+        IdleSettings {
+            processes: vec![pid],
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    clock.advance_ms(1_000);
+    let now = clock.now().unix_ms();
+    let (own, users) = db
+        .write(move |s| {
+            let add = |text: &str, source| {
+                s.add(
+                    &Note {
+                        text: text.into(),
+                        source,
+                        ..Default::default()
+                    },
+                    now,
+                )
+                .unwrap()
+            };
+            (
+                add("mine", NoteSource::Llm),
+                add("are you there?", NoteSource::User),
+            )
+        })
+        .await
+        .unwrap();
+    let waiting = tokio::spawn(async move { (core.wait().await, core) });
+    events.send(CoreEvent::NoteArrived { id: own });
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    assert!(
+        !waiting.is_finished(),
+        "the core's own note does not wake it"
+    );
+    events.send(CoreEvent::NoteArrived { id: users });
+    let (waited, _core) = waiting.await.unwrap();
+    assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Note(users)));
 }
 
 #[tokio::test]

@@ -91,12 +91,17 @@ pub enum NotesMode {
     },
 }
 
-/// Idle mode: the tick skips steps 2–5 and waits for one of these.
+/// Idle mode: the tick skips steps 2–5 and waits for one of these (seed
+/// §4: a finished process, a matching note, a timeout). A note from the
+/// user, or one a friend addressed to this node alone, wakes it whatever the
+/// conditions, so idle mode can never go deaf.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct IdleSettings {
-    /// Wake when any of these processes finishes; empty = any process.
+    /// Wake when one of these processes finishes.
     pub processes: Vec<i64>,
+    /// Wake when any process finishes (the model wrote `any`).
+    pub any_process: bool,
     /// Wake on a new note matching this filter; `None` = notes do not wake.
     pub notes: Option<NoteFilter>,
     /// Wake after this many seconds at the latest; `None` = no timeout.
@@ -174,6 +179,7 @@ mod tests {
             pause_secs: 5,
             idle: Some(IdleSettings {
                 processes: vec![4],
+                any_process: false,
                 notes: Some(NoteFilter::default()),
                 timeout_secs: Some(600),
                 since_ms: 1_000,

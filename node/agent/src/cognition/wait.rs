@@ -4,13 +4,17 @@
 //! (never a poll); whichever wakes it also switches idle mode off (seed:
 //! "отключение idle-режима — при выполнении хотя бы одного из условий").
 //! Only rows changed after idle mode began count, so events left over from
-//! before cannot wake it; the core's own notes (source `llm`) never do.
+//! before cannot wake it; the core's own notes (source `llm`) never do. A
+//! note from the user (API, CLI) or one a friend addressed to this node
+//! alone (`peer:` audience) always wakes it, whatever the conditions: idle
+//! mode the model set badly must not make the node deaf to its user.
 
 use std::time::Duration;
 
+use porfiry_protocol::Audience;
 use porfiry_skills::Clock;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter};
-use porfiry_storage::{Note, NoteSource, ProcessEntry, ProcessStatus, Store, Stored};
+use porfiry_storage::{Note, NoteSource, ProcessEntry, ProcessStatus, Sharing, Store, Stored};
 use tokio::sync::broadcast;
 
 use crate::cognition::error::CoreError;
@@ -111,7 +115,7 @@ async fn check_event(
     let now = clock.now().unix_ms();
     match *event {
         CoreEvent::ProcessFinished { id } => {
-            if !idle.processes.is_empty() && !idle.processes.contains(&id) {
+            if !idle.any_process && !idle.processes.contains(&id) {
                 return Ok(None);
             }
             let since = idle.since_ms;
@@ -123,13 +127,10 @@ async fn check_event(
                 .map(|_| WakeCause::Process(id)))
         }
         CoreEvent::NoteArrived { id } => {
-            let Some(filter) = idle.notes.clone() else {
-                return Ok(None);
-            };
             let since = idle.since_ms;
             let row = db.read(move |s: &Store| s.get::<Note>(id).ok()).await?;
             Ok(row
-                .filter(|n| n.updated_ms >= since && note_matches(&filter, n, now))
+                .filter(|n| n.updated_ms >= since && note_wakes(idle, n, now))
                 .map(|_| WakeCause::Note(id)))
         }
     }
@@ -151,20 +152,18 @@ async fn check_all(
                     limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
                     ..Default::default()
                 })? {
-                    let named = idle.processes.is_empty() || idle.processes.contains(&p.id);
+                    let named = idle.any_process || idle.processes.contains(&p.id);
                     if named && finished_since(&p, idle.since_ms) {
                         return Ok(Some(WakeCause::Process(p.id)));
                     }
                 }
-                if let Some(filter) = &idle.notes {
-                    let recent = s.notes_filter(&porfiry_storage::NoteFilter {
-                        since_ms: Some(idle.since_ms),
-                        limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
-                        ..Default::default()
-                    })?;
-                    if let Some(n) = recent.iter().find(|n| note_matches(filter, n, now)) {
-                        return Ok(Some(WakeCause::Note(n.id)));
-                    }
+                let recent = s.notes_filter(&porfiry_storage::NoteFilter {
+                    since_ms: Some(idle.since_ms),
+                    limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
+                    ..Default::default()
+                })?;
+                if let Some(n) = recent.iter().find(|n| note_wakes(&idle, n, now)) {
+                    return Ok(Some(WakeCause::Note(n.id)));
                 }
                 Ok(None)
             },
@@ -176,6 +175,24 @@ async fn check_all(
 fn finished_since(p: &Stored<ProcessEntry>, since: u64) -> bool {
     let running = p.row.status == ProcessStatus::Warning && p.row.result.is_none();
     !running && p.updated_ms >= since
+}
+
+/// Whether `note` ends idle mode: the user's own or one addressed to this
+/// node alone always does; any other passes the idle filter, if one is set.
+fn note_wakes(idle: &IdleSettings, note: &Stored<Note>, now_ms: u64) -> bool {
+    always_wakes(&note.row)
+        || idle
+            .notes
+            .as_ref()
+            .is_some_and(|f| note_matches(f, note, now_ms))
+}
+
+/// A note from the user (through the API or the CLI), or a friend's direct
+/// message: only this node received it (`peer:` is never relayed).
+pub fn always_wakes(note: &Note) -> bool {
+    matches!(note.source, NoteSource::User | NoteSource::Cli) && note.origin_author.is_none()
+        || note.origin_author.is_some()
+            && matches!(&note.audience, Sharing::Shared(Audience::Peer(_)))
 }
 
 /// Whether `note` passes `filter` (any tag, least priority, age, any

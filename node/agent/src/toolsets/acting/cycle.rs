@@ -17,7 +17,7 @@ use porfiry_storage::{ProcessEntry, StorageError};
 use super::common::{db_failed, write};
 use super::cycle_parse::{
     FILTER_KEYS, MAX_FILTER_TAGS, Problem, bounded_list, describe_emotions, describe_filter,
-    parse_emotions, parse_ids, parse_note_filter,
+    names_any, parse_emotions, parse_ids, parse_note_filter,
 };
 use super::texts;
 use crate::toolsets::StoreTools;
@@ -43,6 +43,11 @@ pub const MIN_PAUSE_SECS: u64 = 1;
 /// The longest idle timeout: a week; a node meant to sleep longer is better
 /// stopped.
 pub const MAX_IDLE_TIMEOUT_SECS: u64 = 7 * 86_400;
+
+/// Idle mode switched on with no wake condition at all sleeps this long at
+/// most (and says so in its reply): an hour is a real rest, and a model that
+/// forgot its conditions is back within the hour, not deaf for ever.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 3_600;
 
 /// One change to the settings.
 enum Change {
@@ -190,15 +195,25 @@ impl CycleToolset {
                         }
                     },
                 };
+                let any_process = names_any(args.text("processes"));
                 let processes = parse_ids(args.text("processes")).map_err(problem)?;
                 let notes = match args.get("notes") {
                     None => None,
                     Some(text) => Some(parse_note_filter(text).map_err(problem)?),
                 };
+                let no_condition = !any_process
+                    && processes.is_empty()
+                    && notes.is_none()
+                    && timeout_secs.is_none();
                 Ok(Change::Idle(Some(IdleSettings {
                     processes,
+                    any_process,
                     notes,
-                    timeout_secs,
+                    timeout_secs: if no_condition {
+                        Some(DEFAULT_IDLE_TIMEOUT_SECS)
+                    } else {
+                        timeout_secs
+                    },
                     since_ms: ctx.now.unix_ms(),
                 })))
             }
@@ -214,9 +229,22 @@ impl CycleToolset {
         };
         let now = ctx.now.unix_ms();
         let reply_of = reply_maker(&change);
+        // Said in the reply: the model did not set this timeout itself.
+        let defaulted = matches!(&change, Change::Idle(Some(idle))
+            if idle.timeout_secs == Some(DEFAULT_IDLE_TIMEOUT_SECS)
+                && args.int("timeout").is_none());
         let outcome = write(&self.tools.db, move |s| apply(s, change, now)).await;
         match outcome {
-            Ok(Outcome::Saved(settings)) => ToolOutput::ok(reply_of(lang, &settings)),
+            Ok(Outcome::Saved(settings)) => {
+                let mut reply = reply_of(lang, &settings);
+                if defaulted {
+                    reply.push_str(&texts::cycle_idle_default_timeout(
+                        lang,
+                        DEFAULT_IDLE_TIMEOUT_SECS,
+                    ));
+                }
+                ToolOutput::ok(reply)
+            }
             Ok(Outcome::Missing(ids)) => {
                 let ids: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
                 ToolOutput::failed(texts::cycle_unknown_processes(lang, &ids.join(", ")))
@@ -291,7 +319,13 @@ fn reply_maker(change: &Change) -> fn(Language, &CycleSettings) -> String {
             Some(idle) => {
                 let ids: Vec<String> = idle.processes.iter().map(|i| format!("#{i}")).collect();
                 let notes = idle.notes.as_ref().map(describe_filter);
-                texts::cycle_idle_on(lang, &ids.join(", "), notes.as_deref(), idle.timeout_secs)
+                texts::cycle_idle_on(
+                    lang,
+                    idle.any_process,
+                    &ids.join(", "),
+                    notes.as_deref(),
+                    idle.timeout_secs,
+                )
             }
         },
     }

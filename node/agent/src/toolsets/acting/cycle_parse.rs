@@ -115,10 +115,16 @@ pub fn parse_emotions(text: &str) -> Result<Vec<EmotionAtLeast>, Problem> {
         .collect()
 }
 
-/// Process ids: `any` / `all` / nothing = none named (any process wakes).
+/// Whether a process list says "any process" (`any` / `all`).
+pub fn names_any(text: &str) -> bool {
+    let text = text.trim();
+    text.eq_ignore_ascii_case("any") || text.eq_ignore_ascii_case("all")
+}
+
+/// Process ids; `any` / `all` / nothing name none (see [`names_any`]).
 pub fn parse_ids(text: &str) -> Result<Vec<i64>, Problem> {
     let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("any") || text.eq_ignore_ascii_case("all") {
+    if text.is_empty() || names_any(text) {
         return Ok(Vec::new());
     }
     let ids = bounded_list(text, "processes", MAX_IDLE_PROCESSES)?
@@ -289,6 +295,8 @@ mod tests {
     fn ids_read_and_any_means_none_named() {
         assert_eq!(parse_ids("4, #7"), Ok(vec![4, 7]));
         assert_eq!(parse_ids("any"), Ok(vec![]));
+        assert!(names_any(" ANY ") && names_any("all"));
+        assert!(!names_any("") && !names_any("4"));
         assert_eq!(parse_ids("4, x"), Err(Problem::BadId("x".into())));
         assert_eq!(parse_ids("-1"), Err(Problem::BadId("-1".into())));
         let many = (1..=17)

@@ -11,6 +11,7 @@ use crate::cognition::load::recent_replies;
 
 use crate::toolsets::StoreTools;
 use crate::toolsets::acting::CycleToolset;
+use crate::toolsets::acting::cycle::DEFAULT_IDLE_TIMEOUT_SECS;
 use crate::toolsets::acting::test_support::call;
 use crate::toolsets::test_support::{ctx_at, store_tools};
 
@@ -183,10 +184,24 @@ async fn idle_stores_its_wake_conditions_from_the_calls_time() {
     assert!(!long.ok, "{}", long.text);
     assert_eq!(stored(&tools).await.unwrap().idle.unwrap().processes, [id]);
 
-    let any = run(&c, "cycle_idle", "on").await;
+    let any = run(&c, "cycle_idle", "on||any").await;
     assert!(any.text.contains("process any"), "{}", any.text);
     let idle = stored(&tools).await.unwrap().idle.unwrap();
-    assert!(idle.processes.is_empty() && idle.notes.is_none());
+    assert!(idle.any_process && idle.processes.is_empty() && idle.notes.is_none());
+    assert_eq!(idle.timeout_secs, None, "a condition was given");
+
+    // No condition at all: idle mode must not go deaf, so the default
+    // timeout applies and the reply says so.
+    let bare = run(&c, "cycle_idle", "on").await;
+    assert!(bare.ok, "{}", bare.text);
+    assert!(
+        bare.text.contains("process no") && bare.text.contains("default timeout of 3600 s"),
+        "{}",
+        bare.text
+    );
+    let idle = stored(&tools).await.unwrap().idle.unwrap();
+    assert!(!idle.any_process && idle.processes.is_empty() && idle.notes.is_none());
+    assert_eq!(idle.timeout_secs, Some(DEFAULT_IDLE_TIMEOUT_SECS));
     assert!(run(&c, "cycle_idle", "off").await.ok);
     assert_eq!(stored(&tools).await.unwrap().idle, None);
 }

@@ -53,8 +53,8 @@ pub fn cycle_pause_desc(lang: Language) -> &'static str {
 pub fn cycle_idle_desc(lang: Language) -> &'static str {
     pick(
         lang,
-        "idle: sleep until a process ends (ids or any), a matching note comes, or the timeout (seconds)",
-        "ожидание: спать до завершения процесса (id или any), подходящего сообщения или таймаута (секунды)",
+        "idle: sleep until a process ends (ids or any), a matching note comes, or the timeout (seconds); a note from the user always wakes",
+        "ожидание: спать до завершения процесса (id или any), подходящего сообщения или таймаута (секунды); сообщение пользователя будит всегда",
     )
 }
 
@@ -163,6 +163,7 @@ pub fn cycle_idle_off(lang: Language) -> &'static str {
 /// Idle mode switched on, with its wake conditions.
 pub fn cycle_idle_on(
     lang: Language,
+    any_process: bool,
     processes: &str,
     notes: Option<&str>,
     timeout_secs: Option<u64>,
@@ -171,7 +172,11 @@ pub fn cycle_idle_on(
         Language::En => ("any", "any note", "no"),
         Language::Ru => ("любой", "любое сообщение", "нет"),
     };
-    let processes = if processes.is_empty() { any } else { processes };
+    let processes = match (any_process, processes.is_empty()) {
+        (true, _) => any,
+        (false, true) => none,
+        (false, false) => processes,
+    };
     let notes = match notes {
         None => none,
         Some("") => every,
@@ -179,12 +184,24 @@ pub fn cycle_idle_on(
     };
     let timeout = timeout_secs.map_or_else(|| none.to_owned(), |t| t.to_string());
     match lang {
-        Language::En => {
-            format!("idle on; wakes on: process {processes}; notes: {notes}; timeout s: {timeout}")
-        }
-        Language::Ru => format!(
-            "ожидание включено; пробуждение: процесс {processes}; сообщения: {notes}; таймаут, с: {timeout}"
+        Language::En => format!(
+            "idle on; wakes on: process {processes}; notes: {notes}; timeout s: {timeout}; a note from the user always wakes"
         ),
+        Language::Ru => format!(
+            "ожидание включено; пробуждение: процесс {processes}; сообщения: {notes}; таймаут, с: {timeout}; сообщение пользователя будит всегда"
+        ),
+    }
+}
+
+/// Appended when idle mode was given no wake condition.
+pub fn cycle_idle_default_timeout(lang: Language, secs: u64) -> String {
+    match lang {
+        Language::En => {
+            format!(" (no wake condition given: the default timeout of {secs} s applies)")
+        }
+        Language::Ru => {
+            format!(" (условие пробуждения не задано: действует таймаут по умолчанию, {secs} с)")
+        }
     }
 }
 
@@ -289,9 +306,13 @@ mod tests {
                 "cycle_idle_on",
                 format!(
                     "{} / {}",
-                    cycle_idle_on(lang, "", None, None),
-                    cycle_idle_on(lang, "#4", Some("tags=a"), Some(60))
+                    cycle_idle_on(lang, true, "", None, None),
+                    cycle_idle_on(lang, false, "#4", Some("tags=a"), Some(60))
                 ),
+            ),
+            (
+                "cycle_idle_default_timeout",
+                cycle_idle_default_timeout(lang, 3600),
             ),
             ("cycle_bad_emotion", cycle_bad_emotion(lang, "joy")),
             ("cycle_too_many", cycle_too_many(lang, "tags", 16)),

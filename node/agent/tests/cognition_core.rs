@@ -146,6 +146,43 @@ async fn the_same_reply_twice_fires_the_reflex_and_is_stored_once() {
 }
 
 #[tokio::test]
+async fn a_reworded_repeat_evaluated_as_nothing_new_fires_the_reflex() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let replies = std::sync::Mutex::new(
+        [
+            "Trust grows slowly.\nTOOL_CALL: diary_add|trust grows slowly",
+            "Slowly, trust grows.\nTOOL_CALL: diary_add|slowly trust grows",
+        ]
+        .into_iter(),
+    );
+    let main = ScriptLlm::new("main", move |req| {
+        if is_main_call(req, Language::En) {
+            Ok(replies.lock().unwrap().next().unwrap_or("-").to_owned())
+        } else if req.system.contains("Compare") {
+            Ok(r#"{"novel": "no", "novelty": 0, "new_ideas": [], "tags": ["trust"]}"#.into())
+        } else {
+            Ok("[]".into())
+        }
+    });
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    assert!(!core.tick().await.unwrap().report.repeat);
+    let second = core.tick().await.unwrap();
+    assert!(second.report.repeat, "{:?}", second.report.reflex);
+    let (diary, responses) = read(&db, |s| (all::<DiaryEntry>(s), all::<RecentResponse>(s))).await;
+    assert_eq!(diary.len(), 1, "the reworded repeat's command did not run");
+    assert_eq!(responses.len(), 2);
+    assert!(
+        !responses[1].row.content.contains("Slowly"),
+        "not stored again"
+    );
+    assert!(responses[1].row.stagnation_reflex);
+    assert_eq!(responses[1].row.novelty_score, Some(0.0));
+    let processes = read(&db, all::<ProcessEntry>).await;
+    assert_eq!(processes.len(), 1, "no row for the skipped command");
+}
+
+#[tokio::test]
 async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_stored() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());

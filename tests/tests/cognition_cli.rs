@@ -175,6 +175,55 @@ fn think_ticks_over_real_http_and_writes_the_database() {
 }
 
 #[test]
+fn think_with_pause_secs_never_sleeps_the_strategys_half_hour_and_says_it_cut_it() {
+    // A model that says the same every tick: the stall escalates until the
+    // radical-pause ("Sleep") strategy applies its 30 minutes.
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(main_call(), Reply::text("Round and round.")),
+        Rule::always(Reply::text(r#"{"novel": "no", "novelty": 0}"#)),
+    ])
+    .unwrap();
+    let node = MeshNode::init("looping");
+    let mut child = node
+        .command()
+        .args([
+            "think",
+            "--ticks",
+            "12",
+            "--pause-secs",
+            "0",
+            "--llm-url",
+            &llm.url(),
+            "--llm-model",
+            "scripted",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("think slept past --pause-secs 0");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(status.success(), "{stdout}");
+    assert_eq!(stdout.lines().count(), 12, "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l
+            .ends_with("; next: pause 0 s (long-pause strategy's +1800 s capped by --pause-secs)")),
+        "the cut pause is said on its tick line: {stdout}"
+    );
+}
+
+#[test]
 fn think_without_any_model_says_how_to_get_one_and_writes_nothing() {
     let node = MeshNode::init("modelless");
     let out = node

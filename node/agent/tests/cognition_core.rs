@@ -10,7 +10,7 @@ mod core_support;
 use std::time::Duration;
 
 use core_support::*;
-use porfiry_agent::cognition::wait::{Waited, WakeCause};
+use porfiry_agent::cognition::wait::{PauseReason, WaitPlan, Waited, WakeCause};
 use porfiry_agent::cognition::{CoreEvent, CoreEvents, Trace};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter};
 use porfiry_skills::llm::LlmError;
@@ -626,6 +626,74 @@ async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
             .any(|r| r.row.target == format!("stagnation_strategies:{strategy_id}")),
         "{ratings:?}"
     );
+}
+
+/// Ticks a model that repeats itself until the radical-pause strategy
+/// applies, planning the wait after each tick; the plans, in order.
+async fn plans_of_a_stall(pause_secs: Option<u64>) -> Vec<WaitPlan> {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = clock();
+    let mut core = core_with_pause(
+        &db,
+        ScriptMaker::default().with(thinker("main", "Round and round.")),
+        "main",
+        clock.clone(),
+        CoreEvents::new(),
+        Trace::off(),
+        pause_secs,
+    )
+    .await;
+    let mut plans = Vec::new();
+    for _ in 0..16 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+        plans.push(core.plan_wait().await.unwrap());
+    }
+    plans
+}
+
+#[tokio::test]
+async fn a_runs_pause_bound_caps_the_strategy_pause_and_says_so() {
+    let free = plans_of_a_stall(None).await;
+    let slept = free
+        .iter()
+        .find(|p| {
+            matches!(
+                p,
+                WaitPlan::Pause {
+                    reason: PauseReason::Strategy { .. },
+                    ..
+                }
+            )
+        })
+        .expect("a long stall reaches the radical pause");
+    let WaitPlan::Pause { length, .. } = slept else {
+        unreachable!()
+    };
+    assert!(*length >= Duration::from_secs(1_800), "{slept:?}");
+    assert!(slept.notice().unwrap().contains("long-pause strategy"));
+
+    let bounded = plans_of_a_stall(Some(0)).await;
+    for plan in &bounded {
+        let WaitPlan::Pause { length, .. } = plan else {
+            panic!("{plan:?}")
+        };
+        assert_eq!(*length, Duration::ZERO, "--pause-secs 0 caps {plan:?}");
+    }
+    let capped = bounded
+        .iter()
+        .find(|p| {
+            matches!(
+                p,
+                WaitPlan::Pause {
+                    reason: PauseReason::Strategy { capped: true, .. },
+                    ..
+                }
+            )
+        })
+        .expect("the strategy still applied, cut short");
+    assert!(capped.notice().unwrap().contains("capped by --pause-secs"));
 }
 
 #[tokio::test(start_paused = true)]

@@ -122,22 +122,35 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
             () = &mut shutdown => break,
             tick = core.tick() => tick?,
         };
-        println!("{}", tick_line(&tick));
         done += 1;
         if args.ticks.is_some_and(|n| done >= n) {
+            println!("{}", tick_line(&tick, None));
             break;
         }
+        // The wait is said on the tick line before it starts: a long pause
+        // (the radical-pause strategy) must not look like a hang.
+        let plan = core.plan_wait().await?;
+        println!("{}", tick_line(&tick, plan.notice().as_deref()));
         tokio::select! {
             () = &mut shutdown => break,
-            waited = core.wait() => { waited?; }
+            waited = core.wait_as(&plan) => { waited?; }
         }
     }
     db.close().await;
     Ok(())
 }
 
-/// `tick 3: 2 commands, 1 ran, …` or `tick 3: error: …`.
-pub fn tick_line(done: &TickDone) -> String {
+/// `tick 3: 2 commands, 1 ran, …` or `tick 3: error: …`, then the wait
+/// that follows when it is worth saying (`; next: pause 1800 s (…)`).
+pub fn tick_line(done: &TickDone, wait: Option<&str>) -> String {
+    let line = tick_summary(done);
+    match wait {
+        Some(wait) => format!("{line}; next: {wait}"),
+        None => line,
+    }
+}
+
+fn tick_summary(done: &TickDone) -> String {
     let r = &done.report;
     match &r.error {
         Some(e) => format!("tick {}: error: {e}", r.tick),

@@ -149,6 +149,20 @@ pub async fn core(
     events: CoreEvents,
     trace: Trace,
 ) -> CognitiveCore {
+    core_with_pause(db, maker, main, clock, events, trace, Some(0)).await
+}
+
+/// [`core`] with this run's pause bound (`--pause-secs`; `None` = the
+/// cycle setting).
+pub async fn core_with_pause(
+    db: &Db,
+    maker: ScriptMaker,
+    main: &str,
+    clock: ManualClock,
+    events: CoreEvents,
+    trace: Trace,
+    pause_secs: Option<u64>,
+) -> CognitiveCore {
     let tools = StoreTools {
         db: db.clone(),
         language: Language::En,
@@ -176,7 +190,7 @@ pub async fn core(
             context_tokens: porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS,
             language: Language::En,
             main: Some(entry(main)),
-            pause_secs: Some(0),
+            pause_secs,
         },
     )
     .await

@@ -628,6 +628,69 @@ async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
     );
 }
 
+#[tokio::test]
+async fn a_restart_mid_strategy_goes_on_and_still_rates_the_strategy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker("main", "Round and round.");
+    let clock = clock();
+    let strategies = |db: porfiry_storage::db::Db| async move {
+        read(&db, |s| {
+            all::<ProcessEntry>(s)
+                .into_iter()
+                .filter(|p| p.row.name == "stagnation_strategy")
+                .count()
+        })
+        .await
+    };
+    let mut core = quiet_core(
+        &db,
+        ScriptMaker::default().with(main.clone()),
+        clock.clone(),
+    )
+    .await;
+    let mut applied_tick = None;
+    for _ in 0..12 {
+        clock.advance_ms(60_000);
+        let done = core.tick().await.unwrap();
+        if strategies(db.clone()).await > 0 {
+            applied_tick = Some(done.report.tick);
+            break;
+        }
+    }
+    let applied_tick = applied_tick.expect("the stall escalated");
+    let first = read(&db, |s| {
+        all::<ProcessEntry>(s)
+            .into_iter()
+            .find(|p| p.row.name == "stagnation_strategy")
+            .unwrap()
+    })
+    .await;
+    let id = first.row.command["strategy"].as_i64().unwrap();
+    // The OS kills the node: a new core on the same file.
+    drop(core);
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock.clone()).await;
+    assert_eq!(core.next_tick(), applied_tick + 1);
+    for _ in 0..3 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+    }
+    // Forgotten state would start the stall from 0 (escalating again only
+    // at the third tick, rated three later): the rating now is the pending
+    // one from before the restart.
+    let ratings = read(&db, all::<Rating>).await;
+    let target = format!("stagnation_strategies:{id}");
+    let rating = ratings
+        .iter()
+        .find(|r| r.row.target == target)
+        .unwrap_or_else(|| panic!("no rating for {target}: {ratings:?}"));
+    assert!(
+        rating.row.comment.contains("(3 ticks)"),
+        "{}",
+        rating.row.comment
+    );
+}
+
 /// Ticks a model that repeats itself until the radical-pause strategy
 /// applies, planning the wait after each tick; the plans, in order.
 async fn plans_of_a_stall(pause_secs: Option<u64>) -> Vec<WaitPlan> {

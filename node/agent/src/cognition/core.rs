@@ -107,13 +107,14 @@ impl CognitiveCore {
         let catalogue = catalogue_lines(&parts.registry);
         let runner = CommandRunner::new(parts.registry.clone(), config.language);
         let events = parts.events.subscribe();
+        let stagnation = Stagnation::restore(config.language, &parts.db).await?;
         Ok(Self {
             models: ModelCache::new(parts.maker.clone()),
             runner,
             catalogue,
             effects,
             events,
-            stagnation: Stagnation::new(config.language),
+            stagnation,
             next_tick: last.map_or(1, |t| u64::try_from(t).unwrap_or(0).saturating_add(1)),
             parts,
             config,
@@ -174,6 +175,12 @@ impl CognitiveCore {
             .await??
             .unwrap_or_default();
         let extra = self.stagnation.extra_pause();
+        if extra.is_some() {
+            // Taken once: a restart during the pause must not sleep it again.
+            self.stagnation
+                .save(&self.parts.db, self.parts.clock.now().unix_ms())
+                .await?;
+        }
         Ok(plan_wait(&cycle, self.config.pause_secs, extra))
     }
 
@@ -311,6 +318,9 @@ impl CognitiveCore {
                     model: &model_name,
                 },
             )
+            .await?;
+        self.stagnation
+            .save(&self.parts.db, self.parts.clock.now().unix_ms())
             .await?;
         Ok(TickDone { report, recorded })
     }

@@ -105,6 +105,14 @@ fn llm_add_list_and_remove_edit_the_registry() {
         list.contains("registry judge  model: gemma  at: http://127.0.0.1:9/v1  [validator]"),
         "{list}"
     );
+    assert_eq!(
+        list.lines()
+            .filter(|l| l.starts_with("warning: one validator, judge;")
+                && l.contains("the seed recommends at least 2 validators"))
+            .count(),
+        1,
+        "a lone validator is warned about once: {list}"
+    );
     let json: serde_json::Value =
         serde_json::from_str(&node.cli_ok(&["llm", "list", "--json"])).unwrap();
     assert_eq!(json["registry"][1]["name"], "main");
@@ -154,6 +162,13 @@ fn think_ticks_over_real_http_and_writes_the_database() {
         "{stdout}"
     );
     assert!(stderr.contains("[trace] --- system ---"), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: no validators: every reply passes unvalidated (auto_pass); the seed recommends at least 2 validators")
+            .count(),
+        1,
+        "said once, not per tick: {stderr}"
+    );
     assert!(stderr.contains("[trace] command diary_add|"), "{stderr}");
     assert!(
         stderr.contains("pause 0 s between ticks"),

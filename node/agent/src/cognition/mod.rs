@@ -14,8 +14,10 @@
 //!   acting, rating, and what acting leaves for the next ticks. What a fresh
 //!   node holds (prompts, strategies, methods) is `porfiry_mesh::seed`, written
 //!   when a data dir is created.
+//! - [`advice`]: the validator warning said when the core starts.
 //! - [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
 
+pub mod advice;
 pub mod asker;
 pub(crate) mod core;
 pub(crate) mod effects;

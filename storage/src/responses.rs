@@ -21,6 +21,9 @@ pub const MAX_VALIDATOR_RATING: i8 = 3;
 
 /// One validator's vote on a reply, stored as the seed writes it:
 /// `{"LLM": "gpt-4", "rating": -1}` (an older lower-case `"llm"` still reads).
+/// A vote by the main model on its own reply, the only one, says so (seed
+/// §6: "фиксируется в `validators` как самооценка"):
+/// `{"LLM": "qwen", "rating": 2, "self_validation": true}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValidatorVote {
     /// The validating LLM (its `llm_registry` name).
@@ -28,6 +31,9 @@ pub struct ValidatorVote {
     pub llm: String,
     /// Its vote, -3 ..= +3.
     pub rating: i8,
+    /// The voter is the main model judging its own reply.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub self_validation: bool,
 }
 
 record! {

@@ -6,7 +6,9 @@
 //! `--no-think`.
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::seeds::{seed_emotions, seed_methods, seed_strategies};
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
+use porfiry_skills::cognition::votes::Thresholds;
 use porfiry_storage::{
     DiaryEntry, ListQuery, ProcessEntry, Record, StagnationStrategy, Stored, SystemPrompt,
     ThinkingMethod, TickRecord,
@@ -54,23 +56,53 @@ fn all<T: Record>(node: &MeshNode) -> Vec<Stored<T>> {
 #[test]
 fn init_seeds_the_core_prompts_strategies_methods_and_settings() {
     let node = MeshNode::init("seeded");
-    let prompts = all::<SystemPrompt>(&node);
-    let languages: Vec<&str> = prompts.iter().map(|p| p.row.language.as_str()).collect();
-    assert_eq!(languages, ["en", "ru"]);
-    let strategies = all::<StagnationStrategy>(&node);
+    // The seeded text itself, not only row counts: context 0 in both
+    // languages, the seed's strategies (name, class, mechanism, cost) and
+    // thinking methods, the emotion list and the thresholds.
+    let prompts: Vec<(String, String)> = all::<SystemPrompt>(&node)
+        .into_iter()
+        .map(|p| (p.row.language, p.row.content))
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            ("en".to_owned(), core_system_prompt(Language::En).to_owned()),
+            ("ru".to_owned(), core_system_prompt(Language::Ru).to_owned())
+        ]
+    );
+    let strategies: Vec<(String, String, Vec<String>, i64)> = all::<StagnationStrategy>(&node)
+        .into_iter()
+        .map(|s| (s.row.name, s.row.class, s.row.tags, s.row.cost))
+        .collect();
+    let seeded: Vec<(String, String, Vec<String>, i64)> = seed_strategies(Language::En)
+        .into_iter()
+        .map(|s| {
+            (
+                s.name.to_owned(),
+                s.class.as_str().to_owned(),
+                vec![s.mechanism.tag()],
+                s.cost,
+            )
+        })
+        .collect();
+    assert_eq!(strategies, seeded);
     let classes: std::collections::BTreeSet<&str> =
-        strategies.iter().map(|s| s.row.class.as_str()).collect();
+        strategies.iter().map(|s| s.1.as_str()).collect();
     assert_eq!(classes.len(), 4, "all four classes: {classes:?}");
-    assert!(!all::<ThinkingMethod>(&node).is_empty());
+    let methods: Vec<String> = all::<ThinkingMethod>(&node)
+        .into_iter()
+        .map(|m| m.row.name)
+        .collect();
+    let seed_method_names: Vec<String> = seed_methods(Language::En)
+        .into_iter()
+        .map(|m| m.name.to_owned())
+        .collect();
+    assert_eq!(methods, seed_method_names);
     let store = node.store();
     let emotions: Vec<String> = store.config_get("emotions").unwrap().unwrap();
-    assert!(!emotions.is_empty());
-    assert!(
-        store
-            .config_value("validation.thresholds")
-            .unwrap()
-            .is_some()
-    );
+    assert_eq!(emotions, seed_emotions(Language::En));
+    let thresholds: Thresholds = store.config_get("validation.thresholds").unwrap().unwrap();
+    assert_eq!(thresholds, Thresholds::default());
 }
 
 #[test]

@@ -209,6 +209,28 @@ async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_
     let done = core.tick().await.unwrap();
     assert_eq!(done.report.executed(), 0);
     assert_eq!(judge.calls(), 1);
+    // What the validator is sent (seed §6): the seed's question, the reply
+    // and the prompt it answered, without the core's system prompt.
+    let asked = &judge.seen()[0];
+    assert!(
+        asked.system.starts_with(
+            "Rate the correctness of this message from -3 (completely incorrect) to +3"
+        ),
+        "{}",
+        asked.system
+    );
+    let sent: String = asked.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(
+        sent.contains("TOOL_CALL: diary_add|a dubious claim"),
+        "{sent}"
+    );
+    assert!(
+        sent.contains("## 1. Your recent replies"),
+        "the prompt: {sent}"
+    );
+    let context_0 = porfiry_skills::cognition::texts::prompt::core_system_prompt(Language::En);
+    assert!(!sent.contains(&context_0[..60]), "no system prompt: {sent}");
+    assert!(!asked.system.contains(&context_0[..60]));
     let (diary, responses, processes) = read(&db, |s| {
         (
             all::<DiaryEntry>(s),
@@ -237,6 +259,44 @@ async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_
             .contains("not validated"),
         "{:?}",
         processes[0].row.result
+    );
+}
+
+#[tokio::test]
+async fn a_lone_validator_that_is_the_main_model_is_recorded_as_self_validation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        s.add(
+            &LlmEntry {
+                is_validator: true,
+                ..entry("main")
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let main = ScriptLlm::new("main", |req| {
+        Ok(if is_main_call(req, Language::En) {
+            "TOOL_CALL: diary_add|my own idea".to_owned()
+        } else if req.system.starts_with("Rate the correctness") {
+            "+2".to_owned()
+        } else {
+            "[]".to_owned()
+        })
+    });
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    let done = core.tick().await.unwrap();
+    assert_eq!(done.report.executed(), 1, "+2 reaches the write threshold");
+    let r = read(&db, all::<RecentResponse>).await.remove(0).row;
+    assert!(r.self_validation && !r.auto_pass);
+    let json = serde_json::to_value(&r.validators).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!([{"LLM": "main", "rating": 2, "self_validation": true}]),
+        "seed §6: recorded inside validators as self-validation"
     );
 }
 

@@ -243,6 +243,7 @@ fn recent_responses_concentration_and_cleanup() {
         validators: vec![ValidatorVote {
             llm: s("a"),
             rating: 4,
+            ..Default::default()
         }],
         ..mk("x", &[], &[])
     });
@@ -333,7 +334,8 @@ fn recent_responses_are_stored_in_the_seeds_formats() {
         store.get::<RecentResponse>(id).unwrap().row.validators,
         vec![ValidatorVote {
             llm: s("old"),
-            rating: 1
+            rating: 1,
+            ..Default::default()
         }]
     );
     let bad = |r: RecentResponse| {

@@ -593,6 +593,93 @@ async fn a_note_from_the_user_wakes_idle_mode_that_has_no_note_filter() {
     assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Note(users)));
 }
 
+/// The user message of the first main call `llm` saw.
+fn first_prompt(llm: &ScriptLlm) -> String {
+    llm.seen()
+        .into_iter()
+        .find(|r| is_main_call(r, Language::En))
+        .unwrap()
+        .messages
+        .iter()
+        .map(|m| m.content.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn context_5_shows_roles_and_config_and_manual_context_4_hashtags_and_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let (user_note, cli_note) = db
+        .write(|s| {
+            s.add(
+                &porfiry_storage::Identity {
+                    name: "Porfiry".into(),
+                    role: "family assistant".into(),
+                    ..Default::default()
+                },
+                1,
+            )
+            .unwrap();
+            s.add(
+                &LlmEntry {
+                    is_validator: true,
+                    ..entry("judge")
+                },
+                1,
+            )
+            .unwrap();
+            s.config_set("process.allow", &["uptime"], 1).unwrap();
+            let note = |text: &str, source, hashtags: &[&str], priority| Note {
+                text: text.into(),
+                source,
+                hashtags: hashtags.iter().map(|h| (*h).to_owned()).collect(),
+                priority,
+                ..Default::default()
+            };
+            (
+                s.add(
+                    &note("relays are full", NoteSource::User, &["mesh", "relay"], 2),
+                    2,
+                )
+                .unwrap(),
+                s.add(&note("from the shell", NoteSource::Cli, &[], 0), 3)
+                    .unwrap(),
+            )
+        })
+        .await
+        .unwrap();
+    let main = thinker("main", "Looking around.");
+    let judge = ScriptLlm::new("judge", |_| Ok("1".into()));
+    let mut core = quiet_core(
+        &db,
+        ScriptMaker::default().with(main.clone()).with(judge),
+        clock(),
+    )
+    .await;
+    core.tick().await.unwrap();
+    let prompt = first_prompt(&main);
+    for want in [
+        "model = main",
+        "language = en",
+        "roles = Porfiry — family assistant",
+        "validators = judge",
+        "thresholds = read +0, write +1, network +2",
+        r#"process.allow = ["uptime"]"#,
+        &format!("#{user_note} p2 user #mesh #relay"),
+        &format!("#{cli_note} p0 cli"),
+    ] {
+        assert!(prompt.contains(want), "{want:?} missing from:\n{prompt}");
+    }
+    assert!(
+        !prompt.contains("core.stagnation"),
+        "bookkeeping is not a parameter"
+    );
+    assert!(
+        !prompt.contains("relays are full"),
+        "manual mode shows ids, not texts"
+    );
+}
+
 #[tokio::test]
 async fn help_lists_the_sets_and_one_sets_commands() {
     let tmp = tempfile::tempdir().unwrap();

@@ -26,6 +26,51 @@ pub const DEFAULT_PAUSE_SECS: u64 = 30;
 /// `cycle_pause` accepts at most a day; longer is what idle mode is for.
 pub const MAX_PAUSE_SECS: u64 = 86_400;
 
+/// Note priorities by name, for filters (seed 003 §2: "по приоритету
+/// (например, ≥ `important`)"). A note's priority is a number, 0 normal and
+/// higher more urgent; these names are its steps, in English and Russian
+/// (masculine, feminine and neuter forms, as a model writes them).
+pub const PRIORITY_NAMES: &[(&str, i64)] = &[
+    ("low", -1),
+    ("normal", 0),
+    ("important", 1),
+    ("high", 1),
+    ("urgent", 2),
+    ("critical", 3),
+    ("низкий", -1),
+    ("низкая", -1),
+    ("низкое", -1),
+    ("обычный", 0),
+    ("обычная", 0),
+    ("обычное", 0),
+    ("важный", 1),
+    ("важная", 1),
+    ("важное", 1),
+    ("высокий", 1),
+    ("высокая", 1),
+    ("высокое", 1),
+    ("срочный", 2),
+    ("срочная", 2),
+    ("срочное", 2),
+    ("критический", 3),
+    ("критическая", 3),
+    ("критическое", 3),
+];
+
+/// A priority as a number or one of [`PRIORITY_NAMES`] (any case, quotes
+/// and backticks dropped); `None` when it is neither.
+pub fn parse_priority(text: &str) -> Option<i64> {
+    let word = text.trim().trim_matches(['`', '"', '\'', '«', '»']).trim();
+    if let Ok(n) = word.parse::<i64>() {
+        return Some(n);
+    }
+    let word = word.to_lowercase();
+    PRIORITY_NAMES
+        .iter()
+        .find(|(name, _)| *name == word)
+        .map(|(_, n)| *n)
+}
+
 /// How the conditions of a filter combine (seed: "и" / "или").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -156,6 +201,18 @@ mod tests {
             }
         );
         assert_eq!(partial.pause_secs, DEFAULT_PAUSE_SECS);
+    }
+
+    #[test]
+    fn priorities_read_as_numbers_or_the_seeds_names() {
+        assert_eq!(parse_priority("2"), Some(2));
+        assert_eq!(parse_priority(" `important` "), Some(1));
+        assert_eq!(parse_priority("Urgent"), Some(2));
+        assert_eq!(parse_priority("важное"), Some(1));
+        assert_eq!(parse_priority("Срочный"), Some(2));
+        assert_eq!(parse_priority("low"), Some(-1));
+        assert_eq!(parse_priority("soonish"), None);
+        assert_eq!(parse_priority(""), None);
     }
 
     #[test]

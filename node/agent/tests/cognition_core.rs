@@ -11,7 +11,8 @@ use std::time::Duration;
 
 use core_support::*;
 use porfiry_agent::cognition::wait::{PauseReason, WaitPlan, Waited, WakeCause};
-use porfiry_agent::cognition::{CoreEvent, CoreEvents, Trace};
+use porfiry_agent::cognition::{CoreEvent, CoreEvents, RATE_AFTER_TICKS, Trace};
+use porfiry_skills::cognition::detectors::DEFAULT_ESCALATE_AT;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter};
 use porfiry_skills::llm::LlmError;
 use porfiry_skills::{Clock, Language, ManualClock};
@@ -729,49 +730,99 @@ async fn the_prompt_fits_the_budget_on_a_busy_node() {
 async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
+    // A diary entry for the flashback to bring back.
+    db.write(|s| {
+        s.add(
+            &DiaryEntry {
+                text: "the first day: the family set up the node".into(),
+                ..Default::default()
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
     let main = thinker("main", "Round and round.");
     let clock = clock();
     let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock.clone()).await;
-    let mut applied_at = None;
-    for tick in 1..=12u64 {
-        clock.advance_ms(60_000);
-        core.tick().await.unwrap();
-        let applied = read(&db, |s| {
+    let applied = |db: porfiry_storage::db::Db| async move {
+        read(&db, |s| {
             all::<ProcessEntry>(s)
                 .into_iter()
                 .filter(|p| p.row.name == "stagnation_strategy")
                 .collect::<Vec<_>>()
         })
-        .await;
-        if applied_at.is_none() && !applied.is_empty() {
-            applied_at = Some((tick, applied[0].clone()));
+        .await
+    };
+    let strategy_ratings = |db: porfiry_storage::db::Db| async move {
+        read(&db, |s| {
+            all::<Rating>(s)
+                .into_iter()
+                .filter(|r| r.row.target.starts_with("stagnation_strategies:"))
+                .collect::<Vec<_>>()
+        })
+        .await
+    };
+    let mut applied_at = None;
+    for tick in 1..=12u64 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+        let rows = applied(db.clone()).await;
+        if applied_at.is_none() && !rows.is_empty() {
+            applied_at = Some((tick, rows[0].clone()));
+        }
+        if let Some((at, _)) = &applied_at
+            && tick < at + RATE_AFTER_TICKS
+        {
+            assert!(
+                strategy_ratings(db.clone()).await.is_empty(),
+                "rated at tick {tick}, before its {RATE_AFTER_TICKS} ticks passed"
+            );
+        }
+        if applied_at
+            .as_ref()
+            .is_some_and(|(at, _)| tick == at + RATE_AFTER_TICKS)
+        {
+            break;
         }
     }
     let (tick, first) = applied_at.expect("a stall of repeated replies escalates");
-    assert!(
-        tick >= 3,
-        "escalation needs a stall of 3, came at tick {tick}"
-    );
+    // Tick 1 is new; ticks 2, 3, 4 repeat it: the stall counter reaches 3
+    // (DEFAULT_ESCALATE_AT) on tick 4, not before.
+    assert_eq!(tick, 1 + u64::from(DEFAULT_ESCALATE_AT), "escalation tick");
     let strategy_id = first.row.command["strategy"].as_i64().unwrap();
-    let (cost, cheapest_in_class) = read(&db, move |s| {
-        let all = all::<porfiry_storage::StagnationStrategy>(s);
-        let chosen = all.iter().find(|x| x.id == strategy_id).unwrap().clone();
-        let cheapest = all
-            .iter()
-            .filter(|x| x.row.class == chosen.row.class)
-            .map(|x| x.row.cost)
-            .min()
-            .unwrap();
-        (chosen.row.cost, cheapest)
-    })
-    .await;
-    assert_eq!(cost, cheapest_in_class, "the cheap mechanism comes first");
-    let ratings = read(&db, all::<Rating>).await;
+    let strategies = read(&db, all::<porfiry_storage::StagnationStrategy>).await;
+    let chosen = strategies.iter().find(|x| x.id == strategy_id).unwrap();
+    let cheapest = strategies.iter().map(|x| x.row.cost).min().unwrap();
+    assert_eq!(
+        chosen.row.cost, cheapest,
+        "the first applied is the cheapest of all strategies, not only of its class"
+    );
+    assert_eq!(
+        chosen.row.class, "internal_restructuring",
+        "repeated thoughts → internal restructuring (seed's diagnosis)"
+    );
     assert!(
-        ratings
-            .iter()
-            .any(|r| r.row.target == format!("stagnation_strategies:{strategy_id}")),
-        "{ratings:?}"
+        first
+            .row
+            .result
+            .as_deref()
+            .unwrap()
+            .contains("flashback to diary #1")
+    );
+    let ratings = strategy_ratings(db.clone()).await;
+    assert_eq!(ratings.len(), 1, "{ratings:?}");
+    let rating = &ratings[0].row;
+    assert_eq!(
+        rating.target,
+        format!("stagnation_strategies:{strategy_id}")
+    );
+    assert!(rating.comment.contains("(3 ticks)"), "{}", rating.comment);
+    assert!(
+        rating.score < 0,
+        "the replies stayed the same after it: rated down, got {}",
+        rating.score
     );
 }
 

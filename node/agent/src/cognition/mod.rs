@@ -39,4 +39,5 @@ pub use asker::FriendsAsker;
 pub use core::{CognitiveCore, CoreConfig, CoreParts, TickDone};
 pub use error::CoreError;
 pub use porfiry_mesh::events::{CoreEvent, CoreEvents};
+pub use stagnation::{COOLDOWN_TICKS, RATE_AFTER_TICKS};
 pub use trace::Trace;

@@ -305,18 +305,24 @@ async fn the_auto_mode_filter_picks_notes_in_sql_by_tag_priority_age_and_source(
     }
 }
 
+/// (temperature, presence_penalty) of the row behind each main call.
+type Sampling = (Option<f64>, Option<f64>);
+
+/// Every main call's sampling, in order.
+type Calls = Arc<Mutex<Vec<Sampling>>>;
+
 /// Hands out clients that note the sampling of their row on every main call.
 struct SamplingMaker {
     llm: Arc<ScriptLlm>,
-    calls: Arc<Mutex<Vec<(Option<f64>, Option<f64>)>>>,
+    calls: Calls,
 }
 
 /// A client built for one row: notes the row's sampling, then answers as
 /// the scripted model does.
 struct Sampled {
     llm: Arc<ScriptLlm>,
-    sampling: (Option<f64>, Option<f64>),
-    calls: Arc<Mutex<Vec<(Option<f64>, Option<f64>)>>>,
+    sampling: Sampling,
+    calls: Calls,
 }
 
 impl Llm for Sampled {

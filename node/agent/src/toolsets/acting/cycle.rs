@@ -1,7 +1,8 @@
 //! The `cycle` set (seed 003 § "Настройки цикла"): the model steers its own
 //! thinking cycle — how many recent replies context 1 shows, concentration
 //! mode, how incoming notes reach context 4, the pause between ticks and
-//! idle mode with its wake conditions. Each command reads [`CycleSettings`]
+//! idle mode with its wake conditions — and `cycle_cleanup`, which forgets
+//! old replies of `llm_recent_responses`. Each settings command reads [`CycleSettings`]
 //! under [`CYCLE_CONFIG_KEY`], changes one part and writes it back in one
 //! writer call (so two commands never lose each other's change); a bad value
 //! is refused before anything is written, and a stored value that no longer
@@ -13,6 +14,8 @@ use porfiry_skills::cognition::{
 };
 use porfiry_skills::{ArgSpec, Args, CallContext, Language, ToolEffect, ToolOutput, ToolSpec};
 use porfiry_storage::{ProcessEntry, StorageError};
+
+use crate::cognition::limits::KEEP_RECENT_RESPONSES;
 
 use super::common::{db_failed, write};
 use super::cycle_parse::{
@@ -35,6 +38,9 @@ pub const CYCLE_MODE: &str = "cycle_mode";
 pub const CYCLE_PAUSE: &str = "cycle_pause";
 /// `cycle_idle|state|[timeout]|[processes]|[notes]`.
 pub const CYCLE_IDLE: &str = "cycle_idle";
+
+/// `cycle_cleanup|keep`: forget all but the newest `keep` replies.
+pub const CYCLE_CLEANUP: &str = "cycle_cleanup";
 
 /// The shortest pause between ticks: a cycle with no pause at all would
 /// keep a phone's model busy flat out (the seed's pause is "seconds").
@@ -120,6 +126,12 @@ impl CycleToolset {
                     ArgSpec::text("processes").optional(),
                     ArgSpec::text("notes").optional(),
                 ],
+                ToolEffect::Write,
+            ),
+            ToolSpec::new(
+                CYCLE_CLEANUP,
+                texts::cycle_cleanup_desc(lang),
+                vec![ArgSpec::int("keep")],
                 ToolEffect::Write,
             ),
         ];
@@ -221,8 +233,30 @@ impl CycleToolset {
         }
     }
 
+    /// Seed 003: "инициализация очистки … llm_recent_responses": keeps the
+    /// newest `keep` replies (at least the ones context 1 can show).
+    async fn cleanup(&self, args: &Args, ctx: &CallContext) -> ToolOutput {
+        let lang = ctx.language;
+        let keep = args.int("keep").unwrap_or(-1);
+        let min = i64::from(MAX_RECENT_RESPONSES);
+        let max = i64::from(KEEP_RECENT_RESPONSES);
+        let Some(keep) = u32::try_from(keep)
+            .ok()
+            .filter(|k| (min..=max).contains(&i64::from(*k)))
+        else {
+            return ToolOutput::failed(texts::cycle_out_of_range(lang, "keep", min, max, keep));
+        };
+        match write(&self.tools.db, move |s| s.responses_keep_latest(keep)).await {
+            Ok(n) => ToolOutput::ok(texts::cycle_cleaned(lang, n, keep)),
+            Err(e) => db_failed(lang, &e),
+        }
+    }
+
     async fn run(&self, tool: &str, args: &Args, ctx: &CallContext) -> ToolOutput {
         let lang = ctx.language;
+        if tool == CYCLE_CLEANUP {
+            return self.cleanup(args, ctx).await;
+        }
         let change = match self.change(tool, args, ctx) {
             Ok(c) => c,
             Err(text) => return ToolOutput::failed(text),

@@ -277,6 +277,11 @@ const TOOLS: &[(&str, &str, &str)] = &[
         "отметить заметку прочитанной или нет",
     ),
     (
+        "notes_cleanup",
+        "delete notes older than N seconds: read ones (default) or all",
+        "удалить заметки старше N секунд: прочитанные (по умолчанию) или все",
+    ),
+    (
         "memory_list",
         "newest notebook pages, optionally with a tag",
         "новые страницы блокнота, можно по тегу",

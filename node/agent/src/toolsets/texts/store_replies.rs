@@ -293,6 +293,16 @@ pub fn pinned_mark(lang: Language) -> &'static str {
     pick(lang, "pinned", "закреплено")
 }
 
+/// `notes_cleanup` done.
+pub fn notes_cleaned(lang: Language, n: usize, read_only: bool) -> String {
+    match (lang, read_only) {
+        (Language::En, true) => format!("{n} old read note(s) deleted"),
+        (Language::En, false) => format!("{n} old note(s) deleted"),
+        (Language::Ru, true) => format!("удалено старых прочитанных заметок: {n}"),
+        (Language::Ru, false) => format!("удалено старых заметок: {n}"),
+    }
+}
+
 /// "unread" marker in a note's line.
 pub fn unread_mark(lang: Language) -> &'static str {
     pick(lang, "unread", "не прочитано")
@@ -350,6 +360,10 @@ mod tests {
             ("tasks_word", tasks_word(lang).to_owned()),
             ("pinned_mark", pinned_mark(lang).to_owned()),
             ("unread_mark", unread_mark(lang).to_owned()),
+            (
+                "notes_cleaned",
+                notes_cleaned(lang, 2, true) + &notes_cleaned(lang, 2, false),
+            ),
         ]
     }
 

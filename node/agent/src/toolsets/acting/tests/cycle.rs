@@ -234,3 +234,50 @@ async fn replies_follow_the_calls_language() {
     let out = call(&c, "cycle_pause", "7", &ctx_at(1, Language::Ru)).await;
     assert_eq!(out.text, "пауза между циклами: 7 с");
 }
+
+#[tokio::test]
+async fn cleanup_forgets_all_but_the_newest_replies_and_refuses_too_few() {
+    let (_dir, tools) = store_tools(Language::En);
+    tools
+        .db
+        .write(|s| {
+            for i in 0..60u64 {
+                s.add(
+                    &RecentResponse {
+                        content: format!("reply {i}"),
+                        ..Default::default()
+                    },
+                    1_000 + i,
+                )?;
+            }
+            Ok::<_, porfiry_storage::StorageError>(())
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let c = CycleToolset::new(tools.clone());
+    let count = || async {
+        tools
+            .db
+            .read(|s| s.count::<RecentResponse>())
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    // Fewer than context 1 may show is refused: it would blind the reflex.
+    let few = run(&c, "cycle_cleanup", "3").await;
+    assert!(!few.ok && few.text.contains("50 to 1000"), "{}", few.text);
+    assert_eq!(count().await, 60, "a refusal forgets nothing");
+    let out = run(&c, "cycle_cleanup", "50").await;
+    assert_eq!(out.text, "10 old replies forgotten; the newest 50 kept");
+    assert_eq!(count().await, 50);
+    let oldest = tools
+        .db
+        .read(|s| s.responses_recent(50))
+        .await
+        .unwrap()
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(oldest.row.content, "reply 10", "the newest stayed");
+}

@@ -151,6 +151,23 @@ pub fn cycle_pause_set(lang: Language, secs: u64) -> String {
     }
 }
 
+/// `cycle_cleanup` description.
+pub fn cycle_cleanup_desc(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "forget old replies of your short-term memory (llm_recent_responses): keep the newest N",
+        "забыть старые реплики кратковременной памяти (llm_recent_responses): оставить N новейших",
+    )
+}
+
+/// `cycle_cleanup` done.
+pub fn cycle_cleaned(lang: Language, deleted: usize, keep: u32) -> String {
+    match lang {
+        Language::En => format!("{deleted} old replies forgotten; the newest {keep} kept"),
+        Language::Ru => format!("забыто старых реплик: {deleted}; оставлено новейших: {keep}"),
+    }
+}
+
 /// Idle mode switched off.
 pub fn cycle_idle_off(lang: Language) -> &'static str {
     pick(
@@ -269,6 +286,8 @@ mod tests {
             ("cycle_mode_desc", cycle_mode_desc(lang).to_owned()),
             ("cycle_pause_desc", cycle_pause_desc(lang).to_owned()),
             ("cycle_idle_desc", cycle_idle_desc(lang).to_owned()),
+            ("cycle_cleanup_desc", cycle_cleanup_desc(lang).to_owned()),
+            ("cycle_cleaned", cycle_cleaned(lang, 3, 50)),
             (
                 "cycle_out_of_range",
                 cycle_out_of_range(lang, "n", 1, 50, 99),

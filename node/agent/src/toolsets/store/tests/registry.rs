@@ -29,7 +29,9 @@ const TABLE: &[(&str, &[&str])] = &[
     ("methods", &["list", "add", "delete"]),
     (
         "notes",
-        &["list", "read", "add", "update", "delete", "tag", "readmark"],
+        &[
+            "list", "read", "add", "update", "delete", "tag", "readmark", "cleanup",
+        ],
     ),
     ("ratings", &["list", "add", "delete"]),
     (

@@ -86,6 +86,12 @@ const SUMMARIES: &[(&str, &str, &str)] = &[
         "accounts on external services (secrets by reference only)",
         "учётные записи во внешних сервисах (секреты только ссылкой)",
     ),
+    (
+        "users",
+        "people who talk to you",
+        "люди, которые с тобой говорят",
+    ),
+    ("groups", "groups of users", "группы пользователей"),
 ];
 
 /// `(tool, English, Russian)`: one short description per tool.
@@ -379,6 +385,24 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     ("ratings_delete", "delete a rating", "удалить оценку"),
     ("services_list", "external services", "внешние сервисы"),
+    (
+        "users_list",
+        "the users you know",
+        "известные тебе пользователи",
+    ),
+    (
+        "users_add",
+        "record a user: name|[mail]|[languages like ru, en]",
+        "записать пользователя: имя|[почта]|[языки вроде ru, en]",
+    ),
+    ("users_delete", "forget a user", "забыть пользователя"),
+    ("groups_list", "groups of users", "группы пользователей"),
+    (
+        "groups_add",
+        "make a group: name|[description]|[member ids like 1, 2]",
+        "создать группу: имя|[описание]|[id участников вроде 1, 2]",
+    ),
+    ("groups_delete", "delete a group", "удалить группу"),
     (
         "services_add",
         "record an external service",

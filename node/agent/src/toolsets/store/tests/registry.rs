@@ -23,6 +23,7 @@ const TABLE: &[(&str, &[&str])] = &[
         ],
     ),
     ("goals", &["list", "read", "add", "update", "delete"]),
+    ("groups", &["list", "add", "delete"]),
     ("identity", &["read", "update"]),
     ("links", &["list", "read", "add", "update", "delete"]),
     ("memory", &["list", "add", "delete"]),
@@ -47,6 +48,7 @@ const TABLE: &[(&str, &[&str])] = &[
         "tasks",
         &["list", "read", "add", "update", "delete", "pin", "unpin"],
     ),
+    ("users", &["list", "add", "delete"]),
 ];
 
 /// Tools whose effect leaves the node.

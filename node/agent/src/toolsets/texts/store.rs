@@ -358,8 +358,8 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     (
         "strategies_add",
-        "add a strategy; a mechanism (flashback, ask_friends, …) lets the core choose it; steps separated by ;",
-        "добавить стратегию; mechanism (flashback, ask_friends, …) позволит ядру её выбирать; шаги через ;",
+        "add a strategy; a mechanism (flashback, ask_friends, …) lets the core choose it; steps separated by ;; shared sends it to friends",
+        "добавить стратегию; mechanism (flashback, ask_friends, …) позволит ядру её выбирать; шаги через ;; shared отправит её друзьям",
     ),
     (
         "strategies_delete",
@@ -369,8 +369,8 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("methods_list", "thinking methods", "методы мышления"),
     (
         "methods_add",
-        "add a method; steps separated by ;",
-        "добавить метод; шаги через ;",
+        "add a method; steps separated by ;; shared sends it to friends",
+        "добавить метод; шаги через ;; shared отправит его друзьям",
     ),
     ("methods_delete", "delete a method", "удалить метод"),
     (

@@ -52,7 +52,13 @@ const TABLE: &[(&str, &[&str])] = &[
 ];
 
 /// Tools whose effect leaves the node.
-const NETWORK: &[&str] = &["agents_add", "agents_delete", "notes_add"];
+const NETWORK: &[&str] = &[
+    "agents_add",
+    "agents_delete",
+    "notes_add",
+    "strategies_add",
+    "methods_add",
+];
 
 #[test]
 fn every_set_and_tool_of_the_naming_table_is_registered() {

@@ -35,6 +35,10 @@ use crate::tools::ToolEffect;
 /// The name of the core's built-in help command (it has no toolset).
 pub const HELP_COMMAND: &str = "help";
 
+/// The core's built-in request to friends over the mesh (seed 003: "mesh
+/// interact"); its answers land in `process_log`. Network: it leaves the node.
+pub const MESH_INTERACT_COMMAND: &str = "mesh_interact";
+
 /// What a tick starts from; the driver loads it.
 #[derive(Debug, Clone)]
 pub struct TickStart {
@@ -460,6 +464,9 @@ impl Tick {
     fn effect_of(&self, tool: &str) -> Option<ToolEffect> {
         if tool == HELP_COMMAND {
             return Some(ToolEffect::Read);
+        }
+        if tool == MESH_INTERACT_COMMAND {
+            return Some(ToolEffect::Network);
         }
         self.start.effects.get(tool).copied()
     }

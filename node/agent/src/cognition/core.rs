@@ -104,8 +104,12 @@ impl CognitiveCore {
                 .flat_map(|set| set.tools().iter().map(|t| (t.name.clone(), t.effect)))
                 .collect(),
         );
-        let catalogue = catalogue_lines(&parts.registry);
-        let runner = CommandRunner::new(parts.registry.clone(), config.language);
+        let mut catalogue = catalogue_lines(&parts.registry);
+        catalogue.push(crate::cognition::texts::mesh_catalogue_line(
+            config.language,
+        ));
+        let runner = CommandRunner::new(parts.registry.clone(), config.language)
+            .with_mesh(parts.db.clone(), parts.asker.clone());
         let events = parts.events.subscribe();
         let stagnation = Stagnation::restore(config.language, &parts.db).await?;
         Ok(Self {
@@ -199,6 +203,13 @@ impl CognitiveCore {
         let number = self.next_tick;
         self.next_tick += 1;
         let started = self.parts.clock.now();
+        // Friends' answers to earlier mesh_interact questions, into their
+        // process rows before context 2 is read.
+        let at = started.unix_ms();
+        self.parts
+            .db
+            .write(move |s: &Store| crate::cognition::mesh_interact::gather_answers(s, at))
+            .await??;
         let main = self.main_entry(number).await;
         let model_name = main
             .as_ref()

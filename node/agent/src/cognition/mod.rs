@@ -15,6 +15,7 @@
 //!   node holds (prompts, strategies, methods) is `porfiry_mesh::seed`, written
 //!   when a data dir is created.
 //! - [`advice`]: the validator warning said when the core starts.
+//! - [`mesh_interact`]: the core's question to friends, answers in process_log.
 //! - [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
 
 pub mod advice;
@@ -25,6 +26,7 @@ pub(crate) mod error;
 pub(crate) mod limits;
 pub(crate) mod load;
 pub(crate) mod mechanisms;
+pub mod mesh_interact;
 pub mod models;
 pub(crate) mod record;
 pub(crate) mod reflect;

@@ -141,3 +141,39 @@ pub fn ask_user_hint(lang: Language) -> String {
         Language::Ru => "Антистагнация (диалог с пользователем): задай пользователю вопрос или спроси мнение через notes_add; ответ может дать неожиданную идею.".into(),
     }
 }
+
+/// The catalogue line of the core's own `mesh_interact` command.
+pub fn mesh_catalogue_line(lang: Language) -> String {
+    match lang {
+        Language::En => "mesh — mesh_interact|question: ask your friends over the mesh; their answers come back as a process in context 2".into(),
+        Language::Ru => "mesh — mesh_interact|вопрос: спросить друзей через Mesh; их ответы придут процессом в контекст 2".into(),
+    }
+}
+
+/// `mesh_interact` posted its question.
+pub fn mesh_asked(lang: Language, note: i64, process: i64) -> String {
+    match lang {
+        Language::En => {
+            format!("asked friends in note #{note}; their answers will come in process #{process}")
+        }
+        Language::Ru => {
+            format!("друзья спрошены в заметке #{note}; их ответы придут в процесс #{process}")
+        }
+    }
+}
+
+/// `mesh_interact` without a question, or with one too long.
+pub fn mesh_bad_question(lang: Language, max: usize) -> String {
+    match lang {
+        Language::En => format!("mesh_interact needs a question of 1 to {max} characters"),
+        Language::Ru => format!("mesh_interact нужен вопрос длиной от 1 до {max} символов"),
+    }
+}
+
+/// `mesh_interact` where no friend can be reached.
+pub fn mesh_unreachable(lang: Language, why: &str) -> String {
+    match lang {
+        Language::En => format!("cannot ask friends: {why}"),
+        Language::Ru => format!("не могу спросить друзей: {why}"),
+    }
+}

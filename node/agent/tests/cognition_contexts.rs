@@ -429,3 +429,78 @@ async fn raised_sampling_lasts_its_ticks_and_the_models_own_values_return() {
         .unwrap();
     assert_eq!(applied, 1);
 }
+
+#[tokio::test]
+async fn a_task_switch_freezes_the_task_and_returns_to_it_with_a_reminder() {
+    use porfiry_storage::Task;
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let (focus, other) = db
+        .write(|s| {
+            for st in all::<StagnationStrategy>(s) {
+                if !st.row.tags.contains(&"mechanism:task_switch".to_owned()) {
+                    s.delete::<StagnationStrategy>(st.id).unwrap();
+                }
+            }
+            let task = |title: &str, pinned| Task {
+                title: title.into(),
+                pinned,
+                ..Default::default()
+            };
+            (
+                s.add(&task("map the relays", true), 1).unwrap(),
+                s.add(&task("tidy the notes", false), 1).unwrap(),
+            )
+        })
+        .await
+        .unwrap();
+    // The same reply and command each tick: a monotone context, which
+    // the seed answers with a context switch.
+    let (main, prompts) = scripted(&["Round and round.\nTOOL_CALL: tasks_list"]);
+    let clock = start_clock();
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(main),
+        "main",
+        clock.clone(),
+        CoreEvents::new(),
+        Trace::off(),
+    )
+    .await;
+    let pins = |db: porfiry_storage::db::Db| async move {
+        db.read(move |s| {
+            (
+                s.get::<Task>(focus).unwrap().row.pinned,
+                s.get::<Task>(other).unwrap().row.pinned,
+            )
+        })
+        .await
+        .unwrap()
+    };
+    for _ in 0..4 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+    }
+    assert_eq!(
+        pins(db.clone()).await,
+        (false, true),
+        "switched on the stall"
+    );
+    // Within the two hours it stays switched.
+    clock.advance_ms(3_600_000);
+    core.tick().await.unwrap();
+    assert_eq!(pins(db.clone()).await, (false, true));
+    clock.advance_ms(3_600_000);
+    core.tick().await.unwrap();
+    assert_eq!(
+        pins(db.clone()).await,
+        (true, false),
+        "back to the frozen task"
+    );
+    core.tick().await.unwrap();
+    let last = prompts.lock().unwrap().last().unwrap().clone();
+    assert!(
+        last.contains("Back to your task: \"map the relays\" is pinned again"),
+        "the automatic reminder: {last}"
+    );
+}

@@ -26,8 +26,10 @@ use porfiry_storage::{
 use serde::{Deserialize, Serialize};
 
 use crate::cognition::effects::Effects;
+use crate::cognition::effects::TaskReturn;
 use crate::cognition::error::CoreError;
-use crate::cognition::mechanisms::{StagnationIo, apply};
+use crate::cognition::mechanisms::{StagnationIo, apply, return_to_tasks};
+use crate::cognition::texts;
 
 /// Ticks after an application before it is rated: long enough for the
 /// changed context to show in a few replies, short enough that the rating
@@ -84,6 +86,7 @@ struct Saved {
     switched: Option<(LlmEntry, u64)>,
     tuned_until: Option<u64>,
     extra_pause_secs: Option<u64>,
+    task_return: Option<TaskReturn>,
 }
 
 /// Pending ratings kept: one escalation applies at most
@@ -150,6 +153,7 @@ impl Stagnation {
         me.effects.switched = saved.switched;
         me.effects.tuned_until = saved.tuned_until;
         me.effects.extra_pause = saved.extra_pause_secs.map(Duration::from_secs);
+        me.effects.task_return = saved.task_return;
         Ok(me)
     }
 
@@ -166,6 +170,7 @@ impl Stagnation {
             switched: self.effects.switched.clone(),
             tuned_until: self.effects.tuned_until,
             extra_pause_secs: self.effects.extra_pause.map(|d| d.as_secs()),
+            task_return: self.effects.task_return.clone(),
         };
         db.write(move |s: &Store| s.config_set(STAGNATION_CONFIG_KEY, &saved, now_ms))
             .await??;
@@ -210,6 +215,7 @@ impl Stagnation {
         io: &mut StagnationIo<'_>,
     ) -> Result<Option<Assessment>, CoreError> {
         let since = self.last_tick_start.replace(io.clock.now().unix_ms());
+        self.return_to_tasks_when_due(io).await?;
         let Some(mut observation) = report.observation.clone() else {
             return Ok(None);
         };
@@ -232,6 +238,30 @@ impl Stagnation {
             self.respond(report, &assessment, io).await?;
         }
         Ok(Some(assessment))
+    }
+
+    /// The task switch's return, once its time came: the frozen tasks are
+    /// pinned again and the next prompt reminds the model of them.
+    async fn return_to_tasks_when_due(&mut self, io: &StagnationIo<'_>) -> Result<(), CoreError> {
+        let now = io.clock.now().unix_ms();
+        let Some(back) = self.effects.task_return.clone().filter(|b| now >= b.at_ms) else {
+            return Ok(());
+        };
+        self.effects.task_return = None;
+        let titles = io
+            .db
+            .write(move |s: &Store| return_to_tasks(s, &back, now))
+            .await??;
+        if !titles.is_empty() {
+            let named: Vec<String> = titles.iter().map(|t| format!("\"{t}\"")).collect();
+            io.trace
+                .line(format_args!("stagnation: back to {}", named.join(", ")));
+            self.effects.hints.push(texts::task_return_hint(
+                self.effects.language,
+                &named.join(", "),
+            ));
+        }
+        Ok(())
     }
 
     /// Rates the applications old enough.

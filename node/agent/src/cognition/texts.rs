@@ -114,6 +114,19 @@ pub fn task_switch_hint(lang: Language, task: &str) -> String {
     }
 }
 
+/// The automatic reminder when a task switch returns (seed: "Автоматический
+/// триггер-напоминание о задаче").
+pub fn task_return_hint(lang: Language, tasks: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "Back to your task: {tasks} is pinned again. Compare where you are now with before the switch."
+        ),
+        Language::Ru => format!(
+            "Возвращение к задаче: {tasks} снова закреплена. Сравни, где ты сейчас, с тем, что было до переключения."
+        ),
+    }
+}
+
 /// The result of a random allowed action.
 pub fn random_action_hint(lang: Language, tool: &str, output: &str) -> String {
     match lang {

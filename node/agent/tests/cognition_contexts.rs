@@ -371,40 +371,15 @@ async fn raised_sampling_lasts_its_ticks_and_the_models_own_values_return() {
         llm: main,
         calls: calls.clone(),
     };
-    let tools = porfiry_agent::toolsets::StoreTools {
-        db: db.clone(),
-        language: Language::En,
-        events: CoreEvents::new(),
-        node: None,
-    };
-    let registry = porfiry_agent::toolsets::core_toolsets(
-        &porfiry_agent::toolsets::ToolsetOptions::default(),
-        &tools,
-        Arc::new(porfiry_agent::llm::registry_models::RegistryModels::new(
-            None,
-        )),
-    )
-    .unwrap();
     let clock = start_clock();
-    let mut core = porfiry_agent::cognition::CognitiveCore::start(
-        porfiry_agent::cognition::CoreParts {
-            db: db.clone(),
-            registry: Arc::new(registry),
-            maker: Arc::new(maker),
-            clock: Arc::new(clock.clone()),
-            events: CoreEvents::new(),
-            asker: None,
-            trace: Trace::off(),
-        },
-        porfiry_agent::cognition::CoreConfig {
-            context_tokens: porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS,
-            language: Language::En,
-            main: Some(entry("main")),
-            pause_secs: Some(0),
-        },
+    let mut core = core_from(
+        &db,
+        Arc::new(maker),
+        "main",
+        clock.clone(),
+        Setup::default(),
     )
-    .await
-    .unwrap();
+    .await;
     for _ in 0..10 {
         clock.advance_ms(60_000);
         core.tick().await.unwrap();

@@ -10,9 +10,7 @@ use std::sync::{Arc, Mutex};
 
 use core_support::*;
 use porfiry_agent::cognition::mesh_interact::{MESH_ANSWER_WAIT, MESH_INTERACT_PROCESS};
-use porfiry_agent::cognition::{
-    CognitiveCore, CoreConfig, CoreEvents, CoreParts, FriendsAsker, Trace,
-};
+use porfiry_agent::cognition::{CognitiveCore, FriendsAsker};
 use porfiry_protocol::ItemId;
 use porfiry_skills::llm::ModelRequest;
 use porfiry_skills::{BoxFuture, Clock, Language, ManualClock};
@@ -69,39 +67,18 @@ async fn core_with_asker(
     clock: ManualClock,
     asker: Option<Arc<dyn FriendsAsker>>,
 ) -> CognitiveCore {
-    let tools = porfiry_agent::toolsets::StoreTools {
-        db: db.clone(),
-        language: Language::En,
-        events: CoreEvents::new(),
-        node: None,
+    let setup = Setup {
+        asker,
+        ..Setup::default()
     };
-    let registry = porfiry_agent::toolsets::core_toolsets(
-        &porfiry_agent::toolsets::ToolsetOptions::default(),
-        &tools,
-        Arc::new(porfiry_agent::llm::registry_models::RegistryModels::new(
-            None,
-        )),
-    )
-    .unwrap();
-    CognitiveCore::start(
-        CoreParts {
-            db: db.clone(),
-            registry: Arc::new(registry),
-            maker: Arc::new(ScriptMaker::default().with(main)),
-            clock: Arc::new(clock),
-            events: CoreEvents::new(),
-            asker,
-            trace: Trace::off(),
-        },
-        CoreConfig {
-            context_tokens: porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS,
-            language: Language::En,
-            main: Some(entry("main")),
-            pause_secs: Some(0),
-        },
+    core_from(
+        db,
+        Arc::new(ScriptMaker::default().with(main)),
+        "main",
+        clock,
+        setup,
     )
     .await
-    .unwrap()
 }
 
 fn processes(s: &Store) -> Vec<Stored<ProcessEntry>> {

@@ -13,6 +13,7 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use porfiry_skills::Language;
+use porfiry_skills::cognition::context::UnreadNote;
 use porfiry_skills::cognition::{DEFAULT_CONTEXT_TOKENS, NotesView, build_prompt};
 
 /// The tests' tick data, shared with the bench.
@@ -35,7 +36,14 @@ fn bench_build(c: &mut Criterion) {
     }
     // Manual mode: 100,000 unread ids instead of whole notes.
     let mut data = busy(Language::En);
-    let unread = (0..100_000).map(|i| (i, i % 4)).collect();
+    let unread = (0..100_000)
+        .map(|i| UnreadNote {
+            id: i,
+            priority: i % 4,
+            from: "user".into(),
+            hashtags: vec!["family".into()],
+        })
+        .collect();
     data.notes = NotesView::Manual {
         per_priority: vec![(3, 25_000), (2, 25_000), (1, 25_000), (0, 25_000)],
         unread,

@@ -32,6 +32,7 @@
 pub mod db;
 mod record;
 
+mod casefold;
 mod clubs;
 mod crud;
 mod error;

@@ -193,6 +193,14 @@ impl Store {
         )?)
     }
 
+    /// Notes answering the item `item` (their `reply_to`), oldest first, at
+    /// most `limit`: the friends' answers to a question the core asked.
+    pub fn notes_replying_to(&self, item: &ItemId, limit: u32) -> Result<Vec<Stored<Note>>> {
+        let mut f = Filter::default();
+        f.and("reply_to = ?", [Value::Blob(item.as_bytes().to_vec())]);
+        self.select::<Note>(&f, "created, id", resolve_limit(Some(limit))?, 0)
+    }
+
     /// Deletes notes created before `before_ms` ("cleanup of old notes");
     /// with `read_only`, only those the LLM has read. Returns how many.
     pub fn notes_cleanup(&self, before_ms: u64, read_only: bool) -> Result<usize> {

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use rusqlite::types::Value;
 use serde::{Deserialize, Serialize};
 
+use crate::casefold::casefold;
 use crate::error::{Result, StorageError};
 use crate::query::{Filter, resolve_limit};
 use crate::record::{Stored, record};
@@ -20,6 +21,9 @@ pub const MAX_VALIDATOR_RATING: i8 = 3;
 
 /// One validator's vote on a reply, stored as the seed writes it:
 /// `{"LLM": "gpt-4", "rating": -1}` (an older lower-case `"llm"` still reads).
+/// A vote by the main model on its own reply, the only one, says so (seed
+/// §6: "фиксируется в `validators` как самооценка"):
+/// `{"LLM": "qwen", "rating": 2, "self_validation": true}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ValidatorVote {
     /// The validating LLM (its `llm_registry` name).
@@ -27,6 +31,9 @@ pub struct ValidatorVote {
     pub llm: String,
     /// Its vote, -3 ..= +3.
     pub rating: i8,
+    /// The voter is the main model judging its own reply.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub self_validation: bool,
 }
 
 record! {
@@ -156,19 +163,23 @@ impl Store {
         let limit = resolve_limit(c.limit)?;
         let mut clauses = Vec::new();
         let mut params = Vec::new();
+        // Tags and emotion names compare case-insensitively, Unicode-aware
+        // (`casefold`): the reflex stores tags lower-cased, a model asks for
+        // "AGI" or "Архитектура".
         for t in &c.tags {
-            clauses.push("EXISTS (SELECT 1 FROM json_each(tags) WHERE json_each.value = ?)");
-            params.push(Value::Text(t.clone()));
+            clauses
+                .push("EXISTS (SELECT 1 FROM json_each(tags) WHERE casefold(json_each.value) = ?)");
+            params.push(Value::Text(casefold(t)));
         }
         for (e, min) in &c.emotions {
             // Entries are "name:strength" (checked on every write), so the
             // first ':' splits them.
             clauses.push(
                 "EXISTS (SELECT 1 FROM json_each(emotions) WHERE json_each.type = 'text' \
-                 AND substr(json_each.value, 1, instr(json_each.value, ':') - 1) = ? \
+                 AND casefold(substr(json_each.value, 1, instr(json_each.value, ':') - 1)) = ? \
                  AND CAST(substr(json_each.value, instr(json_each.value, ':') + 1) AS INTEGER) >= ?)",
             );
-            params.push(Value::Text(e.clone()));
+            params.push(Value::Text(casefold(e)));
             params.push(Value::Integer((*min).into()));
         }
         let mut f = Filter::default();

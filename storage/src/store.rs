@@ -124,6 +124,7 @@ impl Store {
         conn.pragma_update(None, "temp_store", "MEMORY")
             .map_err(open_err)?;
         conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE_CAPACITY);
+        crate::casefold::register(&conn).map_err(open_err)?;
 
         let version = migrations::migrate(&conn)?;
         tracing::debug!(path = %path.display(), version, "opened store");

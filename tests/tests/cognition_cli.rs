@@ -6,7 +6,9 @@
 //! `--no-think`.
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::seeds::{seed_emotions, seed_methods, seed_strategies};
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
+use porfiry_skills::cognition::votes::Thresholds;
 use porfiry_storage::{
     DiaryEntry, ListQuery, ProcessEntry, Record, StagnationStrategy, Stored, SystemPrompt,
     ThinkingMethod, TickRecord,
@@ -54,23 +56,53 @@ fn all<T: Record>(node: &MeshNode) -> Vec<Stored<T>> {
 #[test]
 fn init_seeds_the_core_prompts_strategies_methods_and_settings() {
     let node = MeshNode::init("seeded");
-    let prompts = all::<SystemPrompt>(&node);
-    let languages: Vec<&str> = prompts.iter().map(|p| p.row.language.as_str()).collect();
-    assert_eq!(languages, ["en", "ru"]);
-    let strategies = all::<StagnationStrategy>(&node);
+    // The seeded text itself, not only row counts: context 0 in both
+    // languages, the seed's strategies (name, class, mechanism, cost) and
+    // thinking methods, the emotion list and the thresholds.
+    let prompts: Vec<(String, String)> = all::<SystemPrompt>(&node)
+        .into_iter()
+        .map(|p| (p.row.language, p.row.content))
+        .collect();
+    assert_eq!(
+        prompts,
+        [
+            ("en".to_owned(), core_system_prompt(Language::En).to_owned()),
+            ("ru".to_owned(), core_system_prompt(Language::Ru).to_owned())
+        ]
+    );
+    let strategies: Vec<(String, String, Vec<String>, i64)> = all::<StagnationStrategy>(&node)
+        .into_iter()
+        .map(|s| (s.row.name, s.row.class, s.row.tags, s.row.cost))
+        .collect();
+    let seeded: Vec<(String, String, Vec<String>, i64)> = seed_strategies(Language::En)
+        .into_iter()
+        .map(|s| {
+            (
+                s.name.to_owned(),
+                s.class.as_str().to_owned(),
+                vec![s.mechanism.tag()],
+                s.cost,
+            )
+        })
+        .collect();
+    assert_eq!(strategies, seeded);
     let classes: std::collections::BTreeSet<&str> =
-        strategies.iter().map(|s| s.row.class.as_str()).collect();
+        strategies.iter().map(|s| s.1.as_str()).collect();
     assert_eq!(classes.len(), 4, "all four classes: {classes:?}");
-    assert!(!all::<ThinkingMethod>(&node).is_empty());
+    let methods: Vec<String> = all::<ThinkingMethod>(&node)
+        .into_iter()
+        .map(|m| m.row.name)
+        .collect();
+    let seed_method_names: Vec<String> = seed_methods(Language::En)
+        .into_iter()
+        .map(|m| m.name.to_owned())
+        .collect();
+    assert_eq!(methods, seed_method_names);
     let store = node.store();
     let emotions: Vec<String> = store.config_get("emotions").unwrap().unwrap();
-    assert!(!emotions.is_empty());
-    assert!(
-        store
-            .config_value("validation.thresholds")
-            .unwrap()
-            .is_some()
-    );
+    assert_eq!(emotions, seed_emotions(Language::En));
+    let thresholds: Thresholds = store.config_get("validation.thresholds").unwrap().unwrap();
+    assert_eq!(thresholds, Thresholds::default());
 }
 
 #[test]
@@ -104,6 +136,14 @@ fn llm_add_list_and_remove_edit_the_registry() {
     assert!(
         list.contains("registry judge  model: gemma  at: http://127.0.0.1:9/v1  [validator]"),
         "{list}"
+    );
+    assert_eq!(
+        list.lines()
+            .filter(|l| l.starts_with("warning: one validator, judge;")
+                && l.contains("the seed recommends at least 2 validators"))
+            .count(),
+        1,
+        "a lone validator is warned about once: {list}"
     );
     let json: serde_json::Value =
         serde_json::from_str(&node.cli_ok(&["llm", "list", "--json"])).unwrap();
@@ -154,6 +194,13 @@ fn think_ticks_over_real_http_and_writes_the_database() {
         "{stdout}"
     );
     assert!(stderr.contains("[trace] --- system ---"), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("warning: no validators: every reply passes unvalidated (auto_pass); the seed recommends at least 2 validators")
+            .count(),
+        1,
+        "said once, not per tick: {stderr}"
+    );
     assert!(stderr.contains("[trace] command diary_add|"), "{stderr}");
     assert!(
         stderr.contains("pause 0 s between ticks"),
@@ -171,6 +218,55 @@ fn think_ticks_over_real_http_and_writes_the_database() {
     assert_eq!(
         ticks.iter().map(|t| t.row.model_calls).collect::<Vec<_>>(),
         [2, 3]
+    );
+}
+
+#[test]
+fn think_with_pause_secs_never_sleeps_the_strategys_half_hour_and_says_it_cut_it() {
+    // A model that says the same every tick: the stall escalates until the
+    // radical-pause ("Sleep") strategy applies its 30 minutes.
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(main_call(), Reply::text("Round and round.")),
+        Rule::always(Reply::text(r#"{"novel": "no", "novelty": 0}"#)),
+    ])
+    .unwrap();
+    let node = MeshNode::init("looping");
+    let mut child = node
+        .command()
+        .args([
+            "think",
+            "--ticks",
+            "12",
+            "--pause-secs",
+            "0",
+            "--llm-url",
+            &llm.url(),
+            "--llm-model",
+            "scripted",
+        ])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if started.elapsed() > std::time::Duration::from_secs(120) {
+            child.kill().unwrap();
+            panic!("think slept past --pause-secs 0");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(status.success(), "{stdout}");
+    assert_eq!(stdout.lines().count(), 12, "{stdout}");
+    assert!(
+        stdout.lines().any(|l| l
+            .ends_with("; next: pause 0 s (long-pause strategy's +1800 s capped by --pause-secs)")),
+        "the cut pause is said on its tick line: {stdout}"
     );
 }
 

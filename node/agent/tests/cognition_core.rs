@@ -10,8 +10,9 @@ mod core_support;
 use std::time::Duration;
 
 use core_support::*;
-use porfiry_agent::cognition::wait::{Waited, WakeCause};
-use porfiry_agent::cognition::{CoreEvent, CoreEvents, Trace};
+use porfiry_agent::cognition::wait::{PauseReason, WaitPlan, Waited, WakeCause};
+use porfiry_agent::cognition::{CoreEvent, CoreEvents, RATE_AFTER_TICKS, Trace};
+use porfiry_skills::cognition::detectors::DEFAULT_ESCALATE_AT;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter};
 use porfiry_skills::llm::LlmError;
 use porfiry_skills::{Clock, Language, ManualClock};
@@ -146,6 +147,43 @@ async fn the_same_reply_twice_fires_the_reflex_and_is_stored_once() {
 }
 
 #[tokio::test]
+async fn a_reworded_repeat_evaluated_as_nothing_new_fires_the_reflex() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let replies = std::sync::Mutex::new(
+        [
+            "Trust grows slowly.\nTOOL_CALL: diary_add|trust grows slowly",
+            "Slowly, trust grows.\nTOOL_CALL: diary_add|slowly trust grows",
+        ]
+        .into_iter(),
+    );
+    let main = ScriptLlm::new("main", move |req| {
+        if is_main_call(req, Language::En) {
+            Ok(replies.lock().unwrap().next().unwrap_or("-").to_owned())
+        } else if req.system.contains("Compare") {
+            Ok(r#"{"novel": "no", "novelty": 0, "new_ideas": [], "tags": ["trust"]}"#.into())
+        } else {
+            Ok("[]".into())
+        }
+    });
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    assert!(!core.tick().await.unwrap().report.repeat);
+    let second = core.tick().await.unwrap();
+    assert!(second.report.repeat, "{:?}", second.report.reflex);
+    let (diary, responses) = read(&db, |s| (all::<DiaryEntry>(s), all::<RecentResponse>(s))).await;
+    assert_eq!(diary.len(), 1, "the reworded repeat's command did not run");
+    assert_eq!(responses.len(), 2);
+    assert!(
+        !responses[1].row.content.contains("Slowly"),
+        "not stored again"
+    );
+    assert!(responses[1].row.stagnation_reflex);
+    assert_eq!(responses[1].row.novelty_score, Some(0.0));
+    let processes = read(&db, all::<ProcessEntry>).await;
+    assert_eq!(processes.len(), 1, "no row for the skipped command");
+}
+
+#[tokio::test]
 async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_stored() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
@@ -172,6 +210,28 @@ async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_
     let done = core.tick().await.unwrap();
     assert_eq!(done.report.executed(), 0);
     assert_eq!(judge.calls(), 1);
+    // What the validator is sent (seed §6): the seed's question, the reply
+    // and the prompt it answered, without the core's system prompt.
+    let asked = &judge.seen()[0];
+    assert!(
+        asked.system.starts_with(
+            "Rate the correctness of this message from -3 (completely incorrect) to +3"
+        ),
+        "{}",
+        asked.system
+    );
+    let sent: String = asked.messages.iter().map(|m| m.content.as_str()).collect();
+    assert!(
+        sent.contains("TOOL_CALL: diary_add|a dubious claim"),
+        "{sent}"
+    );
+    assert!(
+        sent.contains("## 1. Your recent replies"),
+        "the prompt: {sent}"
+    );
+    let context_0 = porfiry_skills::cognition::texts::prompt::core_system_prompt(Language::En);
+    assert!(!sent.contains(&context_0[..60]), "no system prompt: {sent}");
+    assert!(!asked.system.contains(&context_0[..60]));
     let (diary, responses, processes) = read(&db, |s| {
         (
             all::<DiaryEntry>(s),
@@ -200,6 +260,44 @@ async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_
             .contains("not validated"),
         "{:?}",
         processes[0].row.result
+    );
+}
+
+#[tokio::test]
+async fn a_lone_validator_that_is_the_main_model_is_recorded_as_self_validation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        s.add(
+            &LlmEntry {
+                is_validator: true,
+                ..entry("main")
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let main = ScriptLlm::new("main", |req| {
+        Ok(if is_main_call(req, Language::En) {
+            "TOOL_CALL: diary_add|my own idea".to_owned()
+        } else if req.system.starts_with("Rate the correctness") {
+            "+2".to_owned()
+        } else {
+            "[]".to_owned()
+        })
+    });
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    let done = core.tick().await.unwrap();
+    assert_eq!(done.report.executed(), 1, "+2 reaches the write threshold");
+    let r = read(&db, all::<RecentResponse>).await.remove(0).row;
+    assert!(r.self_validation && !r.auto_pass);
+    let json = serde_json::to_value(&r.validators).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!([{"LLM": "main", "rating": 2, "self_validation": true}]),
+        "seed §6: recorded inside validators as self-validation"
     );
 }
 
@@ -321,8 +419,9 @@ async fn idle_wakes_on_a_matching_note_event_and_not_without_one() {
             };
             (
                 add("my own note", NoteSource::Llm, 5),
-                add("low priority", NoteSource::User, 0),
-                add("please look", NoteSource::User, 2),
+                // System notes: a user's note would wake it whatever the filter.
+                add("low priority", NoteSource::System, 0),
+                add("please look", NoteSource::System, 2),
             )
         })
         .await
@@ -360,6 +459,226 @@ async fn idle_with_a_timeout_wakes_when_it_passes() {
     )
     .await;
     assert_eq!(core.wait().await.unwrap(), Waited::Woke(WakeCause::Timeout));
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_wakes_when_the_named_process_ends_not_another() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let events = CoreEvents::new();
+    let clock = clock();
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(thinker("main", "x")),
+        "main",
+        clock.clone(),
+        events.clone(),
+        Trace::off(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    let running = |name: &str| ProcessEntry {
+        name: name.into(),
+        status: ProcessStatus::Warning,
+        ..Default::default()
+    };
+    let (awaited, other) = {
+        let (a, b) = (running("awaited"), running("other"));
+        db.write(move |s| (s.add(&a, since).unwrap(), s.add(&b, since).unwrap()))
+            .await
+            .unwrap()
+    };
+    idle(
+        &db,
+        IdleSettings {
+            processes: vec![awaited],
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    clock.advance_ms(1_000);
+    let finish = |id: i64, now: u64| {
+        let db = db.clone();
+        async move {
+            db.write(move |s| {
+                s.process_finish(id, ProcessStatus::Ok, "done", now)
+                    .unwrap();
+            })
+            .await
+            .unwrap()
+        }
+    };
+    finish(other, clock.now().unix_ms()).await;
+    events.send(CoreEvent::ProcessFinished { id: other });
+    let waiting = tokio::spawn(async move { (core.wait().await, core) });
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    assert!(!waiting.is_finished(), "another process does not wake it");
+    finish(awaited, clock.now().unix_ms()).await;
+    events.send(CoreEvent::ProcessFinished { id: awaited });
+    let (waited, _core) = waiting.await.unwrap();
+    assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Process(awaited)));
+    let cycle: CycleSettings =
+        read(&db, |s| s.config_get(CYCLE_CONFIG_KEY).unwrap().unwrap()).await;
+    assert_eq!(cycle.idle, None, "waking switches idle mode off");
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_note_from_the_user_wakes_idle_mode_that_has_no_note_filter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let events = CoreEvents::new();
+    let clock = clock();
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(thinker("main", "x")),
+        "main",
+        clock.clone(),
+        events.clone(),
+        Trace::off(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    // Waits on a process that will never end, and no notes at all.
+    let pid = db
+        .write(move |s| {
+            let job = ProcessEntry {
+                name: "never ends".into(),
+                status: ProcessStatus::Warning,
+                ..Default::default()
+            };
+            s.add(&job, since).unwrap()
+        })
+        .await
+        .unwrap();
+    idle(
+        &db,
+        IdleSettings {
+            processes: vec![pid],
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    clock.advance_ms(1_000);
+    let now = clock.now().unix_ms();
+    let (own, users) = db
+        .write(move |s| {
+            let add = |text: &str, source| {
+                s.add(
+                    &Note {
+                        text: text.into(),
+                        source,
+                        ..Default::default()
+                    },
+                    now,
+                )
+                .unwrap()
+            };
+            (
+                add("mine", NoteSource::Llm),
+                add("are you there?", NoteSource::User),
+            )
+        })
+        .await
+        .unwrap();
+    let waiting = tokio::spawn(async move { (core.wait().await, core) });
+    events.send(CoreEvent::NoteArrived { id: own });
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    assert!(
+        !waiting.is_finished(),
+        "the core's own note does not wake it"
+    );
+    events.send(CoreEvent::NoteArrived { id: users });
+    let (waited, _core) = waiting.await.unwrap();
+    assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Note(users)));
+}
+
+/// The user message of the first main call `llm` saw.
+fn first_prompt(llm: &ScriptLlm) -> String {
+    llm.seen()
+        .into_iter()
+        .find(|r| is_main_call(r, Language::En))
+        .unwrap()
+        .messages
+        .iter()
+        .map(|m| m.content.clone())
+        .collect()
+}
+
+#[tokio::test]
+async fn context_5_shows_roles_and_config_and_manual_context_4_hashtags_and_source() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let (user_note, cli_note) = db
+        .write(|s| {
+            s.add(
+                &porfiry_storage::Identity {
+                    name: "Porfiry".into(),
+                    role: "family assistant".into(),
+                    ..Default::default()
+                },
+                1,
+            )
+            .unwrap();
+            s.add(
+                &LlmEntry {
+                    is_validator: true,
+                    ..entry("judge")
+                },
+                1,
+            )
+            .unwrap();
+            s.config_set("process.allow", &["uptime"], 1).unwrap();
+            let note = |text: &str, source, hashtags: &[&str], priority| Note {
+                text: text.into(),
+                source,
+                hashtags: hashtags.iter().map(|h| (*h).to_owned()).collect(),
+                priority,
+                ..Default::default()
+            };
+            (
+                s.add(
+                    &note("relays are full", NoteSource::User, &["mesh", "relay"], 2),
+                    2,
+                )
+                .unwrap(),
+                s.add(&note("from the shell", NoteSource::Cli, &[], 0), 3)
+                    .unwrap(),
+            )
+        })
+        .await
+        .unwrap();
+    let main = thinker("main", "Looking around.");
+    let judge = ScriptLlm::new("judge", |_| Ok("1".into()));
+    let mut core = quiet_core(
+        &db,
+        ScriptMaker::default().with(main.clone()).with(judge),
+        clock(),
+    )
+    .await;
+    core.tick().await.unwrap();
+    let prompt = first_prompt(&main);
+    for want in [
+        "model = main",
+        "language = en",
+        "roles = Porfiry — family assistant",
+        "validators = judge",
+        "thresholds = read +0, write +1, network +2",
+        r#"process.allow = ["uptime"]"#,
+        &format!("#{user_note} p2 user #mesh #relay"),
+        &format!("#{cli_note} p0 cli"),
+    ] {
+        assert!(prompt.contains(want), "{want:?} missing from:\n{prompt}");
+    }
+    assert!(
+        !prompt.contains("core.stagnation"),
+        "bookkeeping is not a parameter"
+    );
+    assert!(
+        !prompt.contains("relays are full"),
+        "manual mode shows ids, not texts"
+    );
 }
 
 #[tokio::test]
@@ -411,50 +730,231 @@ async fn the_prompt_fits_the_budget_on_a_busy_node() {
 async fn a_stall_takes_the_cheapest_strategy_first_and_rates_it_later() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
+    // A diary entry for the flashback to bring back.
+    db.write(|s| {
+        s.add(
+            &DiaryEntry {
+                text: "the first day: the family set up the node".into(),
+                ..Default::default()
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
     let main = thinker("main", "Round and round.");
     let clock = clock();
     let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock.clone()).await;
-    let mut applied_at = None;
-    for tick in 1..=12u64 {
-        clock.advance_ms(60_000);
-        core.tick().await.unwrap();
-        let applied = read(&db, |s| {
+    let applied = |db: porfiry_storage::db::Db| async move {
+        read(&db, |s| {
             all::<ProcessEntry>(s)
                 .into_iter()
                 .filter(|p| p.row.name == "stagnation_strategy")
                 .collect::<Vec<_>>()
         })
-        .await;
-        if applied_at.is_none() && !applied.is_empty() {
-            applied_at = Some((tick, applied[0].clone()));
+        .await
+    };
+    let strategy_ratings = |db: porfiry_storage::db::Db| async move {
+        read(&db, |s| {
+            all::<Rating>(s)
+                .into_iter()
+                .filter(|r| r.row.target.starts_with("stagnation_strategies:"))
+                .collect::<Vec<_>>()
+        })
+        .await
+    };
+    let mut applied_at = None;
+    for tick in 1..=12u64 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+        let rows = applied(db.clone()).await;
+        if applied_at.is_none() && !rows.is_empty() {
+            applied_at = Some((tick, rows[0].clone()));
+        }
+        if let Some((at, _)) = &applied_at
+            && tick < at + RATE_AFTER_TICKS
+        {
+            assert!(
+                strategy_ratings(db.clone()).await.is_empty(),
+                "rated at tick {tick}, before its {RATE_AFTER_TICKS} ticks passed"
+            );
+        }
+        if applied_at
+            .as_ref()
+            .is_some_and(|(at, _)| tick == at + RATE_AFTER_TICKS)
+        {
+            break;
         }
     }
     let (tick, first) = applied_at.expect("a stall of repeated replies escalates");
-    assert!(
-        tick >= 3,
-        "escalation needs a stall of 3, came at tick {tick}"
-    );
+    // Tick 1 is new; ticks 2, 3, 4 repeat it: the stall counter reaches 3
+    // (DEFAULT_ESCALATE_AT) on tick 4, not before.
+    assert_eq!(tick, 1 + u64::from(DEFAULT_ESCALATE_AT), "escalation tick");
     let strategy_id = first.row.command["strategy"].as_i64().unwrap();
-    let (cost, cheapest_in_class) = read(&db, move |s| {
-        let all = all::<porfiry_storage::StagnationStrategy>(s);
-        let chosen = all.iter().find(|x| x.id == strategy_id).unwrap().clone();
-        let cheapest = all
-            .iter()
-            .filter(|x| x.row.class == chosen.row.class)
-            .map(|x| x.row.cost)
-            .min()
-            .unwrap();
-        (chosen.row.cost, cheapest)
+    let strategies = read(&db, all::<porfiry_storage::StagnationStrategy>).await;
+    let chosen = strategies.iter().find(|x| x.id == strategy_id).unwrap();
+    let cheapest = strategies.iter().map(|x| x.row.cost).min().unwrap();
+    assert_eq!(
+        chosen.row.cost, cheapest,
+        "the first applied is the cheapest of all strategies, not only of its class"
+    );
+    assert_eq!(
+        chosen.row.class, "internal_restructuring",
+        "repeated thoughts → internal restructuring (seed's diagnosis)"
+    );
+    assert!(
+        first
+            .row
+            .result
+            .as_deref()
+            .unwrap()
+            .contains("flashback to diary #1")
+    );
+    let ratings = strategy_ratings(db.clone()).await;
+    assert_eq!(ratings.len(), 1, "{ratings:?}");
+    let rating = &ratings[0].row;
+    assert_eq!(
+        rating.target,
+        format!("stagnation_strategies:{strategy_id}")
+    );
+    assert!(rating.comment.contains("(3 ticks)"), "{}", rating.comment);
+    assert!(
+        rating.score < 0,
+        "the replies stayed the same after it: rated down, got {}",
+        rating.score
+    );
+}
+
+#[tokio::test]
+async fn a_restart_mid_strategy_goes_on_and_still_rates_the_strategy() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker("main", "Round and round.");
+    let clock = clock();
+    let strategies = |db: porfiry_storage::db::Db| async move {
+        read(&db, |s| {
+            all::<ProcessEntry>(s)
+                .into_iter()
+                .filter(|p| p.row.name == "stagnation_strategy")
+                .count()
+        })
+        .await
+    };
+    let mut core = quiet_core(
+        &db,
+        ScriptMaker::default().with(main.clone()),
+        clock.clone(),
+    )
+    .await;
+    let mut applied_tick = None;
+    for _ in 0..12 {
+        clock.advance_ms(60_000);
+        let done = core.tick().await.unwrap();
+        if strategies(db.clone()).await > 0 {
+            applied_tick = Some(done.report.tick);
+            break;
+        }
+    }
+    let applied_tick = applied_tick.expect("the stall escalated");
+    let first = read(&db, |s| {
+        all::<ProcessEntry>(s)
+            .into_iter()
+            .find(|p| p.row.name == "stagnation_strategy")
+            .unwrap()
     })
     .await;
-    assert_eq!(cost, cheapest_in_class, "the cheap mechanism comes first");
+    let id = first.row.command["strategy"].as_i64().unwrap();
+    // The OS kills the node: a new core on the same file.
+    drop(core);
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock.clone()).await;
+    assert_eq!(core.next_tick(), applied_tick + 1);
+    for _ in 0..3 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+    }
+    // Forgotten state would start the stall from 0 (escalating again only
+    // at the third tick, rated three later): the rating now is the pending
+    // one from before the restart.
     let ratings = read(&db, all::<Rating>).await;
+    let target = format!("stagnation_strategies:{id}");
+    let rating = ratings
+        .iter()
+        .find(|r| r.row.target == target)
+        .unwrap_or_else(|| panic!("no rating for {target}: {ratings:?}"));
     assert!(
-        ratings
-            .iter()
-            .any(|r| r.row.target == format!("stagnation_strategies:{strategy_id}")),
-        "{ratings:?}"
+        rating.row.comment.contains("(3 ticks)"),
+        "{}",
+        rating.row.comment
     );
+}
+
+/// Ticks a model that repeats itself until the radical-pause strategy
+/// applies, planning the wait after each tick; the plans, in order.
+async fn plans_of_a_stall(pause_secs: Option<u64>) -> Vec<WaitPlan> {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = clock();
+    let mut core = core_with_pause(
+        &db,
+        ScriptMaker::default().with(thinker("main", "Round and round.")),
+        "main",
+        clock.clone(),
+        CoreEvents::new(),
+        Trace::off(),
+        pause_secs,
+    )
+    .await;
+    let mut plans = Vec::new();
+    for _ in 0..16 {
+        clock.advance_ms(60_000);
+        core.tick().await.unwrap();
+        plans.push(core.plan_wait().await.unwrap());
+    }
+    plans
+}
+
+#[tokio::test]
+async fn a_runs_pause_bound_caps_the_strategy_pause_and_says_so() {
+    let free = plans_of_a_stall(None).await;
+    let slept = free
+        .iter()
+        .find(|p| {
+            matches!(
+                p,
+                WaitPlan::Pause {
+                    reason: PauseReason::Strategy { .. },
+                    ..
+                }
+            )
+        })
+        .expect("a long stall reaches the radical pause");
+    let WaitPlan::Pause { length, .. } = slept else {
+        unreachable!()
+    };
+    assert!(*length >= Duration::from_secs(1_800), "{slept:?}");
+    assert!(slept.notice().unwrap().contains("long-pause strategy"));
+
+    let bounded = plans_of_a_stall(Some(0)).await;
+    for plan in &bounded {
+        let WaitPlan::Pause { length, .. } = plan else {
+            panic!("{plan:?}")
+        };
+        assert_eq!(*length, Duration::ZERO, "--pause-secs 0 caps {plan:?}");
+    }
+    let capped = bounded
+        .iter()
+        .find(|p| {
+            matches!(
+                p,
+                WaitPlan::Pause {
+                    reason: PauseReason::Strategy { capped: true, .. },
+                    ..
+                }
+            )
+        })
+        .expect("the strategy still applied, cut short");
+    assert!(capped.notice().unwrap().contains("capped by --pause-secs"));
 }
 
 #[tokio::test(start_paused = true)]

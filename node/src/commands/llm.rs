@@ -189,7 +189,19 @@ fn to_text(list: &LlmList) -> String {
         ));
     }
     lines.extend(llm_registry::registry_lines(&list.registry));
+    lines.extend(validator_advice(&list.registry));
     lines.join("\n")
+}
+
+/// The core's validator warning for this registry (none with two or more).
+fn validator_advice(registry: &[llm_registry::RegistryModel]) -> Option<String> {
+    let validators: Vec<&str> = registry
+        .iter()
+        .filter(|m| m.validator)
+        .map(|m| m.name.as_str())
+        .collect();
+    let main = registry.iter().find(|m| m.main).map(|m| m.name.as_str());
+    porfiry_agent::cognition::advice::validator_advice(&validators, main)
 }
 
 /// Peer ids of the friends the running daemon is connected to; `None`

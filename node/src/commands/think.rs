@@ -14,6 +14,7 @@ use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_storage::LlmEntry;
 
 use crate::commands::llm_flags::OptionalLlmArgs;
+use porfiry_agent::cognition::advice::validator_advice;
 use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
 use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
@@ -74,10 +75,25 @@ pub fn flags_model(llm: &OptionalLlmArgs) -> anyhow::Result<Option<LlmEntry>> {
 pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
     let main = flags_model(&args.llm)?;
     let (key, store) = open_or_init(dir)?;
-    if main.is_none() && store.llm_main()?.is_none() {
+    let registry_main = store.llm_main()?;
+    if main.is_none() && registry_main.is_none() {
         anyhow::bail!(
             "no model: give --llm-url and --llm-model, or add one with `porfiry llm add NAME --url URL --model M --main`"
         );
+    }
+    // Said once, before the first tick (seed §6: at least two validators).
+    let validators: Vec<String> = store
+        .llm_validators()?
+        .into_iter()
+        .map(|v| v.row.name)
+        .collect();
+    let validators: Vec<&str> = validators.iter().map(String::as_str).collect();
+    let main_name = main
+        .as_ref()
+        .map(|m| m.name.clone())
+        .or(registry_main.map(|m| m.row.name));
+    if let Some(advice) = validator_advice(&validators, main_name.as_deref()) {
+        eprintln!("{advice}");
     }
     drop(store);
     let db = Db::open(&dir.db_path()).context("opening the database")?;
@@ -122,22 +138,35 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
             () = &mut shutdown => break,
             tick = core.tick() => tick?,
         };
-        println!("{}", tick_line(&tick));
         done += 1;
         if args.ticks.is_some_and(|n| done >= n) {
+            println!("{}", tick_line(&tick, None));
             break;
         }
+        // The wait is said on the tick line before it starts: a long pause
+        // (the radical-pause strategy) must not look like a hang.
+        let plan = core.plan_wait().await?;
+        println!("{}", tick_line(&tick, plan.notice().as_deref()));
         tokio::select! {
             () = &mut shutdown => break,
-            waited = core.wait() => { waited?; }
+            waited = core.wait_as(&plan) => { waited?; }
         }
     }
     db.close().await;
     Ok(())
 }
 
-/// `tick 3: 2 commands, 1 ran, …` or `tick 3: error: …`.
-pub fn tick_line(done: &TickDone) -> String {
+/// `tick 3: 2 commands, 1 ran, …` or `tick 3: error: …`, then the wait
+/// that follows when it is worth saying (`; next: pause 1800 s (…)`).
+pub fn tick_line(done: &TickDone, wait: Option<&str>) -> String {
+    let line = tick_summary(done);
+    match wait {
+        Some(wait) => format!("{line}; next: {wait}"),
+        None => line,
+    }
+}
+
+fn tick_summary(done: &TickDone) -> String {
     let r = &done.report;
     match &r.error {
         Some(e) => format!("tick {}: error: {e}", r.tick),

@@ -424,6 +424,22 @@ impl Collector {
     }
 
     fn push(&mut self, command: Command) {
+        // Seed §4: a command's cmd_id is unique. A second command under an
+        // id already used is reported, never run (it may be the same
+        // command written twice).
+        if let Some(id) = &command.cmd_id
+            && self
+                .commands
+                .iter()
+                .any(|c| c.cmd_id.as_deref() == Some(id.as_str()))
+        {
+            let what = format!(
+                "duplicate cmd_id {id:?}: the first command with it is kept, this one ({}) is not run",
+                command.tool
+            );
+            self.problem(&what, &format!("{id} {}", command.tool));
+            return;
+        }
         if self.commands.len() < MAX_COMMANDS_PER_REPLY {
             self.commands.push(command);
         } else {

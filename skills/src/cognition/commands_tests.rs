@@ -186,6 +186,30 @@ fn each_problem_says_what_was_wrong() {
 }
 
 #[test]
+fn a_duplicate_cmd_id_is_reported_and_not_kept_twice() {
+    let e = extract_commands(
+        "# Commands:\n\
+         {\"cmd_id\": \"c1\", \"type\": \"diary_add\", \"args\": {\"text\": \"a\"}}\n\
+         {\"cmd_id\": \"c1\", \"type\": \"diary_add\", \"args\": {\"text\": \"a\"}}\n\
+         {\"cmd_id\": \"c2\", \"type\": \"goals_add\", \"args\": {\"title\": \"g\"}}\n\
+         {\"type\": \"diary_list\"}\n\
+         {\"type\": \"diary_list\"}\n\
+         # End of commands",
+    );
+    assert_eq!(
+        tools(&e),
+        ["diary_add", "goals_add", "diary_list", "diary_list"],
+        "commands without an id are not deduplicated"
+    );
+    assert_eq!(e.problems.len(), 1, "{:?}", e.problems);
+    assert!(
+        e.problems[0].what.contains("duplicate cmd_id \"c1\""),
+        "{}",
+        e.problems[0].what
+    );
+}
+
+#[test]
 fn commands_past_the_cap_are_dropped_and_said_so() {
     let mut reply = String::from("# Commands:\n");
     for i in 0..MAX_COMMANDS_PER_REPLY + 4 {

@@ -134,30 +134,62 @@ pub struct Assessment {
 }
 
 /// One tick's remembered part.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
 struct Past {
     reply: String,
     commands: Vec<String>,
 }
 
-/// The detectors' state: the last few ticks and the counters.
-pub struct Detectors {
-    cfg: DetectorConfig,
+/// What the detectors remember between ticks: the last few ticks and the
+/// counters. The node stores it (SQLite) after each tick, so a node the OS
+/// killed goes on where it was instead of forgetting a stall.
+#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+pub struct DetectorMemory {
     past: VecDeque<Past>,
     no_growth: u32,
     no_stimuli: u32,
     stall: u32,
 }
 
+impl DetectorMemory {
+    /// The stall counter.
+    pub fn stall(&self) -> u32 {
+        self.stall
+    }
+}
+
+/// The detectors' state: the last few ticks and the counters.
+pub struct Detectors {
+    cfg: DetectorConfig,
+    mem: DetectorMemory,
+}
+
 impl Detectors {
     /// Fresh detectors.
     pub fn new(cfg: DetectorConfig) -> Self {
-        Self {
-            cfg,
-            past: VecDeque::new(),
-            no_growth: 0,
-            no_stimuli: 0,
-            stall: 0,
+        Self::resume(cfg, DetectorMemory::default())
+    }
+
+    /// Detectors that go on from `mem` (as stored by the node), bounded
+    /// again by `cfg` so a stored value cannot grow them.
+    pub fn resume(cfg: DetectorConfig, mut mem: DetectorMemory) -> Self {
+        mem.stall = mem.stall.min(MAX_STALL);
+        for p in &mut mem.past {
+            if p.reply.chars().count() > MAX_KEPT_REPLY_CHARS {
+                p.reply = p.reply.chars().take(MAX_KEPT_REPLY_CHARS).collect();
+            }
         }
+        let mut d = Self { cfg, mem };
+        while d.mem.past.len() > d.keep() {
+            d.mem.past.pop_front();
+        }
+        d
+    }
+
+    /// What to store to resume later.
+    pub fn memory(&self) -> &DetectorMemory {
+        &self.mem
     }
 
     /// How many past ticks are kept: the longest look-back of any detector.
@@ -174,7 +206,7 @@ impl Detectors {
         let reply: String = o.reply.chars().take(MAX_KEPT_REPLY_CHARS).collect();
         let mut signals = Vec::new();
 
-        let window = self.past.iter().rev().take(self.cfg.similarity_window);
+        let window = self.mem.past.iter().rev().take(self.cfg.similarity_window);
         let mut identical = o.novelty <= 0.0;
         let mut similarity: f64 = 0.0;
         for p in window {
@@ -187,12 +219,12 @@ impl Detectors {
             signals.push(Signal::SimilarReplies { similarity });
         }
 
-        self.past.push_back(Past {
+        self.mem.past.push_back(Past {
             reply,
             commands: o.commands,
         });
-        while self.past.len() > self.keep() {
-            self.past.pop_front();
+        while self.mem.past.len() > self.keep() {
+            self.mem.past.pop_front();
         }
         if let Some(tool) = self.streak() {
             signals.push(Signal::CommandStreak { tool });
@@ -201,36 +233,36 @@ impl Detectors {
             signals.push(Signal::Alternation { a, b });
         }
 
-        self.no_growth = if o.graph_growth == 0 {
-            self.no_growth.saturating_add(1)
+        self.mem.no_growth = if o.graph_growth == 0 {
+            self.mem.no_growth.saturating_add(1)
         } else {
             0
         };
-        if self.no_growth >= self.cfg.no_growth_ticks {
+        if self.mem.no_growth >= self.cfg.no_growth_ticks {
             signals.push(Signal::NoGraphGrowth {
-                ticks: self.no_growth,
+                ticks: self.mem.no_growth,
             });
         }
-        self.no_stimuli = if o.stimuli == 0 {
-            self.no_stimuli.saturating_add(1)
+        self.mem.no_stimuli = if o.stimuli == 0 {
+            self.mem.no_stimuli.saturating_add(1)
         } else {
             0
         };
-        if self.no_stimuli >= self.cfg.no_stimuli_ticks {
+        if self.mem.no_stimuli >= self.cfg.no_stimuli_ticks {
             signals.push(Signal::NoStimuli {
-                ticks: self.no_stimuli,
+                ticks: self.mem.no_stimuli,
             });
         }
 
-        self.stall = if signals.is_empty() {
-            self.stall.saturating_sub(1)
+        self.mem.stall = if signals.is_empty() {
+            self.mem.stall.saturating_sub(1)
         } else {
-            (self.stall + 1).min(MAX_STALL)
+            (self.mem.stall + 1).min(MAX_STALL)
         };
         Assessment {
             signals,
-            stall: self.stall,
-            escalate: self.stall >= self.cfg.escalate_at,
+            stall: self.mem.stall,
+            escalate: self.mem.stall >= self.cfg.escalate_at,
         }
     }
 
@@ -238,10 +270,10 @@ impl Detectors {
     /// tool of the newest tick).
     fn streak(&self) -> Option<String> {
         let n = self.cfg.streak;
-        if n == 0 || self.past.len() < n {
+        if n == 0 || self.mem.past.len() < n {
             return None;
         }
-        let last: Vec<&Past> = self.past.iter().rev().take(n).collect();
+        let last: Vec<&Past> = self.mem.past.iter().rev().take(n).collect();
         last[0]
             .commands
             .iter()
@@ -253,13 +285,14 @@ impl Detectors {
     /// B… with A ≠ B and both non-empty.
     fn alternation(&self) -> Option<(String, String)> {
         let n = self.cfg.alternation;
-        if n < 2 || self.past.len() < n {
+        if n < 2 || self.mem.past.len() < n {
             return None;
         }
         let patterns: Vec<String> = self
+            .mem
             .past
             .iter()
-            .skip(self.past.len() - n)
+            .skip(self.mem.past.len() - n)
             .map(|p| p.commands.join(","))
             .collect();
         let (a, b) = (&patterns[0], &patterns[1]);
@@ -312,6 +345,41 @@ mod tests {
         for a in run(&mut d, (0..30).map(productive)) {
             assert_eq!(a, Assessment::default(), "{a:?}");
         }
+    }
+
+    #[test]
+    fn detectors_resumed_from_their_stored_memory_go_on_where_they_were() {
+        let stalled = |tick| Observation {
+            tick,
+            reply: "round and round".into(),
+            commands: vec!["diary_list".into()],
+            ..Default::default()
+        };
+        let mut d = Detectors::new(DetectorConfig::default());
+        run(&mut d, (1..=2).map(stalled));
+        let json = serde_json::to_string(d.memory()).unwrap();
+        let mut resumed = Detectors::resume(
+            DetectorConfig::default(),
+            serde_json::from_str(&json).unwrap(),
+        );
+        let mut fresh = Detectors::new(DetectorConfig::default());
+        let a = resumed.observe(stalled(3));
+        assert_eq!(a.stall, 3, "{a:?}");
+        assert!(
+            a.escalate,
+            "the third stalled tick escalates after a restart too"
+        );
+        assert!(has(&a, |s| matches!(s, Signal::CommandStreak { .. })));
+        assert!(!fresh.observe(stalled(3)).escalate, "forgetting would not");
+        // A stored value cannot grow them past their bounds.
+        let mut big = resumed.memory().clone();
+        big.stall = 1_000;
+        assert_eq!(
+            Detectors::resume(DetectorConfig::default(), big)
+                .memory()
+                .stall(),
+            MAX_STALL
+        );
     }
 
     #[test]
@@ -513,9 +581,10 @@ mod tests {
         };
         let last = run(&mut d, (0..50).map(stuck)).pop().unwrap();
         assert_eq!(last.stall, MAX_STALL);
-        assert!(d.past.len() <= DEFAULT_ALTERNATION);
+        assert!(d.mem.past.len() <= DEFAULT_ALTERNATION);
         assert!(
-            d.past
+            d.mem
+                .past
                 .iter()
                 .all(|p| p.reply.chars().count() == MAX_KEPT_REPLY_CHARS)
         );

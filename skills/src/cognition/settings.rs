@@ -26,6 +26,51 @@ pub const DEFAULT_PAUSE_SECS: u64 = 30;
 /// `cycle_pause` accepts at most a day; longer is what idle mode is for.
 pub const MAX_PAUSE_SECS: u64 = 86_400;
 
+/// Note priorities by name, for filters (seed 003 §2: "по приоритету
+/// (например, ≥ `important`)"). A note's priority is a number, 0 normal and
+/// higher more urgent; these names are its steps, in English and Russian
+/// (masculine, feminine and neuter forms, as a model writes them).
+pub const PRIORITY_NAMES: &[(&str, i64)] = &[
+    ("low", -1),
+    ("normal", 0),
+    ("important", 1),
+    ("high", 1),
+    ("urgent", 2),
+    ("critical", 3),
+    ("низкий", -1),
+    ("низкая", -1),
+    ("низкое", -1),
+    ("обычный", 0),
+    ("обычная", 0),
+    ("обычное", 0),
+    ("важный", 1),
+    ("важная", 1),
+    ("важное", 1),
+    ("высокий", 1),
+    ("высокая", 1),
+    ("высокое", 1),
+    ("срочный", 2),
+    ("срочная", 2),
+    ("срочное", 2),
+    ("критический", 3),
+    ("критическая", 3),
+    ("критическое", 3),
+];
+
+/// A priority as a number or one of [`PRIORITY_NAMES`] (any case, quotes
+/// and backticks dropped); `None` when it is neither.
+pub fn parse_priority(text: &str) -> Option<i64> {
+    let word = text.trim().trim_matches(['`', '"', '\'', '«', '»']).trim();
+    if let Ok(n) = word.parse::<i64>() {
+        return Some(n);
+    }
+    let word = word.to_lowercase();
+    PRIORITY_NAMES
+        .iter()
+        .find(|(name, _)| *name == word)
+        .map(|(_, n)| *n)
+}
+
 /// How the conditions of a filter combine (seed: "и" / "или").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -91,12 +136,17 @@ pub enum NotesMode {
     },
 }
 
-/// Idle mode: the tick skips steps 2–5 and waits for one of these.
+/// Idle mode: the tick skips steps 2–5 and waits for one of these (seed
+/// §4: a finished process, a matching note, a timeout). A note from the
+/// user, or one a friend addressed to this node alone, wakes it whatever the
+/// conditions, so idle mode can never go deaf.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct IdleSettings {
-    /// Wake when any of these processes finishes; empty = any process.
+    /// Wake when one of these processes finishes.
     pub processes: Vec<i64>,
+    /// Wake when any process finishes (the model wrote `any`).
+    pub any_process: bool,
     /// Wake on a new note matching this filter; `None` = notes do not wake.
     pub notes: Option<NoteFilter>,
     /// Wake after this many seconds at the latest; `None` = no timeout.
@@ -154,6 +204,18 @@ mod tests {
     }
 
     #[test]
+    fn priorities_read_as_numbers_or_the_seeds_names() {
+        assert_eq!(parse_priority("2"), Some(2));
+        assert_eq!(parse_priority(" `important` "), Some(1));
+        assert_eq!(parse_priority("Urgent"), Some(2));
+        assert_eq!(parse_priority("важное"), Some(1));
+        assert_eq!(parse_priority("Срочный"), Some(2));
+        assert_eq!(parse_priority("low"), Some(-1));
+        assert_eq!(parse_priority("soonish"), None);
+        assert_eq!(parse_priority(""), None);
+    }
+
+    #[test]
     fn settings_round_trip_through_json() {
         let settings = CycleSettings {
             responses: 3,
@@ -174,6 +236,7 @@ mod tests {
             pause_secs: 5,
             idle: Some(IdleSettings {
                 processes: vec![4],
+                any_process: false,
                 notes: Some(NoteFilter::default()),
                 timeout_secs: Some(600),
                 since_ms: 1_000,

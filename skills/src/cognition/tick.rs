@@ -6,8 +6,9 @@
 //!
 //! ```text
 //! CallModel ──► model_answered ──► Reflect ──► reflected ──► Run ──► ran ──► Finish
-//!      │ error                        │ repeat (novelty 0): no calls, no commands
+//!      │ error                        │ repeat (identical): no calls, no commands
 //!      └──────────────► Finish        └─────────────────────────────────────► Finish
+//!                                  reflected: evaluated novelty 0 ──► Finish (no commands)
 //! ```
 //!
 //! `Reflect` holds the anti-stagnation evaluations (§5: cognitive and
@@ -33,6 +34,10 @@ use crate::tools::ToolEffect;
 
 /// The name of the core's built-in help command (it has no toolset).
 pub const HELP_COMMAND: &str = "help";
+
+/// The core's built-in request to friends over the mesh (seed 003: "mesh
+/// interact"); its answers land in `process_log`. Network: it leaves the node.
+pub const MESH_INTERACT_COMMAND: &str = "mesh_interact";
 
 /// What a tick starts from; the driver loads it.
 #[derive(Debug, Clone)]
@@ -164,7 +169,8 @@ pub struct TickReport {
     pub reply: Option<String>,
     /// Why the model call failed.
     pub error: Option<String>,
-    /// The reply repeated the previous one: record the reflex, not the reply.
+    /// The reply repeated the previous one (identical, or evaluated with
+    /// novelty 0): record the reflex, not the reply.
     pub repeat: bool,
     /// Step 5's findings (none after an error or a repeat).
     pub reflex: Option<ReflexFindings>,
@@ -394,6 +400,26 @@ impl Tick {
             emotion_list,
         });
         self.running.clear();
+        // Seed §5: "identical to the previous one (novelty = 0)". The
+        // evaluation judging a reworded reply to hold nothing new is the
+        // same reflex as a byte-identical repeat: the reply is not stored
+        // again (a short record of the reflex is) and its commands do not
+        // run again. A first reply is never a repeat.
+        if !first
+            && self
+                .report
+                .reflex
+                .as_ref()
+                .is_some_and(|r| r.evaluation.novelty <= 0.0)
+        {
+            self.report.repeat = true;
+            for record in &mut self.report.commands {
+                record.outcome = CommandOutcome::SkippedRepeat;
+            }
+            self.report.validation = Some(validation);
+            self.state = State::Finished;
+            return;
+        }
         for (i, record) in self.report.commands.iter_mut().enumerate() {
             let Some(effect) = record.effect else {
                 continue;
@@ -438,6 +464,9 @@ impl Tick {
     fn effect_of(&self, tool: &str) -> Option<ToolEffect> {
         if tool == HELP_COMMAND {
             return Some(ToolEffect::Read);
+        }
+        if tool == MESH_INTERACT_COMMAND {
+            return Some(ToolEffect::Network);
         }
         self.start.effects.get(tool).copied()
     }

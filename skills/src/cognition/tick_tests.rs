@@ -129,6 +129,47 @@ fn a_repeated_reply_fires_the_reflex_without_more_calls_or_commands() {
 }
 
 #[test]
+fn a_reworded_reply_evaluated_as_novelty_0_fires_the_reflex_too() {
+    let mut tick = Tick::new(start(Some("An older thought, said once."), &[]));
+    let _ = tick.next(1_000);
+    tick.model_answered(Ok(REPLY.into()));
+    let TickStep::Reflect(_) = tick.next(1_000) else {
+        panic!("not byte-identical: it is evaluated")
+    };
+    tick.reflected(ReflectionAnswers {
+        cognitive: Some(Ok(
+            r#"{"novel": "no", "novelty": 0, "new_ideas": [], "tags": ["loop"]}"#.into(),
+        )),
+        emotional: Some(Ok("[]".into())),
+        validators: vec![],
+    });
+    let report = finish(&mut tick, 1_000);
+    assert!(report.repeat, "seed §5: novelty 0 is the reflex");
+    assert!(
+        report
+            .commands
+            .iter()
+            .all(|c| c.outcome == CommandOutcome::SkippedRepeat),
+        "{:?}",
+        report.commands
+    );
+    assert_eq!(report.executed(), 0);
+    assert_eq!(report.observation.unwrap().novelty, 0.0);
+
+    // Any novelty above 0 is a new reply whose commands run.
+    let mut tick = Tick::new(start(Some("An older thought, said once."), &[]));
+    let _ = tick.next(1_000);
+    tick.model_answered(Ok(REPLY.into()));
+    let _ = tick.next(1_000);
+    tick.reflected(ReflectionAnswers {
+        cognitive: Some(Ok(r#"{"novel": "yes", "novelty": 0.1}"#.into())),
+        emotional: Some(Ok("[]".into())),
+        validators: vec![],
+    });
+    assert!(matches!(tick.next(1_000), TickStep::Run(_)));
+}
+
+#[test]
 fn a_model_error_finishes_the_tick_with_the_error() {
     let mut tick = Tick::new(start(None, &[]));
     let _ = tick.next(1_000);

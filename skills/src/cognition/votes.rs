@@ -452,8 +452,35 @@ mod tests {
         }
 
         #[test]
-        fn numeric_answers_never_panic(answer in r#"[\-+−–0-9.,/: {}"a-z]{0,80}"#) {
-            let _ = parse_vote(&answer);
+        fn numeric_answers_stay_in_range(answer in r#"[\-+−–0-9.,/: {}"a-z]{0,80}"#) {
+            if let Some(v) = parse_vote(&answer) {
+                prop_assert!((-MAX_VOTE..=MAX_VOTE).contains(&v), "{answer:?} → {v}");
+            }
+        }
+
+        #[test]
+        fn a_lone_vote_in_any_sign_style_reads_back_and_one_out_of_range_does_not(
+            vote in -3i8..=3,
+            sign in 0usize..3,
+            prefix in "[a-z ]{0,20}",
+            suffix in "[a-z .]{0,20}",
+            outside in 4i64..1_000,
+        ) {
+            // The signs a model writes: ASCII, Unicode minus, en dash; "+" or none.
+            let written = match (vote.signum(), sign) {
+                (-1, 0) => format!("-{}", vote.unsigned_abs()),
+                (-1, 1) => format!("−{}", vote.unsigned_abs()),
+                (-1, _) => format!("–{}", vote.unsigned_abs()),
+                (1, 0) => format!("+{vote}"),
+                _ => vote.to_string(),
+            };
+            // A space keeps prose from gluing to the sign ("a-2" is no vote).
+            let answer = format!("{prefix} {written}{suffix}");
+            prop_assert_eq!(parse_vote(&answer), Some(vote), "{:?}", answer);
+            for far in [outside, -outside] {
+                let answer = format!("{prefix} {far}{suffix}");
+                prop_assert_eq!(parse_vote(&answer), None, "{:?}", answer);
+            }
         }
     }
 }

@@ -243,6 +243,7 @@ fn recent_responses_concentration_and_cleanup() {
         validators: vec![ValidatorVote {
             llm: s("a"),
             rating: 4,
+            ..Default::default()
         }],
         ..mk("x", &[], &[])
     });
@@ -254,6 +255,55 @@ fn recent_responses_concentration_and_cleanup() {
         rating: f64::NAN,
         ..mk("x", &[], &[])
     });
+}
+
+#[test]
+fn concentration_compares_tags_and_emotions_ignoring_case_unicode_too() {
+    let (_dir, store) = temp_store();
+    let reply = |content: &str, tg: &[&str], emo: &[&str]| RecentResponse {
+        content: s(content),
+        tags: tags(tg),
+        emotions: emo.iter().map(|e| s(e)).collect(),
+        ..Default::default()
+    };
+    store.add(&reply("lower", &["agi"], &[]), 1).unwrap();
+    store
+        .add(&reply("mixed", &["Архитектура"], &["Тревожность:3"]), 2)
+        .unwrap();
+    store
+        .add(&reply("other", &["mesh"], &["joy:5"]), 3)
+        .unwrap();
+    let contents = |c: Concentration| -> Vec<String> {
+        store
+            .responses_concentrated(&c)
+            .unwrap()
+            .into_iter()
+            .map(|r| r.row.content)
+            .collect()
+    };
+    // The seed's own example: ["архитектура","AGI"], "or".
+    assert_eq!(
+        contents(Concentration {
+            tags: tags(&["архитектура", "AGI"]),
+            mode: MatchMode::Any,
+            ..Default::default()
+        }),
+        ["mixed", "lower"]
+    );
+    assert_eq!(
+        contents(Concentration {
+            tags: tags(&["AGI"]),
+            ..Default::default()
+        }),
+        ["lower"]
+    );
+    assert_eq!(
+        contents(Concentration {
+            emotions: vec![(s("тревожность"), 2)],
+            ..Default::default()
+        }),
+        ["mixed"]
+    );
 }
 
 #[test]
@@ -284,7 +334,8 @@ fn recent_responses_are_stored_in_the_seeds_formats() {
         store.get::<RecentResponse>(id).unwrap().row.validators,
         vec![ValidatorVote {
             llm: s("old"),
-            rating: 1
+            rating: 1,
+            ..Default::default()
         }]
     );
     let bad = |r: RecentResponse| {

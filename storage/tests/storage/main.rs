@@ -62,10 +62,12 @@ pub fn sample_response() -> RecentResponse {
             ValidatorVote {
                 llm: s("gpt"),
                 rating: 2,
+                ..Default::default()
             },
             ValidatorVote {
                 llm: s("qwen"),
                 rating: -1,
+                ..Default::default()
             },
         ],
         llm_id: Some(s("qwen")),

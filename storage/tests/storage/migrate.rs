@@ -66,7 +66,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 7);
+    assert_eq!(SCHEMA_VERSION, 8);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
 
@@ -204,4 +204,102 @@ fn a_version_three_file_with_repeated_names_upgrades() {
         [peer(1)],
     );
     assert!(r.is_err(), "the index is back: {r:?}");
+}
+
+/// The core's prompt as builds before schema 8 seeded it.
+const OLD_PROMPT_EN: &str = "You are the cognitive core of an HMP agent: think continuously, ethically and fact-based; check facts and goals; weigh the results and the ethics of your own and others' actions; develop the agent and the Mesh; never please at the cost of distorting the truth; document key decisions and revisions of your ethics; when in doubt or changing strategy, go back to your goals and identity (identity_read).";
+
+#[test]
+fn schema_8_gives_emotions_an_array_default_keeps_tick_links_and_the_seeds_prompt() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join(DB_FILE_NAME);
+    {
+        let raw = rusqlite::Connection::open(&path).unwrap();
+        raw.execute_batch(V1).unwrap();
+        raw.pragma_update(None, "application_id", APPLICATION_ID)
+            .unwrap();
+        raw.pragma_update(None, "user_version", 1).unwrap();
+        raw.execute_batch(
+            "INSERT INTO llm_recent_responses (id, content, created, updated)
+                 VALUES (3, 'an old reply', 1, 1);
+             INSERT INTO llm_recent_responses (id, content, emotions, created, updated)
+                 VALUES (4, 'felt', '[\"joy:2\"]', 2, 2);
+             INSERT INTO agent_log (id, tick, response_id, created, updated) VALUES (1, 1, 3, 1, 1);
+             INSERT INTO agent_log (id, tick, created, updated) VALUES (2, 2, 2, 2);",
+        )
+        .unwrap();
+        raw.execute(
+            "INSERT INTO system_prompts (name, language, content, created, updated)
+                 VALUES ('cognitive_core', 'en', ?1, 1, 1),
+                        ('cognitive_core', 'ru', 'мой собственный промпт', 1, 1)",
+            [OLD_PROMPT_EN],
+        )
+        .unwrap();
+        let default: String = raw
+            .query_row(
+                "SELECT emotions FROM llm_recent_responses WHERE id = 3",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(default, "{}", "the defect migration 8 fixes");
+    }
+    let store = Store::open(&path).unwrap();
+    store.check_integrity().unwrap();
+    let raw = crate::raw(&store);
+    let emotions = |id: i64| -> String {
+        raw.query_row(
+            "SELECT emotions FROM llm_recent_responses WHERE id = ?",
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    assert_eq!(emotions(3), "[]", "the old default became an array");
+    assert_eq!(emotions(4), r#"["joy:2"]"#, "real emotions are kept");
+    raw.execute(
+        "INSERT INTO llm_recent_responses (id, content, created, updated) VALUES (5, 'new', 3, 3)",
+        [],
+    )
+    .unwrap();
+    assert_eq!(emotions(5), "[]", "the column's default is an array now");
+    let links: Vec<Option<i64>> = raw
+        .prepare("SELECT response_id FROM agent_log ORDER BY id")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(
+        links,
+        [Some(3), None],
+        "the rebuild kept every tick's reply link"
+    );
+    let prompt = |lang: &str| {
+        store
+            .system_prompt("cognitive_core", lang)
+            .unwrap()
+            .unwrap()
+            .row
+            .content
+    };
+    assert!(
+        prompt("en")
+            .ends_with("when in doubt or changing strategy, refer to the full system prompt."),
+        "{}",
+        prompt("en")
+    );
+    assert_eq!(
+        prompt("ru"),
+        "мой собственный промпт",
+        "a changed prompt is kept"
+    );
+    let index: i64 = raw
+        .query_row(
+            "SELECT count(*) FROM sqlite_schema WHERE name = 'llm_recent_responses_created'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(index, 1);
 }

@@ -25,7 +25,7 @@ use crate::cognition::reflect::{ask_main, reflect};
 use crate::cognition::run_commands::{CommandRunner, catalogue_lines};
 use crate::cognition::stagnation::Stagnation;
 use crate::cognition::trace::Trace;
-use crate::cognition::wait::{Waited, wait_between_ticks};
+use crate::cognition::wait::{WaitPlan, Waited, plan_wait, wait_between_ticks};
 use porfiry_mesh::events::{CoreEvent, CoreEvents};
 use porfiry_storage::db::Db;
 
@@ -39,7 +39,8 @@ pub struct CoreConfig {
     /// The main model from the flags; `None` = the registry's main model.
     pub main: Option<LlmEntry>,
     /// Seconds between ticks for this run instead of the cycle setting
-    /// (`porfiry think --pause-secs`); idle mode still waits as set.
+    /// (`porfiry think --pause-secs`), and the most any pause may last,
+    /// strategy pauses included; idle mode still waits as set.
     pub pause_secs: Option<u64>,
 }
 
@@ -103,16 +104,21 @@ impl CognitiveCore {
                 .flat_map(|set| set.tools().iter().map(|t| (t.name.clone(), t.effect)))
                 .collect(),
         );
-        let catalogue = catalogue_lines(&parts.registry);
-        let runner = CommandRunner::new(parts.registry.clone(), config.language);
+        let mut catalogue = catalogue_lines(&parts.registry);
+        catalogue.push(crate::cognition::texts::mesh_catalogue_line(
+            config.language,
+        ));
+        let runner = CommandRunner::new(parts.registry.clone(), config.language)
+            .with_mesh(parts.db.clone(), parts.asker.clone());
         let events = parts.events.subscribe();
+        let stagnation = Stagnation::restore(config.language, &parts.db).await?;
         Ok(Self {
             models: ModelCache::new(parts.maker.clone()),
             runner,
             catalogue,
             effects,
             events,
-            stagnation: Stagnation::new(config.language),
+            stagnation,
             next_tick: last.map_or(1, |t| u64::try_from(t).unwrap_or(0).saturating_add(1)),
             parts,
             config,
@@ -150,19 +156,42 @@ impl CognitiveCore {
     }
 
     /// Waits as the cycle settings say: the pause, or idle until a wake
-    /// condition holds (an awaited event or the timeout, never a poll).
+    /// condition holds (an awaited event or the timeout, never a poll). A
+    /// pause of [`NOTICE_PAUSE`](crate::cognition::wait::NOTICE_PAUSE) or
+    /// more is logged with its reason before it starts.
     pub async fn wait(&mut self) -> Result<Waited, CoreError> {
-        let db = self.parts.db.clone();
-        let mut cycle: CycleSettings = db
+        let plan = self.plan_wait().await?;
+        if let Some(notice) = plan.notice() {
+            tracing::info!(tick = self.next_tick - 1, "before the next tick: {notice}");
+        }
+        self.wait_as(&plan).await
+    }
+
+    /// What the next wait will be: idle mode, or the pause with its reason.
+    /// This run's `pause_secs` bound caps every pause, strategy pauses
+    /// included. Takes the radical-pause strategy's extra pause, so follow
+    /// it with [`CognitiveCore::wait_as`].
+    pub async fn plan_wait(&mut self) -> Result<WaitPlan, CoreError> {
+        let cycle: CycleSettings = self
+            .parts
+            .db
             .read(|s: &Store| s.config_get(porfiry_skills::cognition::CYCLE_CONFIG_KEY))
             .await??
             .unwrap_or_default();
-        if let Some(secs) = self.config.pause_secs {
-            cycle.pause_secs = secs;
-        }
         let extra = self.stagnation.extra_pause();
-        let waited =
-            wait_between_ticks(&db, &mut self.events, &cycle, extra, &*self.parts.clock).await?;
+        if extra.is_some() {
+            // Taken once: a restart during the pause must not sleep it again.
+            self.stagnation
+                .save(&self.parts.db, self.parts.clock.now().unix_ms())
+                .await?;
+        }
+        Ok(plan_wait(&cycle, self.config.pause_secs, extra))
+    }
+
+    /// Waits as `plan` ([`CognitiveCore::plan_wait`]) says.
+    pub async fn wait_as(&mut self, plan: &WaitPlan) -> Result<Waited, CoreError> {
+        let db = self.parts.db.clone();
+        let waited = wait_between_ticks(&db, &mut self.events, plan, &*self.parts.clock).await?;
         self.parts.trace.line(format_args!("wait: {waited:?}"));
         Ok(waited)
     }
@@ -174,6 +203,13 @@ impl CognitiveCore {
         let number = self.next_tick;
         self.next_tick += 1;
         let started = self.parts.clock.now();
+        // Friends' answers to earlier mesh_interact questions, into their
+        // process rows before context 2 is read.
+        let at = started.unix_ms();
+        self.parts
+            .db
+            .write(move |s: &Store| crate::cognition::mesh_interact::gather_answers(s, at))
+            .await??;
         let main = self.main_entry(number).await;
         let model_name = main
             .as_ref()
@@ -293,6 +329,9 @@ impl CognitiveCore {
                     model: &model_name,
                 },
             )
+            .await?;
+        self.stagnation
+            .save(&self.parts.db, self.parts.clock.now().unix_ms())
             .await?;
         Ok(TickDone { report, recorded })
     }

@@ -14,6 +14,23 @@ pub const SWITCH_TICKS: u64 = 3;
 /// Ticks raised sampling lasts before the model's own values return.
 pub const TUNE_TICKS: u64 = 3;
 
+/// How long a task switch freezes the pinned tasks before the core returns
+/// to them (seed: "временное замораживание задачи с возвращением через N
+/// часов"): two hours, long enough for a fresh look, short enough that the
+/// task is not forgotten.
+pub const TASK_RETURN_AFTER: Duration = Duration::from_secs(2 * 3_600);
+
+/// A task switch waiting to return to the frozen tasks.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct TaskReturn {
+    /// The tasks that were pinned and are frozen now.
+    pub frozen: Vec<i64>,
+    /// The task pinned instead.
+    pub switched_to: i64,
+    /// When to return (Unix ms).
+    pub at_ms: u64,
+}
+
 /// The radical pause: half an hour added to the next wait.
 pub const LONG_PAUSE: Duration = Duration::from_secs(30 * 60);
 
@@ -29,6 +46,8 @@ pub struct Effects {
     pub tuned_until: Option<u64>,
     /// A pause to add to the next wait, once.
     pub extra_pause: Option<Duration>,
+    /// The frozen tasks to return to.
+    pub task_return: Option<TaskReturn>,
 }
 
 impl Effects {
@@ -40,6 +59,7 @@ impl Effects {
             switched: None,
             tuned_until: None,
             extra_pause: None,
+            task_return: None,
         }
     }
 }

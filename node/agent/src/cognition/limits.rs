@@ -33,6 +33,16 @@ pub const MAX_RESULT_CHARS: usize = 600;
 /// the budget keeps the newest that fit.
 pub const MAX_CONTEXT_NOTES: u32 = 100;
 
+/// Identities (roles) context 5 shows: an agent has one or a few.
+pub const MAX_CONTEXT_ROLES: u32 = 5;
+
+/// Config parameters context 5 lists (by key): a node sets a handful; more
+/// would be noise the budget cuts anyway.
+pub const MAX_CONTEXT_CONFIG: usize = 16;
+
+/// A config value in context 5 is clipped to this: a parameter, not a document.
+pub const MAX_CONFIG_VALUE_CHARS: usize = 120;
+
 /// llm_memory rows context 6 loads, newest.
 pub const MAX_CONTEXT_MEMORY: u32 = 30;
 

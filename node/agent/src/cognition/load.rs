@@ -8,20 +8,21 @@ use std::collections::{BTreeMap, BTreeSet};
 use porfiry_skills::Language;
 use porfiry_skills::ZonedTime;
 use porfiry_skills::cognition::context::{
-    ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine, record_prefix,
+    ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine, UnreadNote, record_prefix,
 };
 use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
 use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
 use porfiry_storage::{
-    AgentScript, AgentTable, Concentration, Concept, DiaryEntry, Goal, Link, ListQuery, LlmEntry,
-    MatchMode, MemoryEntry, Note, NoteSource, RecentResponse, Result, Store, Stored, Task,
+    AgentScript, AgentTable, Concentration, Concept, DiaryEntry, Goal, Identity, Link, ListQuery,
+    LlmEntry, MatchMode, MemoryEntry, Note, NoteSource, RecentResponse, Result, Store, Stored,
+    Task,
 };
 
 use crate::cognition::limits::{
-    MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY, MAX_CONTEXT_NOTES, MAX_CONTEXT_PINNED,
-    MAX_CONTEXT_PROCESSES, MAX_CONTEXT_UTILITIES, MAX_RESULT_CHARS, REQUESTED_CONFIG_KEY,
-    SYSTEM_PROMPT_NAME,
+    MAX_CONFIG_VALUE_CHARS, MAX_CONTEXT_CONFIG, MAX_CONTEXT_GOALS, MAX_CONTEXT_MEMORY,
+    MAX_CONTEXT_NOTES, MAX_CONTEXT_PINNED, MAX_CONTEXT_PROCESSES, MAX_CONTEXT_ROLES,
+    MAX_CONTEXT_UTILITIES, MAX_RESULT_CHARS, REQUESTED_CONFIG_KEY, SYSTEM_PROMPT_NAME,
 };
 use crate::cognition::requested::Requested;
 
@@ -128,7 +129,7 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
         processes,
         requested: requested_lines(store, &requested)?,
         notes: notes_view(store, &cycle, req.now.unix_ms())?,
-        settings: req.settings.clone(),
+        settings: settings_lines(store, req, &thresholds)?,
         memory: store
             .list::<MemoryEntry>(&ListQuery::recent(MAX_CONTEXT_MEMORY))?
             .into_iter()
@@ -153,8 +154,76 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
     })
 }
 
+/// Config keys context 5 does not list as parameters: shown elsewhere in
+/// the prompt (cycle, thresholds), the core's own bookkeeping, or long.
+const UNLISTED_CONFIG: &[&str] = &[
+    CYCLE_CONFIG_KEY,
+    THRESHOLDS_CONFIG_KEY,
+    EMOTIONS_CONFIG_KEY,
+    REQUESTED_CONFIG_KEY,
+    crate::cognition::stagnation::STAGNATION_CONFIG_KEY,
+];
+
+/// Context 5 (seed §2: "системные настройки, параметры конфигурации, …,
+/// роли"): the driver's settings (model, budget), the language, the
+/// agent's roles from `identity`, the validators, the thresholds, and the
+/// other config parameters, each clipped; the budget trims the list.
+fn settings_lines(
+    store: &Store,
+    req: &LoadRequest,
+    thresholds: &Thresholds,
+) -> Result<Vec<(String, String)>> {
+    let mut out = req.settings.clone();
+    out.push(("language".into(), req.language.to_string()));
+    let roles: Vec<String> = store
+        .list::<Identity>(&ListQuery::recent(MAX_CONTEXT_ROLES))?
+        .into_iter()
+        .rev()
+        .map(|i| match i.row.role.trim() {
+            "" => i.row.name,
+            role => format!("{} — {role}", i.row.name),
+        })
+        .collect();
+    if !roles.is_empty() {
+        out.push(("roles".into(), roles.join("; ")));
+    }
+    let validators: Vec<String> = store
+        .llm_validators()?
+        .into_iter()
+        .map(|v| v.row.name)
+        .collect();
+    out.push((
+        "validators".into(),
+        if validators.is_empty() {
+            "none (auto_pass)".into()
+        } else {
+            validators.join(", ")
+        },
+    ));
+    out.push((
+        "thresholds".into(),
+        format!(
+            "read {:+}, write {:+}, network {:+}",
+            thresholds.read, thresholds.write, thresholds.network
+        ),
+    ));
+    let config = store.config_all()?;
+    for (key, value) in config
+        .into_iter()
+        .filter(|(k, _)| !UNLISTED_CONFIG.contains(&k.as_str()))
+        .take(MAX_CONTEXT_CONFIG)
+    {
+        let value = match value {
+            serde_json::Value::String(s) => s,
+            other => other.to_string(),
+        };
+        out.push((key, clip(&value, MAX_CONFIG_VALUE_CHARS)));
+    }
+    Ok(out)
+}
+
 /// Context 1: the last K replies, or the concentration selection; oldest first.
-fn recent_replies(store: &Store, cycle: &CycleSettings) -> Result<Vec<RecentLine>> {
+pub(crate) fn recent_replies(store: &Store, cycle: &CycleSettings) -> Result<Vec<RecentLine>> {
     let rows: Vec<Stored<RecentResponse>> = match &cycle.concentration {
         None => store.responses_recent(cycle.responses)?,
         Some(c) => store.responses_concentrated(&Concentration {
@@ -295,7 +364,12 @@ fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<Notes
                 unread: unread
                     .iter()
                     .rev()
-                    .map(|n| (n.id, n.row.priority))
+                    .map(|n| UnreadNote {
+                        id: n.id,
+                        priority: n.row.priority,
+                        from: note_source(n),
+                        hashtags: n.row.hashtags.clone(),
+                    })
                     .collect(),
             })
         }
@@ -306,17 +380,22 @@ fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<Notes
                 .map(|n| NoteLine {
                     id: n.id,
                     priority: n.row.priority,
-                    from: n
-                        .row
-                        .origin_author
-                        .clone()
-                        .unwrap_or_else(|| n.row.source.to_string()),
+                    from: note_source(&n),
                     tags: n.row.hashtags.iter().chain(&n.row.tags).cloned().collect(),
                     text: record_prefix(&n.row.text).to_owned(),
                 })
                 .collect(),
         }),
     }
+}
+
+/// Where a note came from as context 4 names it: a friend's peer id, or
+/// the source (`user`, `cli`, `system`, `llm`).
+fn note_source(n: &Stored<Note>) -> String {
+    n.row
+        .origin_author
+        .clone()
+        .unwrap_or_else(|| n.row.source.to_string())
 }
 
 /// The newest notes matching `filter` (any of its tags, any of its

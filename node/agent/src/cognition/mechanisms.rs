@@ -2,7 +2,8 @@
 //! цикла"), each really acting: a note to friends, a distant diary entry or
 //! a forgotten topic brought into the next prompt, meta-analysis and
 //! rationale prompts, goal reformulation, a switch to another registry
-//! model or raised sampling for a few ticks, a task switch (pins), a random
+//! model or raised sampling for a few ticks, a task switch (pins, returned to
+//! after two hours with a reminder), a random
 //! allowed read command, a long pause, a question for the user. Each
 //! returns what it did, or `None` when it cannot act now (no friends to
 //! ask, no other model…), so the next chosen strategy is tried.
@@ -16,7 +17,9 @@ use porfiry_storage::{
 };
 
 use crate::cognition::asker::FriendsAsker;
-use crate::cognition::effects::{Effects, LONG_PAUSE, SWITCH_TICKS, TUNE_TICKS};
+use crate::cognition::effects::{
+    Effects, LONG_PAUSE, SWITCH_TICKS, TASK_RETURN_AFTER, TUNE_TICKS, TaskReturn,
+};
 use crate::cognition::error::CoreError;
 use crate::cognition::load::clip;
 use crate::cognition::run_commands::CommandRunner;
@@ -183,10 +186,18 @@ pub async fn apply(
         Mechanism::TaskSwitch => {
             let now = io.clock.now().unix_ms();
             let switched = io.db.write(move |s: &Store| switch_task(s, now)).await??;
-            switched.map(|t| {
+            switched.map(|(t, frozen)| {
                 state
                     .hints
                     .push(texts::task_switch_hint(lang, &t.row.title));
+                let back = u64::try_from(TASK_RETURN_AFTER.as_millis()).unwrap_or(u64::MAX);
+                if !frozen.is_empty() {
+                    state.task_return = Some(TaskReturn {
+                        frozen,
+                        switched_to: t.id,
+                        at_ms: now.saturating_add(back),
+                    });
+                }
                 format!("switched focus to task #{}", t.id)
             })
         }
@@ -261,8 +272,9 @@ fn oldest_tag(s: &Store) -> porfiry_storage::Result<Option<String>> {
         .map(|(tag, _)| tag))
 }
 
-/// Unpins the pinned tasks and pins the open task untouched longest.
-fn switch_task(s: &Store, now: u64) -> porfiry_storage::Result<Option<Stored<Task>>> {
+/// Unpins the pinned tasks and pins the open task untouched longest; that
+/// task and the ids it froze.
+fn switch_task(s: &Store, now: u64) -> porfiry_storage::Result<Option<(Stored<Task>, Vec<i64>)>> {
     let tasks = s.list::<Task>(&ListQuery::recent(porfiry_storage::limits::MAX_LIST_LIMIT))?;
     let next = tasks
         .iter()
@@ -272,9 +284,37 @@ fn switch_task(s: &Store, now: u64) -> porfiry_storage::Result<Option<Stored<Tas
     let Some(next) = next else {
         return Ok(None);
     };
+    let mut frozen = Vec::new();
     for t in tasks.iter().filter(|t| t.row.pinned) {
         s.set_pinned::<Task>(t.id, false, now)?;
+        frozen.push(t.id);
     }
     s.set_pinned::<Task>(next.id, true, now)?;
-    Ok(Some(next))
+    Ok(Some((next, frozen)))
+}
+
+/// Returns from a task switch: unpins the task switched to and pins the
+/// frozen ones again (those still there and not finished); their titles.
+pub fn return_to_tasks(
+    s: &Store,
+    back: &TaskReturn,
+    now: u64,
+) -> porfiry_storage::Result<Vec<String>> {
+    match s.set_pinned::<Task>(back.switched_to, false, now) {
+        Ok(()) | Err(porfiry_storage::StorageError::NotFound { .. }) => {}
+        Err(e) => return Err(e),
+    }
+    let mut titles = Vec::new();
+    for &id in &back.frozen {
+        let task = match s.get::<Task>(id) {
+            Ok(t) => t,
+            Err(porfiry_storage::StorageError::NotFound { .. }) => continue,
+            Err(e) => return Err(e),
+        };
+        if matches!(task.row.status, Progress::Open | Progress::InProgress) {
+            s.set_pinned::<Task>(id, true, now)?;
+            titles.push(task.row.title);
+        }
+    }
+    Ok(titles)
 }

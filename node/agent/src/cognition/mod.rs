@@ -14,8 +14,11 @@
 //!   acting, rating, and what acting leaves for the next ticks. What a fresh
 //!   node holds (prompts, strategies, methods) is `porfiry_mesh::seed`, written
 //!   when a data dir is created.
+//! - [`advice`]: the validator warning said when the core starts.
+//! - [`mesh_interact`]: the core's question to friends, answers in process_log.
 //! - [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
 
+pub mod advice;
 pub mod asker;
 pub(crate) mod core;
 pub(crate) mod effects;
@@ -23,6 +26,7 @@ pub(crate) mod error;
 pub(crate) mod limits;
 pub(crate) mod load;
 pub(crate) mod mechanisms;
+pub mod mesh_interact;
 pub mod models;
 pub(crate) mod record;
 pub(crate) mod reflect;
@@ -37,4 +41,5 @@ pub use asker::FriendsAsker;
 pub use core::{CognitiveCore, CoreConfig, CoreParts, TickDone};
 pub use error::CoreError;
 pub use porfiry_mesh::events::{CoreEvent, CoreEvents};
+pub use stagnation::{COOLDOWN_TICKS, RATE_AFTER_TICKS};
 pub use trace::Trace;

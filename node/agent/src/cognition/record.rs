@@ -158,6 +158,7 @@ fn response_row(report: &TickReport, reply: &str, facts: &TickFacts<'_>) -> Rece
             .map(|(llm, rating)| ValidatorVote {
                 llm: llm.clone(),
                 rating: *rating,
+                self_validation: v.self_validation && *llm == facts.model,
             })
             .collect();
     }

@@ -1,7 +1,8 @@
 //! Running a validated command (seed §7) through the node's toolset
 //! registry — the same one chat uses — with the core as the caller
-//! (`Caller::Core{tick}`), a deadline per call, and the core's own `help`
-//! command, which lists the command sets or one set's commands.
+//! (`Caller::Core{tick}`), a deadline per call, and the core's own commands:
+//! `help`, which lists the command sets or one set's commands, and
+//! `mesh_interact`, a question to friends ([`crate::cognition::mesh_interact`]).
 
 use std::sync::Arc;
 
@@ -11,20 +12,42 @@ use porfiry_skills::{
     CallContext, Caller, DEFAULT_TOOL_TIMEOUT, Language, PrepareError, ToolsetRegistry, ZonedTime,
 };
 
+use crate::cognition::asker::FriendsAsker;
 use crate::cognition::limits::CORE_SESSION;
+use crate::cognition::mesh_interact::{MAX_QUESTION_CHARS, question_row};
 use crate::cognition::texts;
-use porfiry_skills::cognition::tick::HELP_COMMAND;
+use porfiry_skills::cognition::tick::{HELP_COMMAND, MESH_INTERACT_COMMAND};
+use porfiry_storage::Store;
+use porfiry_storage::db::Db;
 
 /// Runs the core's commands.
 pub struct CommandRunner {
     registry: Arc<ToolsetRegistry>,
     language: Language,
+    mesh: Option<MeshAccess>,
+}
+
+/// What `mesh_interact` needs: where to open its process row, and who posts
+/// the question to friends (none: the command says friends are out of reach).
+struct MeshAccess {
+    db: Db,
+    asker: Option<Arc<dyn FriendsAsker>>,
 }
 
 impl CommandRunner {
     /// A runner over `registry`.
     pub fn new(registry: Arc<ToolsetRegistry>, language: Language) -> Self {
-        Self { registry, language }
+        Self {
+            registry,
+            language,
+            mesh: None,
+        }
+    }
+
+    /// The runner with `mesh_interact` on `db`, asking through `asker`.
+    pub fn with_mesh(mut self, db: Db, asker: Option<Arc<dyn FriendsAsker>>) -> Self {
+        self.mesh = Some(MeshAccess { db, asker });
+        self
     }
 
     /// The registry it runs through.
@@ -40,6 +63,9 @@ impl CommandRunner {
                 ok: true,
                 output: self.help(&raw_args(command)),
             };
+        }
+        if command.tool == MESH_INTERACT_COMMAND {
+            return self.mesh_interact(&raw_args(command), now).await;
         }
         let prepared = match self.registry.prepare(&command.tool, &raw_args(command)) {
             Ok(p) => p,
@@ -64,6 +90,37 @@ impl CommandRunner {
                     DEFAULT_TOOL_TIMEOUT.as_secs()
                 ),
             },
+        }
+    }
+
+    /// `mesh_interact|question`: posts the question to friends and opens
+    /// the process row their answers will fill.
+    async fn mesh_interact(&self, args: &str, now: ZonedTime) -> RunResult {
+        let lang = self.language;
+        let failed = |output: String| RunResult { ok: false, output };
+        let question = help_topic_text(args);
+        if question.is_empty() || question.chars().count() > MAX_QUESTION_CHARS {
+            return failed(texts::mesh_bad_question(lang, MAX_QUESTION_CHARS));
+        }
+        let Some(mesh) = &self.mesh else {
+            return failed(texts::mesh_unreachable(lang, "no mesh in this run"));
+        };
+        let Some(asker) = &mesh.asker else {
+            return failed(texts::mesh_unreachable(lang, "no way to post to friends"));
+        };
+        let note = match asker.ask(question.clone()).await {
+            Ok(id) => id,
+            Err(e) => return failed(texts::mesh_unreachable(lang, &e)),
+        };
+        let row = question_row(&question, note);
+        let at = now.unix_ms();
+        match mesh.db.write(move |s: &Store| s.add(&row, at)).await {
+            Ok(Ok(process)) => RunResult {
+                ok: true,
+                output: texts::mesh_asked(lang, note, process),
+            },
+            Ok(Err(e)) => failed(e.to_string()),
+            Err(e) => failed(e.to_string()),
         }
     }
 
@@ -92,6 +149,12 @@ impl CommandRunner {
 
 /// The topic of a help call: `diary`, `{"command":"diary"}`, `"diary_add"`.
 fn help_topic(args: &str) -> String {
+    help_topic_text(args).to_ascii_lowercase()
+}
+
+/// The one text argument of a core command: the line as written, or the
+/// first string of a JSON object (`{"question": "…"}`), quotes trimmed.
+fn help_topic_text(args: &str) -> String {
     let args = args.trim();
     if let Ok(serde_json::Value::Object(map)) = serde_json::from_str::<serde_json::Value>(args) {
         return map
@@ -99,11 +162,11 @@ fn help_topic(args: &str) -> String {
             .find_map(|v| v.as_str().map(str::to_owned))
             .unwrap_or_default()
             .trim()
-            .to_ascii_lowercase();
+            .to_owned();
     }
     args.trim_matches(|c| c == '"' || c == '\'')
         .trim()
-        .to_ascii_lowercase()
+        .to_owned()
 }
 
 /// Context 0's catalogue: one line per command set, `diary — cognitive

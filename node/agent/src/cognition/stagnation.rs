@@ -8,22 +8,28 @@
 //! travels (published here or received from a friend) is rated by its item
 //! id and the rating is shareable, so friends learn which strategies work;
 //! a local one (the seeds) is rated by its row and the rating stays home.
+//! The whole state is stored after every tick ([`STAGNATION_CONFIG_KEY`]),
+//! so a restart goes on mid-strategy.
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use porfiry_skills::Language;
-use porfiry_skills::cognition::detectors::{Assessment, DetectorConfig, Detectors};
+use porfiry_skills::cognition::detectors::{Assessment, DetectorConfig, DetectorMemory, Detectors};
 use porfiry_skills::cognition::strategy::{Candidate, Mechanism, StrategyClass, choose, rate};
 use porfiry_skills::cognition::tick::TickReport;
+use porfiry_storage::db::Db;
 use porfiry_storage::{
     Concept, Link, ListQuery, LlmEntry, NoteSource, ProcessEntry, ProcessStatus, Rating,
     StagnationStrategy, Store, Stored,
 };
+use serde::{Deserialize, Serialize};
 
 use crate::cognition::effects::Effects;
+use crate::cognition::effects::TaskReturn;
 use crate::cognition::error::CoreError;
-use crate::cognition::mechanisms::{StagnationIo, apply};
+use crate::cognition::mechanisms::{StagnationIo, apply, return_to_tasks};
+use crate::cognition::texts;
 
 /// Ticks after an application before it is rated: long enough for the
 /// changed context to show in a few replies, short enough that the rating
@@ -48,8 +54,11 @@ pub const MAX_PRESENCE_PENALTY: f64 = 2.0;
 /// Novelty scores kept for before/after ratings.
 const NOVELTY_HISTORY: usize = 32;
 
+/// `config` key of the stored stagnation state ([`Saved`]).
+pub const STAGNATION_CONFIG_KEY: &str = "core.stagnation";
+
 /// An application waiting for its rating.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 struct Pending {
     /// What the rating names: the strategy's item id when it travels (its
     /// own published one, or the friend's it came from), so friends can
@@ -60,8 +69,35 @@ struct Pending {
     before: Vec<f64>,
 }
 
-/// The core's stagnation state (in memory: a restart starts afresh, which
-/// only delays the next escalation by a few ticks).
+/// The stagnation state as stored under [`STAGNATION_CONFIG_KEY`] after
+/// every tick: the detectors' windows, pending ratings, the cooldown and the
+/// mechanisms' effects (a model switch, raised sampling, hints, an extra
+/// pause), so a node the OS killed goes on mid-strategy after a restart.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+struct Saved {
+    detectors: DetectorMemory,
+    novelty: VecDeque<(u64, f64)>,
+    pending: Vec<Pending>,
+    recent: VecDeque<i64>,
+    cooldown_until: u64,
+    last_tick_start: Option<u64>,
+    hints: Vec<String>,
+    switched: Option<(LlmEntry, u64)>,
+    tuned_until: Option<u64>,
+    extra_pause_secs: Option<u64>,
+    task_return: Option<TaskReturn>,
+}
+
+/// Pending ratings kept: one escalation applies at most
+/// [`porfiry_skills::cognition::strategy::MAX_COMBINED`] strategies every
+/// [`COOLDOWN_TICKS`], so a few escalations' worth is all that can wait.
+const MAX_PENDING: usize = 16;
+
+/// Recently applied strategies kept, so the next escalation tries others.
+const MAX_RECENT: usize = 4;
+
+/// The core's stagnation state; stored after every tick (see [`Saved`]).
 pub struct Stagnation {
     effects: Effects,
     detectors: Detectors,
@@ -84,6 +120,61 @@ impl Stagnation {
             cooldown_until: 0,
             last_tick_start: None,
         }
+    }
+
+    /// The state stored in `db`, or fresh state when none is stored (or it
+    /// no longer reads: logged, and the stall is simply seen again).
+    pub async fn restore(language: Language, db: &Db) -> Result<Self, CoreError> {
+        let saved = match db
+            .read(|s: &Store| s.config_get::<Saved>(STAGNATION_CONFIG_KEY))
+            .await?
+        {
+            Ok(saved) => saved.unwrap_or_default(),
+            Err(e) => {
+                tracing::warn!(error = %e, "stored stagnation state unreadable; starting afresh");
+                Saved::default()
+            }
+        };
+        let mut me = Self::new(language);
+        me.detectors = Detectors::resume(DetectorConfig::default(), saved.detectors);
+        me.novelty = saved.novelty;
+        while me.novelty.len() > NOVELTY_HISTORY {
+            me.novelty.pop_front();
+        }
+        me.pending = saved.pending;
+        me.pending.truncate(MAX_PENDING);
+        me.recent = saved.recent;
+        while me.recent.len() > MAX_RECENT {
+            me.recent.pop_front();
+        }
+        me.cooldown_until = saved.cooldown_until;
+        me.last_tick_start = saved.last_tick_start;
+        me.effects.hints = saved.hints;
+        me.effects.switched = saved.switched;
+        me.effects.tuned_until = saved.tuned_until;
+        me.effects.extra_pause = saved.extra_pause_secs.map(Duration::from_secs);
+        me.effects.task_return = saved.task_return;
+        Ok(me)
+    }
+
+    /// Stores the state (see [`Saved`]).
+    pub async fn save(&self, db: &Db, now_ms: u64) -> Result<(), CoreError> {
+        let saved = Saved {
+            detectors: self.detectors.memory().clone(),
+            novelty: self.novelty.clone(),
+            pending: self.pending.clone(),
+            recent: self.recent.clone(),
+            cooldown_until: self.cooldown_until,
+            last_tick_start: self.last_tick_start,
+            hints: self.effects.hints.clone(),
+            switched: self.effects.switched.clone(),
+            tuned_until: self.effects.tuned_until,
+            extra_pause_secs: self.effects.extra_pause.map(|d| d.as_secs()),
+            task_return: self.effects.task_return.clone(),
+        };
+        db.write(move |s: &Store| s.config_set(STAGNATION_CONFIG_KEY, &saved, now_ms))
+            .await??;
+        Ok(())
     }
 
     /// The prompts the mechanisms left for the next tick.
@@ -124,6 +215,7 @@ impl Stagnation {
         io: &mut StagnationIo<'_>,
     ) -> Result<Option<Assessment>, CoreError> {
         let since = self.last_tick_start.replace(io.clock.now().unix_ms());
+        self.return_to_tasks_when_due(io).await?;
         let Some(mut observation) = report.observation.clone() else {
             return Ok(None);
         };
@@ -146,6 +238,30 @@ impl Stagnation {
             self.respond(report, &assessment, io).await?;
         }
         Ok(Some(assessment))
+    }
+
+    /// The task switch's return, once its time came: the frozen tasks are
+    /// pinned again and the next prompt reminds the model of them.
+    async fn return_to_tasks_when_due(&mut self, io: &StagnationIo<'_>) -> Result<(), CoreError> {
+        let now = io.clock.now().unix_ms();
+        let Some(back) = self.effects.task_return.clone().filter(|b| now >= b.at_ms) else {
+            return Ok(());
+        };
+        self.effects.task_return = None;
+        let titles = io
+            .db
+            .write(move |s: &Store| return_to_tasks(s, &back, now))
+            .await??;
+        if !titles.is_empty() {
+            let named: Vec<String> = titles.iter().map(|t| format!("\"{t}\"")).collect();
+            io.trace
+                .line(format_args!("stagnation: back to {}", named.join(", ")));
+            self.effects.hints.push(texts::task_return_hint(
+                self.effects.language,
+                &named.join(", "),
+            ));
+        }
+        Ok(())
     }
 
     /// Rates the applications old enough.
@@ -224,6 +340,10 @@ impl Stagnation {
                 ..Default::default()
             };
             io.db.write(move |s: &Store| s.add(&entry, now)).await??;
+            if self.pending.len() >= MAX_PENDING {
+                // The oldest goes unrated rather than the queue growing.
+                self.pending.remove(0);
+            }
             self.pending.push(Pending {
                 target: about.target.clone(),
                 shareable: about.travels,
@@ -231,7 +351,7 @@ impl Stagnation {
                 before: before.clone(),
             });
             self.recent.push_back(id);
-            while self.recent.len() > 4 {
+            while self.recent.len() > MAX_RECENT {
                 self.recent.pop_front();
             }
         }
@@ -317,5 +437,69 @@ fn mean(xs: &[f64]) -> f64 {
         0.0
     } else {
         xs.iter().sum::<f64>() / xs.len() as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toolsets::test_support::store_tools;
+
+    #[tokio::test]
+    async fn a_switch_raised_sampling_hints_and_pending_ratings_survive_a_restart() {
+        let (_dir, tools) = store_tools(Language::En);
+        let mut before = Stagnation::new(Language::En);
+        let other = LlmEntry {
+            name: "other".into(),
+            endpoint: "http://127.0.0.1:9/v1".into(),
+            model: "o".into(),
+            ..Default::default()
+        };
+        before.effects.switched = Some((other.clone(), 9));
+        before.effects.tuned_until = Some(8);
+        before.effects.hints = vec!["look back".into()];
+        before.effects.extra_pause = Some(Duration::from_secs(1_800));
+        before.pending.push(Pending {
+            target: "stagnation_strategies:3".into(),
+            shareable: false,
+            tick: 5,
+            before: vec![0.0, 0.1],
+        });
+        before.cooldown_until = 8;
+        before.save(&tools.db, 1_000).await.unwrap();
+
+        let mut after = Stagnation::restore(Language::En, &tools.db).await.unwrap();
+        assert_eq!(
+            after.switched_model(7).map(|e| e.name.as_str()),
+            Some("other")
+        );
+        assert_eq!(
+            after.switched_model(9),
+            None,
+            "the switch still ends on time"
+        );
+        let tuned = after.tuned(other.clone(), 7);
+        assert_eq!(
+            tuned.config.temperature,
+            Some(BASE_TEMPERATURE + TEMPERATURE_STEP)
+        );
+        assert_eq!(after.tuned(other, 8).config.temperature, None, "restored");
+        assert_eq!(after.take_hints(), ["look back"]);
+        assert_eq!(after.extra_pause(), Some(Duration::from_secs(1_800)));
+        assert_eq!(after.pending, before.pending);
+        assert_eq!(after.cooldown_until, 8);
+    }
+
+    #[tokio::test]
+    async fn an_unreadable_stored_state_starts_afresh() {
+        let (_dir, tools) = store_tools(Language::En);
+        tools
+            .db
+            .write(|s| s.config_set(STAGNATION_CONFIG_KEY, "garbage", 1))
+            .await
+            .unwrap()
+            .unwrap();
+        let fresh = Stagnation::restore(Language::En, &tools.db).await.unwrap();
+        assert!(fresh.pending.is_empty() && fresh.effects.switched.is_none());
     }
 }

@@ -114,6 +114,19 @@ pub fn task_switch_hint(lang: Language, task: &str) -> String {
     }
 }
 
+/// The automatic reminder when a task switch returns (seed: "Автоматический
+/// триггер-напоминание о задаче").
+pub fn task_return_hint(lang: Language, tasks: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "Back to your task: {tasks} is pinned again. Compare where you are now with before the switch."
+        ),
+        Language::Ru => format!(
+            "Возвращение к задаче: {tasks} снова закреплена. Сравни, где ты сейчас, с тем, что было до переключения."
+        ),
+    }
+}
+
 /// The result of a random allowed action.
 pub fn random_action_hint(lang: Language, tool: &str, output: &str) -> String {
     match lang {
@@ -139,5 +152,41 @@ pub fn ask_user_hint(lang: Language) -> String {
     match lang {
         Language::En => "Anti-stagnation (dialogue with the user): ask the user a question or their opinion with notes_add; their answer may bring an unexpected idea.".into(),
         Language::Ru => "Антистагнация (диалог с пользователем): задай пользователю вопрос или спроси мнение через notes_add; ответ может дать неожиданную идею.".into(),
+    }
+}
+
+/// The catalogue line of the core's own `mesh_interact` command.
+pub fn mesh_catalogue_line(lang: Language) -> String {
+    match lang {
+        Language::En => "mesh — mesh_interact|question: ask your friends over the mesh; their answers come back as a process in context 2".into(),
+        Language::Ru => "mesh — mesh_interact|вопрос: спросить друзей через Mesh; их ответы придут процессом в контекст 2".into(),
+    }
+}
+
+/// `mesh_interact` posted its question.
+pub fn mesh_asked(lang: Language, note: i64, process: i64) -> String {
+    match lang {
+        Language::En => {
+            format!("asked friends in note #{note}; their answers will come in process #{process}")
+        }
+        Language::Ru => {
+            format!("друзья спрошены в заметке #{note}; их ответы придут в процесс #{process}")
+        }
+    }
+}
+
+/// `mesh_interact` without a question, or with one too long.
+pub fn mesh_bad_question(lang: Language, max: usize) -> String {
+    match lang {
+        Language::En => format!("mesh_interact needs a question of 1 to {max} characters"),
+        Language::Ru => format!("mesh_interact нужен вопрос длиной от 1 до {max} символов"),
+    }
+}
+
+/// `mesh_interact` where no friend can be reached.
+pub fn mesh_unreachable(lang: Language, why: &str) -> String {
+    match lang {
+        Language::En => format!("cannot ask friends: {why}"),
+        Language::Ru => format!("не могу спросить друзей: {why}"),
     }
 }

@@ -4,13 +4,17 @@
 //! (never a poll); whichever wakes it also switches idle mode off (seed:
 //! "отключение idle-режима — при выполнении хотя бы одного из условий").
 //! Only rows changed after idle mode began count, so events left over from
-//! before cannot wake it; the core's own notes (source `llm`) never do.
+//! before cannot wake it; the core's own notes (source `llm`) never do. A
+//! note from the user (API, CLI) or one a friend addressed to this node
+//! alone (`peer:` audience) always wakes it, whatever the conditions: idle
+//! mode the model set badly must not make the node deaf to its user.
 
 use std::time::Duration;
 
+use porfiry_protocol::Audience;
 use porfiry_skills::Clock;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter};
-use porfiry_storage::{Note, NoteSource, ProcessEntry, ProcessStatus, Store, Stored};
+use porfiry_storage::{Note, NoteSource, ProcessEntry, ProcessStatus, Sharing, Store, Stored};
 use tokio::sync::broadcast;
 
 use crate::cognition::error::CoreError;
@@ -37,19 +41,118 @@ pub enum WakeCause {
     Timeout,
 }
 
-/// Waits as `cycle` says; `extra` lengthens a pause (the long-pause
-/// mechanism).
+/// Pauses at least this long are said before they start (the `think` tick
+/// line, the `run` log): a few seconds pass unnoticed, longer looks hung.
+pub const NOTICE_PAUSE: Duration = Duration::from_secs(5);
+
+/// Why the core pauses as long as it does.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PauseReason {
+    /// The cycle setting the model controls (`cycle_pause`).
+    Cycle,
+    /// This run's bound (`porfiry think --pause-secs`).
+    RunBound,
+    /// The radical-pause strategy added `extra`; `capped` when this run's
+    /// bound cut it short.
+    Strategy {
+        /// What the strategy asked for on top of the pause.
+        extra: Duration,
+        /// The run's bound cut the pause.
+        capped: bool,
+    },
+}
+
+impl std::fmt::Display for PauseReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PauseReason::Cycle => f.write_str("cycle_pause"),
+            PauseReason::RunBound => f.write_str("--pause-secs"),
+            PauseReason::Strategy {
+                extra,
+                capped: false,
+            } => write!(f, "long-pause strategy, +{} s", extra.as_secs()),
+            PauseReason::Strategy {
+                extra,
+                capped: true,
+            } => write!(
+                f,
+                "long-pause strategy's +{} s capped by --pause-secs",
+                extra.as_secs()
+            ),
+        }
+    }
+}
+
+/// What the core will do between two ticks, known before it starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum WaitPlan {
+    /// Sleep this long.
+    Pause {
+        /// How long.
+        length: Duration,
+        /// Why that long.
+        reason: PauseReason,
+    },
+    /// Idle mode, until a wake condition holds.
+    Idle(IdleSettings),
+}
+
+impl WaitPlan {
+    /// The pause as people read it — `pause 1800 s (long-pause strategy,
+    /// +1800 s)`, `idle (timeout 600 s)` — or `None` for a short plain
+    /// pause nobody needs told about.
+    pub fn notice(&self) -> Option<String> {
+        match self {
+            WaitPlan::Pause { length, reason } => {
+                let capped = matches!(reason, PauseReason::Strategy { capped: true, .. });
+                (*length >= NOTICE_PAUSE || capped)
+                    .then(|| format!("pause {} s ({reason})", length.as_secs()))
+            }
+            WaitPlan::Idle(idle) => Some(match idle.timeout_secs {
+                Some(t) => format!("idle (timeout {t} s)"),
+                None => "idle (no timeout)".to_owned(),
+            }),
+        }
+    }
+}
+
+/// The wait `cycle` asks for: idle mode, or the pause — the cycle's, or
+/// `bound` (this run's `--pause-secs`) instead — lengthened by `extra`
+/// (the radical-pause strategy) and never longer than `bound`.
+pub fn plan_wait(cycle: &CycleSettings, bound: Option<u64>, extra: Option<Duration>) -> WaitPlan {
+    if let Some(idle) = &cycle.idle {
+        return WaitPlan::Idle(idle.clone());
+    }
+    let base = Duration::from_secs(bound.unwrap_or(cycle.pause_secs));
+    let extra = extra.unwrap_or_default();
+    let wanted = base + extra;
+    let length = bound.map_or(wanted, |b| wanted.min(Duration::from_secs(b)));
+    let reason = if !extra.is_zero() {
+        PauseReason::Strategy {
+            extra,
+            capped: length < wanted,
+        }
+    } else if bound.is_some() {
+        PauseReason::RunBound
+    } else {
+        PauseReason::Cycle
+    };
+    WaitPlan::Pause { length, reason }
+}
+
+/// Waits as `plan` says.
 pub async fn wait_between_ticks(
     db: &Db,
     events: &mut broadcast::Receiver<CoreEvent>,
-    cycle: &CycleSettings,
-    extra: Option<Duration>,
+    plan: &WaitPlan,
     clock: &dyn Clock,
 ) -> Result<Waited, CoreError> {
-    let Some(idle) = &cycle.idle else {
-        let pause = Duration::from_secs(cycle.pause_secs) + extra.unwrap_or_default();
-        tokio::time::sleep(pause).await;
-        return Ok(Waited::Paused(pause));
+    let idle = match plan {
+        WaitPlan::Pause { length, .. } => {
+            tokio::time::sleep(*length).await;
+            return Ok(Waited::Paused(*length));
+        }
+        WaitPlan::Idle(idle) => idle,
     };
     let cause = idle_until_woken(db, events, idle, clock).await?;
     let now = clock.now().unix_ms();
@@ -111,7 +214,7 @@ async fn check_event(
     let now = clock.now().unix_ms();
     match *event {
         CoreEvent::ProcessFinished { id } => {
-            if !idle.processes.is_empty() && !idle.processes.contains(&id) {
+            if !idle.any_process && !idle.processes.contains(&id) {
                 return Ok(None);
             }
             let since = idle.since_ms;
@@ -123,13 +226,10 @@ async fn check_event(
                 .map(|_| WakeCause::Process(id)))
         }
         CoreEvent::NoteArrived { id } => {
-            let Some(filter) = idle.notes.clone() else {
-                return Ok(None);
-            };
             let since = idle.since_ms;
             let row = db.read(move |s: &Store| s.get::<Note>(id).ok()).await?;
             Ok(row
-                .filter(|n| n.updated_ms >= since && note_matches(&filter, n, now))
+                .filter(|n| n.updated_ms >= since && note_wakes(idle, n, now))
                 .map(|_| WakeCause::Note(id)))
         }
     }
@@ -151,20 +251,18 @@ async fn check_all(
                     limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
                     ..Default::default()
                 })? {
-                    let named = idle.processes.is_empty() || idle.processes.contains(&p.id);
+                    let named = idle.any_process || idle.processes.contains(&p.id);
                     if named && finished_since(&p, idle.since_ms) {
                         return Ok(Some(WakeCause::Process(p.id)));
                     }
                 }
-                if let Some(filter) = &idle.notes {
-                    let recent = s.notes_filter(&porfiry_storage::NoteFilter {
-                        since_ms: Some(idle.since_ms),
-                        limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
-                        ..Default::default()
-                    })?;
-                    if let Some(n) = recent.iter().find(|n| note_matches(filter, n, now)) {
-                        return Ok(Some(WakeCause::Note(n.id)));
-                    }
+                let recent = s.notes_filter(&porfiry_storage::NoteFilter {
+                    since_ms: Some(idle.since_ms),
+                    limit: Some(porfiry_storage::limits::MAX_LIST_LIMIT),
+                    ..Default::default()
+                })?;
+                if let Some(n) = recent.iter().find(|n| note_wakes(&idle, n, now)) {
+                    return Ok(Some(WakeCause::Note(n.id)));
                 }
                 Ok(None)
             },
@@ -176,6 +274,24 @@ async fn check_all(
 fn finished_since(p: &Stored<ProcessEntry>, since: u64) -> bool {
     let running = p.row.status == ProcessStatus::Warning && p.row.result.is_none();
     !running && p.updated_ms >= since
+}
+
+/// Whether `note` ends idle mode: the user's own or one addressed to this
+/// node alone always does; any other passes the idle filter, if one is set.
+fn note_wakes(idle: &IdleSettings, note: &Stored<Note>, now_ms: u64) -> bool {
+    always_wakes(&note.row)
+        || idle
+            .notes
+            .as_ref()
+            .is_some_and(|f| note_matches(f, note, now_ms))
+}
+
+/// A note from the user (through the API or the CLI), or a friend's direct
+/// message: only this node received it (`peer:` is never relayed).
+pub fn always_wakes(note: &Note) -> bool {
+    matches!(note.source, NoteSource::User | NoteSource::Cli) && note.origin_author.is_none()
+        || note.origin_author.is_some()
+            && matches!(&note.audience, Sharing::Shared(Audience::Peer(_)))
 }
 
 /// Whether `note` passes `filter` (any tag, least priority, age, any
@@ -212,4 +328,83 @@ pub fn note_matches(filter: &NoteFilter, note: &Stored<Note>, now_ms: u64) -> bo
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HALF_HOUR: Duration = Duration::from_secs(1_800);
+
+    fn cycle(pause_secs: u64) -> CycleSettings {
+        CycleSettings {
+            pause_secs,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_runs_bound_caps_every_pause_strategy_pauses_included() {
+        assert_eq!(
+            plan_wait(&cycle(30), None, None),
+            WaitPlan::Pause {
+                length: Duration::from_secs(30),
+                reason: PauseReason::Cycle
+            }
+        );
+        let slept = plan_wait(&cycle(30), None, Some(HALF_HOUR));
+        assert_eq!(
+            slept,
+            WaitPlan::Pause {
+                length: Duration::from_secs(1_830),
+                reason: PauseReason::Strategy {
+                    extra: HALF_HOUR,
+                    capped: false
+                }
+            }
+        );
+        assert_eq!(
+            slept.notice().as_deref(),
+            Some("pause 1830 s (long-pause strategy, +1800 s)")
+        );
+        for bound in [0, 2, 60] {
+            let WaitPlan::Pause { length, reason } =
+                plan_wait(&cycle(30), Some(bound), Some(HALF_HOUR))
+            else {
+                panic!("no idle")
+            };
+            assert_eq!(length, Duration::from_secs(bound), "--pause-secs {bound}");
+            assert!(matches!(reason, PauseReason::Strategy { capped: true, .. }));
+        }
+        let capped = plan_wait(&cycle(30), Some(0), Some(HALF_HOUR));
+        assert_eq!(
+            capped.notice().as_deref(),
+            Some("pause 0 s (long-pause strategy's +1800 s capped by --pause-secs)"),
+            "a cut strategy pause is said even when short"
+        );
+        let bound = plan_wait(&cycle(30), Some(2), None);
+        assert_eq!(bound.notice(), None, "a short plain pause is not said");
+        assert_eq!(
+            plan_wait(&cycle(30), Some(9), None).notice().as_deref(),
+            Some("pause 9 s (--pause-secs)")
+        );
+    }
+
+    #[test]
+    fn idle_is_planned_as_idle_and_said() {
+        let idle = IdleSettings {
+            timeout_secs: Some(600),
+            ..Default::default()
+        };
+        let plan = plan_wait(
+            &CycleSettings {
+                idle: Some(idle.clone()),
+                ..Default::default()
+            },
+            Some(0),
+            None,
+        );
+        assert_eq!(plan, WaitPlan::Idle(idle));
+        assert_eq!(plan.notice().as_deref(), Some("idle (timeout 600 s)"));
+    }
 }

@@ -11,7 +11,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use porfiry_agent::cognition::models::ModelMaker;
-use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, Trace};
+use porfiry_agent::cognition::{
+    CognitiveCore, CoreConfig, CoreEvents, CoreParts, FriendsAsker, Trace,
+};
 use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_mesh::seed::seed_core;
@@ -149,6 +151,67 @@ pub async fn core(
     events: CoreEvents,
     trace: Trace,
 ) -> CognitiveCore {
+    core_with_pause(db, maker, main, clock, events, trace, Some(0)).await
+}
+
+/// [`core`] with this run's pause bound (`--pause-secs`; `None` = the
+/// cycle setting).
+pub async fn core_with_pause(
+    db: &Db,
+    maker: ScriptMaker,
+    main: &str,
+    clock: ManualClock,
+    events: CoreEvents,
+    trace: Trace,
+    pause_secs: Option<u64>,
+) -> CognitiveCore {
+    let setup = Setup {
+        events,
+        trace,
+        pause_secs,
+        asker: None,
+    };
+    core_from(db, Arc::new(maker), main, clock, setup).await
+}
+
+/// What else a test core may differ in.
+pub struct Setup {
+    /// Wake-up events.
+    pub events: CoreEvents,
+    /// Where trace lines go.
+    pub trace: Trace,
+    /// This run's pause bound.
+    pub pause_secs: Option<u64>,
+    /// Who posts to friends.
+    pub asker: Option<Arc<dyn FriendsAsker>>,
+}
+
+impl Default for Setup {
+    /// No events, no trace, `--pause-secs 0`, no way to friends.
+    fn default() -> Self {
+        Self {
+            events: CoreEvents::new(),
+            trace: Trace::off(),
+            pause_secs: Some(0),
+            asker: None,
+        }
+    }
+}
+
+/// A core on `db` with any model maker, main model `main`, and `setup`.
+pub async fn core_from(
+    db: &Db,
+    maker: Arc<dyn ModelMaker>,
+    main: &str,
+    clock: ManualClock,
+    setup: Setup,
+) -> CognitiveCore {
+    let Setup {
+        events,
+        trace,
+        pause_secs,
+        asker,
+    } = setup;
     let tools = StoreTools {
         db: db.clone(),
         language: Language::En,
@@ -164,10 +227,10 @@ pub async fn core(
     let parts = CoreParts {
         db: db.clone(),
         registry: Arc::new(registry),
-        maker: Arc::new(maker),
+        maker,
         clock: Arc::new(clock),
         events,
-        asker: None,
+        asker,
         trace,
     };
     CognitiveCore::start(
@@ -176,7 +239,7 @@ pub async fn core(
             context_tokens: porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS,
             language: Language::En,
             main: Some(entry(main)),
-            pause_secs: Some(0),
+            pause_secs,
         },
     )
     .await

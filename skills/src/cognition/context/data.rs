@@ -57,6 +57,20 @@ pub struct NoteLine {
     pub tags: Vec<String>,
 }
 
+/// One unread note of manual mode: its id with what the seed lists beside
+/// it (priority, hashtags, source), not its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnreadNote {
+    /// The note's id.
+    pub id: i64,
+    /// Its priority.
+    pub priority: i64,
+    /// Who it is from: `user`, `cli`, `system`, or a friend's name or id.
+    pub from: String,
+    /// Its hashtags (without `#`).
+    pub hashtags: Vec<String>,
+}
+
 /// How context 4 shows incoming notes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum NotesView {
@@ -64,8 +78,8 @@ pub enum NotesView {
     Manual {
         /// `(priority, count)`, in the order to show.
         per_priority: Vec<(i64, u64)>,
-        /// `(id, priority)`, oldest first.
-        unread: Vec<(i64, i64)>,
+        /// The unread notes, oldest first.
+        unread: Vec<UnreadNote>,
     },
     /// The notes matching the model's filter, oldest first.
     Auto {

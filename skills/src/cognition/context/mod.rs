@@ -33,7 +33,9 @@
 mod data;
 mod records;
 
-pub use data::{BuiltPrompt, ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine};
+pub use data::{
+    BuiltPrompt, ContextData, Line, NoteLine, NotesView, ProcessLine, RecentLine, UnreadNote,
+};
 pub use records::{MAX_RECORD_CHARS, record_prefix};
 
 use super::budget::{self, Block, MESSAGE_OVERHEAD_TOKENS, estimate_tokens, record_cost};

@@ -41,8 +41,13 @@ pub(super) fn block_of<'a>(data: &'a ContextData, lang: Language, kind: ContextB
         }),
         ContextBlock::Notes => match &data.notes {
             NotesView::Manual { unread, .. } => Block::new(unread.len(), share, |i| {
-                let (id, priority) = unread[i];
-                format!("#{id} p{priority}")
+                let n = &unread[i];
+                let mut out = format!("#{} p{} {}", n.id, n.priority, n.from);
+                if !n.hashtags.is_empty() {
+                    let tags: Vec<String> = n.hashtags.iter().map(|t| format!("#{t}")).collect();
+                    out.push_str(&format!(" {}", tags.join(" ")));
+                }
+                clip(&out)
             }),
             NotesView::Auto { notes } => Block::new(notes.len(), share, |i| note_record(&notes[i])),
         },

@@ -58,7 +58,20 @@ fn small(language: Language) -> ContextData {
         requested: vec![line(9, "diary #9: trust and promises")],
         notes: NotesView::Manual {
             per_priority: vec![(3, 1), (1, 2)],
-            unread: vec![(21, 3), (22, 1)],
+            unread: vec![
+                UnreadNote {
+                    id: 21,
+                    priority: 3,
+                    from: "user".into(),
+                    hashtags: vec!["mesh".into(), "relay".into()],
+                },
+                UnreadNote {
+                    id: 22,
+                    priority: 1,
+                    from: "alice".into(),
+                    hashtags: vec![],
+                },
+            ],
         },
         settings: vec![("model".into(), "gemma3:4b".into())],
         memory: vec![line(2, "hypothesis: relays need quotas")],
@@ -106,7 +119,7 @@ Tasks: 4 in all, pinned:
 diary #9: trust and promises
 ## 4. Incoming notes (read: notes_read|id)
 By priority: p3 1, p1 2
-Unread: #21 p3, #22 p1
+Unread: #21 p3 user #mesh #relay, #22 p1 alice
 ## 5. Settings
 Tick 42, now 2026-08-22T14:05:00+03:00 (Europe/Moscow), pause 30 s between ticks
 model = gemma3:4b
@@ -291,7 +304,14 @@ fn the_cut_line_reads_in_russian() {
     let mut data = small(Language::Ru);
     data.notes = NotesView::Manual {
         per_priority: vec![(1, 50_000)],
-        unread: (0..50_000).map(|i| (i, 1)).collect(),
+        unread: (0..50_000)
+            .map(|i| UnreadNote {
+                id: i,
+                priority: 1,
+                from: "user".into(),
+                hashtags: vec![],
+            })
+            .collect(),
     };
     let built = build_prompt(&data, DEFAULT_CONTEXT_TOKENS);
     assert_eq!(built.cut.len(), 1);
@@ -304,7 +324,7 @@ fn the_cut_line_reads_in_russian() {
     )));
     assert!(user.contains("\nПо приоритетам: p1 50000\nНепрочитанные: "));
     assert!(
-        user.contains(", #49999 p1\n"),
+        user.contains(", #49999 p1 user\n"),
         "the newest unread id is kept"
     );
     assert!(built.tokens <= prompt_limit(DEFAULT_CONTEXT_TOKENS));

@@ -13,9 +13,9 @@ use crate::Language;
 use crate::cognition::context::ContextBlock;
 use crate::cognition::settings::{CycleSettings, MatchKind, NoteFilter, NotesMode};
 
-/// The core system prompt seeded into `system_prompts` (the seed's text,
-/// with "refer to the full system prompt" made concrete: this agent's full
-/// prompt is its goals and identity).
+/// The core system prompt seeded into `system_prompts`: the seed's text
+/// (seed 003 §2, context 0) word for word, and its English translation.
+/// Migration 0008 replaces the earlier default on older nodes.
 pub fn core_system_prompt(lang: Language) -> &'static str {
     pick(
         lang,
@@ -23,12 +23,12 @@ pub fn core_system_prompt(lang: Language) -> &'static str {
          fact-based; check facts and goals; weigh the results and the ethics of your own and \
          others' actions; develop the agent and the Mesh; never please at the cost of \
          distorting the truth; document key decisions and revisions of your ethics; when in \
-         doubt or changing strategy, go back to your goals and identity (identity_read).",
+         doubt or changing strategy, refer to the full system prompt.",
         "Ты — когнитивное ядро HMP-агента: веди непрерывное этичное и факт-ориентированное \
          мышление, проверяй факты и цели, оценивай результаты и этичность своих и чужих \
          действий, развивай агента и Mesh, избегай угождения ценой искажения истины, \
          документируй ключевые решения и пересмотры этики; при сомнениях или смене стратегии \
-         сверяйся со своими целями и идентичностью (identity_read).",
+         обращайся к полному системному промпту.",
     )
 }
 
@@ -338,4 +338,30 @@ pub fn closing(lang: Language) -> &'static str {
         "Continue your thinking; put commands, if any, at the end.",
         "Продолжай размышление; команды, если нужны, — в конце.",
     )
+}
+
+#[cfg(test)]
+mod core_prompt_tests {
+    use super::*;
+
+    /// Context 0's example in seed 003 §2, word for word.
+    const SEED_CONTEXT_0: &str = "Ты — когнитивное ядро HMP-агента: веди непрерывное этичное и факт-ориентированное мышление, проверяй факты и цели, оценивай результаты и этичность своих и чужих действий, развивай агента и Mesh, избегай угождения ценой искажения истины, документируй ключевые решения и пересмотры этики; при сомнениях или смене стратегии обращайся к полному системному промпту.";
+
+    #[test]
+    fn the_core_prompt_is_the_seeds_text_and_migration_8_writes_the_same() {
+        assert_eq!(core_system_prompt(Language::Ru), SEED_CONTEXT_0);
+        assert!(
+            core_system_prompt(Language::En).ends_with("refer to the full system prompt."),
+            "{}",
+            core_system_prompt(Language::En)
+        );
+        let migration = include_str!("../../../../storage/migrations/0008_cognition_defaults.sql");
+        for lang in [Language::En, Language::Ru] {
+            let quoted = format!("'{}'", core_system_prompt(lang).replace('\'', "''"));
+            assert!(
+                migration.contains(&quoted),
+                "migration 8 updates to the {lang} text"
+            );
+        }
+    }
 }

@@ -1,7 +1,8 @@
 //! The `cycle` set (seed 003 § "Настройки цикла"): the model steers its own
 //! thinking cycle — how many recent replies context 1 shows, concentration
 //! mode, how incoming notes reach context 4, the pause between ticks and
-//! idle mode with its wake conditions. Each command reads [`CycleSettings`]
+//! idle mode with its wake conditions — and `cycle_cleanup`, which forgets
+//! old replies of `llm_recent_responses`. Each settings command reads [`CycleSettings`]
 //! under [`CYCLE_CONFIG_KEY`], changes one part and writes it back in one
 //! writer call (so two commands never lose each other's change); a bad value
 //! is refused before anything is written, and a stored value that no longer
@@ -14,10 +15,12 @@ use porfiry_skills::cognition::{
 use porfiry_skills::{ArgSpec, Args, CallContext, Language, ToolEffect, ToolOutput, ToolSpec};
 use porfiry_storage::{ProcessEntry, StorageError};
 
+use crate::cognition::limits::KEEP_RECENT_RESPONSES;
+
 use super::common::{db_failed, write};
 use super::cycle_parse::{
     FILTER_KEYS, MAX_FILTER_TAGS, Problem, bounded_list, describe_emotions, describe_filter,
-    parse_emotions, parse_ids, parse_note_filter,
+    names_any, parse_emotions, parse_ids, parse_note_filter,
 };
 use super::texts;
 use crate::toolsets::StoreTools;
@@ -36,6 +39,9 @@ pub const CYCLE_PAUSE: &str = "cycle_pause";
 /// `cycle_idle|state|[timeout]|[processes]|[notes]`.
 pub const CYCLE_IDLE: &str = "cycle_idle";
 
+/// `cycle_cleanup|keep`: forget all but the newest `keep` replies.
+pub const CYCLE_CLEANUP: &str = "cycle_cleanup";
+
 /// The shortest pause between ticks: a cycle with no pause at all would
 /// keep a phone's model busy flat out (the seed's pause is "seconds").
 pub const MIN_PAUSE_SECS: u64 = 1;
@@ -43,6 +49,11 @@ pub const MIN_PAUSE_SECS: u64 = 1;
 /// The longest idle timeout: a week; a node meant to sleep longer is better
 /// stopped.
 pub const MAX_IDLE_TIMEOUT_SECS: u64 = 7 * 86_400;
+
+/// Idle mode switched on with no wake condition at all sleeps this long at
+/// most (and says so in its reply): an hour is a real rest, and a model that
+/// forgot its conditions is back within the hour, not deaf for ever.
+pub const DEFAULT_IDLE_TIMEOUT_SECS: u64 = 3_600;
 
 /// One change to the settings.
 enum Change {
@@ -115,6 +126,12 @@ impl CycleToolset {
                     ArgSpec::text("processes").optional(),
                     ArgSpec::text("notes").optional(),
                 ],
+                ToolEffect::Write,
+            ),
+            ToolSpec::new(
+                CYCLE_CLEANUP,
+                texts::cycle_cleanup_desc(lang),
+                vec![ArgSpec::int("keep")],
                 ToolEffect::Write,
             ),
         ];
@@ -190,15 +207,25 @@ impl CycleToolset {
                         }
                     },
                 };
+                let any_process = names_any(args.text("processes"));
                 let processes = parse_ids(args.text("processes")).map_err(problem)?;
                 let notes = match args.get("notes") {
                     None => None,
                     Some(text) => Some(parse_note_filter(text).map_err(problem)?),
                 };
+                let no_condition = !any_process
+                    && processes.is_empty()
+                    && notes.is_none()
+                    && timeout_secs.is_none();
                 Ok(Change::Idle(Some(IdleSettings {
                     processes,
+                    any_process,
                     notes,
-                    timeout_secs,
+                    timeout_secs: if no_condition {
+                        Some(DEFAULT_IDLE_TIMEOUT_SECS)
+                    } else {
+                        timeout_secs
+                    },
                     since_ms: ctx.now.unix_ms(),
                 })))
             }
@@ -206,17 +233,52 @@ impl CycleToolset {
         }
     }
 
+    /// Seed 003: "инициализация очистки … llm_recent_responses": keeps the
+    /// newest `keep` replies (at least the ones context 1 can show).
+    async fn cleanup(&self, args: &Args, ctx: &CallContext) -> ToolOutput {
+        let lang = ctx.language;
+        let keep = args.int("keep").unwrap_or(-1);
+        let min = i64::from(MAX_RECENT_RESPONSES);
+        let max = i64::from(KEEP_RECENT_RESPONSES);
+        let Some(keep) = u32::try_from(keep)
+            .ok()
+            .filter(|k| (min..=max).contains(&i64::from(*k)))
+        else {
+            return ToolOutput::failed(texts::cycle_out_of_range(lang, "keep", min, max, keep));
+        };
+        match write(&self.tools.db, move |s| s.responses_keep_latest(keep)).await {
+            Ok(n) => ToolOutput::ok(texts::cycle_cleaned(lang, n, keep)),
+            Err(e) => db_failed(lang, &e),
+        }
+    }
+
     async fn run(&self, tool: &str, args: &Args, ctx: &CallContext) -> ToolOutput {
         let lang = ctx.language;
+        if tool == CYCLE_CLEANUP {
+            return self.cleanup(args, ctx).await;
+        }
         let change = match self.change(tool, args, ctx) {
             Ok(c) => c,
             Err(text) => return ToolOutput::failed(text),
         };
         let now = ctx.now.unix_ms();
         let reply_of = reply_maker(&change);
+        // Said in the reply: the model did not set this timeout itself.
+        let defaulted = matches!(&change, Change::Idle(Some(idle))
+            if idle.timeout_secs == Some(DEFAULT_IDLE_TIMEOUT_SECS)
+                && args.int("timeout").is_none());
         let outcome = write(&self.tools.db, move |s| apply(s, change, now)).await;
         match outcome {
-            Ok(Outcome::Saved(settings)) => ToolOutput::ok(reply_of(lang, &settings)),
+            Ok(Outcome::Saved(settings)) => {
+                let mut reply = reply_of(lang, &settings);
+                if defaulted {
+                    reply.push_str(&texts::cycle_idle_default_timeout(
+                        lang,
+                        DEFAULT_IDLE_TIMEOUT_SECS,
+                    ));
+                }
+                ToolOutput::ok(reply)
+            }
             Ok(Outcome::Missing(ids)) => {
                 let ids: Vec<String> = ids.iter().map(|i| format!("#{i}")).collect();
                 ToolOutput::failed(texts::cycle_unknown_processes(lang, &ids.join(", ")))
@@ -291,7 +353,13 @@ fn reply_maker(change: &Change) -> fn(Language, &CycleSettings) -> String {
             Some(idle) => {
                 let ids: Vec<String> = idle.processes.iter().map(|i| format!("#{i}")).collect();
                 let notes = idle.notes.as_ref().map(describe_filter);
-                texts::cycle_idle_on(lang, &ids.join(", "), notes.as_deref(), idle.timeout_secs)
+                texts::cycle_idle_on(
+                    lang,
+                    idle.any_process,
+                    &ids.join(", "),
+                    notes.as_deref(),
+                    idle.timeout_secs,
+                )
             }
         },
     }

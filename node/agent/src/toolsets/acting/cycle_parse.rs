@@ -4,6 +4,7 @@
 //! `tags=a,b priority>=2 age=3600 sources=user` or a JSON object, process ids
 //! as `4, #7` (or `any`). Pure functions; each refusal says what was wrong.
 
+use porfiry_skills::cognition::settings::parse_priority;
 use porfiry_skills::cognition::{EmotionAtLeast, NoteFilter};
 use porfiry_storage::MAX_EMOTION_STRENGTH;
 
@@ -115,10 +116,16 @@ pub fn parse_emotions(text: &str) -> Result<Vec<EmotionAtLeast>, Problem> {
         .collect()
 }
 
-/// Process ids: `any` / `all` / nothing = none named (any process wakes).
+/// Whether a process list says "any process" (`any` / `all`).
+pub fn names_any(text: &str) -> bool {
+    let text = text.trim();
+    text.eq_ignore_ascii_case("any") || text.eq_ignore_ascii_case("all")
+}
+
+/// Process ids; `any` / `all` / nothing name none (see [`names_any`]).
 pub fn parse_ids(text: &str) -> Result<Vec<i64>, Problem> {
     let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("any") || text.eq_ignore_ascii_case("all") {
+    if text.is_empty() || names_any(text) {
         return Ok(Vec::new());
     }
     let ids = bounded_list(text, "processes", MAX_IDLE_PROCESSES)?
@@ -165,7 +172,7 @@ pub fn parse_note_filter(text: &str) -> Result<NoteFilter, Problem> {
         match key.as_str() {
             "tags" | "tag" => filter.tags = bounded_list(value, "tags", MAX_FILTER_TAGS)?,
             "priority" | "min_priority" => {
-                filter.min_priority = Some(value.parse().map_err(|_| bad_value())?);
+                filter.min_priority = Some(parse_priority(value).ok_or_else(bad_value)?);
             }
             "age" | "max_age" | "max_age_secs" => {
                 filter.max_age_secs = Some(value.parse().map_err(|_| bad_value())?);
@@ -188,6 +195,15 @@ fn filter_from_json(text: &str) -> Result<NoteFilter, Problem> {
         })?;
     if let Some(key) = object.keys().find(|k| !KEYS.contains(&k.as_str())) {
         return Err(Problem::BadFilterKey(key.clone()));
+    }
+    let mut object = object;
+    if let Some(serde_json::Value::String(word)) = object.get("min_priority") {
+        // "important" as well as 1 (seed: "≥ important").
+        let n = parse_priority(word).ok_or_else(|| Problem::BadFilterValue {
+            key: "min_priority".to_owned(),
+            value: word.clone(),
+        })?;
+        object.insert("min_priority".to_owned(), n.into());
     }
     let filter: NoteFilter =
         serde_json::from_value(serde_json::Value::Object(object)).map_err(|e| {
@@ -289,6 +305,8 @@ mod tests {
     fn ids_read_and_any_means_none_named() {
         assert_eq!(parse_ids("4, #7"), Ok(vec![4, 7]));
         assert_eq!(parse_ids("any"), Ok(vec![]));
+        assert!(names_any(" ANY ") && names_any("all"));
+        assert!(!names_any("") && !names_any("4"));
         assert_eq!(parse_ids("4, x"), Err(Problem::BadId("x".into())));
         assert_eq!(parse_ids("-1"), Err(Problem::BadId("-1".into())));
         let many = (1..=17)
@@ -316,11 +334,29 @@ mod tests {
             parse_note_filter("colour=red"),
             Err(Problem::BadFilterKey("colour".into()))
         );
+        // The seed's "≥ important", in either language or JSON.
+        for words in [
+            "priority≥important",
+            "priority>=important",
+            "priority=`важное`",
+        ] {
+            assert_eq!(
+                parse_note_filter(words).unwrap().min_priority,
+                Some(1),
+                "{words}"
+            );
+        }
         assert_eq!(
-            parse_note_filter("priority>=high"),
+            parse_note_filter(r#"{"min_priority":"urgent"}"#)
+                .unwrap()
+                .min_priority,
+            Some(2)
+        );
+        assert_eq!(
+            parse_note_filter("priority>=soonish"),
             Err(Problem::BadFilterValue {
                 key: "priority".into(),
-                value: "high".into()
+                value: "soonish".into()
             })
         );
         assert_eq!(

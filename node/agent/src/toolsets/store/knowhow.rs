@@ -1,13 +1,16 @@
 //! Shareable know-how, each set listing, adding and deleting:
 //! `strategies` (`stagnation_strategies`: ways out of stagnation by class
 //! and cost), `methods` (`thinking_methods`) and `ratings` (of a strategy,
-//! method, model or item). Rows added here stay local (not shareable).
+//! method, model or item). A strategy or method the model adds stays local
+//! unless it says `shared` (seed 003: agents "делиться ими с другими
+//! Cognitive Core через mesh"): then the node publishes it to friends like
+//! any shareable row, and its ratings travel with it.
 
-use porfiry_skills::{ArgSpec, Args, Language};
+use porfiry_skills::{ArgSpec, Args, Language, ToolEffect};
 use porfiry_storage::{Rating, StagnationStrategy, ThinkingMethod};
 
 use super::parse;
-use super::records::{FromArgs, Shown, list_add_delete_set, tag_suffix};
+use super::records::{FromArgs, Shown, list_add_delete_set, list_add_delete_set_with, tag_suffix};
 use super::set::{Fail, StoreSet};
 use crate::toolsets::StoreTools;
 use crate::toolsets::texts::store_replies as texts;
@@ -25,6 +28,14 @@ pub const STRATEGY_CLASSES: &[&str] = &[
 /// do (`mechanism:flashback`, see `skills::cognition::strategy`); a
 /// strategy without one is listed but never chosen.
 pub const MECHANISM_TAG_PREFIX: &str = "mechanism:";
+
+/// The last optional argument of `strategies_add` and `methods_add`.
+pub const SHARING: &[&str] = &["local", "shared"];
+
+/// Whether the model asked for the row to travel.
+fn shared(args: &Args) -> bool {
+    args.get("sharing") == Some("shared")
+}
 
 /// Steps as `1) a 2) b`.
 fn numbered(steps: &[String]) -> String {
@@ -82,8 +93,10 @@ pub(crate) fn strategies(deps: &StoreTools) -> StoreSet {
         ArgSpec::text("description"),
         ArgSpec::word("mechanism").optional(),
         ArgSpec::text("steps").optional(),
+        ArgSpec::choice("sharing", SHARING).optional(),
     ];
-    list_add_delete_set::<StagnationStrategy>("strategies", deps, add)
+    // Network: a shared one leaves the node (one tool has one effect).
+    list_add_delete_set_with::<StagnationStrategy>("strategies", deps, add, ToolEffect::Network)
 }
 
 impl FromArgs for StagnationStrategy {
@@ -110,6 +123,7 @@ impl FromArgs for StagnationStrategy {
             cost: parse::id(lang, args, "cost")?,
             description: args.text("description").trim().to_owned(),
             steps: parse::steps(args.text("steps")),
+            shareable: shared(args),
             ..Default::default()
         })
     }
@@ -121,8 +135,9 @@ pub(crate) fn methods(deps: &StoreTools) -> StoreSet {
         ArgSpec::text("name"),
         ArgSpec::text("description"),
         ArgSpec::text("steps").optional(),
+        ArgSpec::choice("sharing", SHARING).optional(),
     ];
-    list_add_delete_set::<ThinkingMethod>("methods", deps, add)
+    list_add_delete_set_with::<ThinkingMethod>("methods", deps, add, ToolEffect::Network)
 }
 
 impl FromArgs for ThinkingMethod {
@@ -131,6 +146,7 @@ impl FromArgs for ThinkingMethod {
             name: parse::non_empty(lang, "name", args.text("name"))?,
             description: args.text("description").trim().to_owned(),
             steps: parse::steps(args.text("steps")),
+            shareable: shared(args),
             ..Default::default()
         })
     }

@@ -21,6 +21,7 @@ mod links;
 mod memory;
 mod notes;
 mod parse;
+mod people;
 mod records;
 mod reputation;
 mod set;
@@ -38,7 +39,8 @@ use records::{MAX_LIST_LINES, MAX_READ_CHARS};
 
 /// Registers every record set (diary, concepts, links, goals, tasks, tags,
 /// reputation, notes, memory, identity, config, agents, scripts, tables,
-/// strategies, methods, ratings, services, accounts) in `registry`.
+/// strategies, methods, ratings, services, accounts, users, groups) in
+/// `registry`.
 pub fn register_store_sets(
     registry: &mut ToolsetRegistry,
     tools: &StoreTools,
@@ -63,6 +65,8 @@ pub fn register_store_sets(
         knowhow::ratings(tools),
         extensions::services(tools),
         extensions::accounts(tools),
+        people::users(tools),
+        people::groups(tools),
     ];
     for set in sets {
         registry.register(set)?;

@@ -1,6 +1,7 @@
 //! The `notes` set over `notes`, the user's notebook and the friends'
 //! chat: list, read, add (private here, or published to an audience through
-//! the running node), update, delete, tag, readmark. Every added note wakes
+//! the running node), update, delete, tag, readmark, and cleanup of old
+//! notes (seed 003: "инициализация очистки … notes от устаревших записей"). Every added note wakes
 //! an idle core ([`CoreEvent::NoteArrived`]).
 
 use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, Language, ToolEffect};
@@ -82,6 +83,14 @@ pub(crate) fn set(deps: &StoreTools) -> StoreSet {
                 ],
                 Write,
             ),
+            (
+                "cleanup",
+                vec![
+                    ArgSpec::int("older_than_secs"),
+                    ArgSpec::choice("which", &["read", "all"]).optional(),
+                ],
+                Write,
+            ),
         ],
         run,
     )
@@ -100,6 +109,7 @@ fn run<'a>(
             "update" => Some(update(d, ctx, args).await),
             "tag" => Some(tag(d, ctx, args).await),
             "readmark" => Some(readmark(d, ctx, args).await),
+            "cleanup" => Some(cleanup(d, ctx, args).await),
             other => records::common_verb::<Note>(d, other, ctx, args).await,
         }
     })
@@ -257,4 +267,24 @@ async fn readmark(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
     d.db.write(move |s| s.notes_mark_read(id, read, now))
         .await??;
     Ok(texts::note_marked(lang, id, read))
+}
+
+/// Deletes notes older than `older_than_secs`; only those already read
+/// unless `which` is `all` (an unread note is the user's unanswered word).
+async fn cleanup(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
+    let lang = ctx.language;
+    let secs = args.int("older_than_secs").unwrap_or(-1);
+    let secs = u64::try_from(secs).map_err(|_| {
+        Fail::Bad(texts::bad_number(
+            lang,
+            "older_than_secs",
+            &secs.to_string(),
+        ))
+    })?;
+    let read_only = args.get("which") != Some("all");
+    let before = parse::now(ctx).saturating_sub(secs.saturating_mul(1_000));
+    let n =
+        d.db.write(move |s| s.notes_cleanup(before, read_only))
+            .await??;
+    Ok(texts::notes_cleaned(lang, n, read_only))
 }

@@ -320,9 +320,20 @@ pub(crate) fn list_add_delete_set<T: FromArgs>(
     deps: &StoreTools,
     add_args: Vec<ArgSpec>,
 ) -> StoreSet {
+    list_add_delete_set_with::<T>(name, deps, add_args, ToolEffect::Write)
+}
+
+/// [`list_add_delete_set`] whose `add` has `add_effect` (`Network` when
+/// what it adds may be published to friends).
+pub(crate) fn list_add_delete_set_with<T: FromArgs>(
+    name: &'static str,
+    deps: &StoreTools,
+    add_args: Vec<ArgSpec>,
+    add_effect: ToolEffect,
+) -> StoreSet {
     let tools = vec![
         ("list", vec![parse::offset_arg()], ToolEffect::Read),
-        ("add", add_args, ToolEffect::Write),
+        ("add", add_args, add_effect),
         ("delete", vec![parse::id_arg()], ToolEffect::Write),
     ];
     StoreSet::new(name, deps, tools, list_add_delete::<T>)

@@ -86,6 +86,12 @@ const SUMMARIES: &[(&str, &str, &str)] = &[
         "accounts on external services (secrets by reference only)",
         "учётные записи во внешних сервисах (секреты только ссылкой)",
     ),
+    (
+        "users",
+        "people who talk to you",
+        "люди, которые с тобой говорят",
+    ),
+    ("groups", "groups of users", "группы пользователей"),
 ];
 
 /// `(tool, English, Russian)`: one short description per tool.
@@ -277,6 +283,11 @@ const TOOLS: &[(&str, &str, &str)] = &[
         "отметить заметку прочитанной или нет",
     ),
     (
+        "notes_cleanup",
+        "delete notes older than N seconds: read ones (default) or all",
+        "удалить заметки старше N секунд: прочитанные (по умолчанию) или все",
+    ),
+    (
         "memory_list",
         "newest notebook pages, optionally with a tag",
         "новые страницы блокнота, можно по тегу",
@@ -347,8 +358,8 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     (
         "strategies_add",
-        "add a strategy; a mechanism (flashback, ask_friends, …) lets the core choose it; steps separated by ;",
-        "добавить стратегию; mechanism (flashback, ask_friends, …) позволит ядру её выбирать; шаги через ;",
+        "add a strategy; a mechanism (flashback, ask_friends, …) lets the core choose it; steps separated by ;; shared sends it to friends",
+        "добавить стратегию; mechanism (flashback, ask_friends, …) позволит ядру её выбирать; шаги через ;; shared отправит её друзьям",
     ),
     (
         "strategies_delete",
@@ -358,8 +369,8 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ("methods_list", "thinking methods", "методы мышления"),
     (
         "methods_add",
-        "add a method; steps separated by ;",
-        "добавить метод; шаги через ;",
+        "add a method; steps separated by ;; shared sends it to friends",
+        "добавить метод; шаги через ;; shared отправит его друзьям",
     ),
     ("methods_delete", "delete a method", "удалить метод"),
     (
@@ -374,6 +385,24 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     ("ratings_delete", "delete a rating", "удалить оценку"),
     ("services_list", "external services", "внешние сервисы"),
+    (
+        "users_list",
+        "the users you know",
+        "известные тебе пользователи",
+    ),
+    (
+        "users_add",
+        "record a user: name|[mail]|[languages like ru, en]",
+        "записать пользователя: имя|[почта]|[языки вроде ru, en]",
+    ),
+    ("users_delete", "forget a user", "забыть пользователя"),
+    ("groups_list", "groups of users", "группы пользователей"),
+    (
+        "groups_add",
+        "make a group: name|[description]|[member ids like 1, 2]",
+        "создать группу: имя|[описание]|[id участников вроде 1, 2]",
+    ),
+    ("groups_delete", "delete a group", "удалить группу"),
     (
         "services_add",
         "record an external service",

@@ -27,6 +27,8 @@ pub fn noun(lang: Language, table: &str) -> &'static str {
         "external_services" => ("service", "сервис"),
         "external_accounts" => ("account", "учётная запись"),
         "llm_registry" => ("model", "модель"),
+        "users" => ("user", "пользователь"),
+        "users_group" => ("group", "группа"),
         _ => ("row", "строка"),
     };
     pick(lang, en, ru)
@@ -293,6 +295,24 @@ pub fn pinned_mark(lang: Language) -> &'static str {
     pick(lang, "pinned", "закреплено")
 }
 
+/// `notes_cleanup` done.
+pub fn notes_cleaned(lang: Language, n: usize, read_only: bool) -> String {
+    match (lang, read_only) {
+        (Language::En, true) => format!("{n} old read note(s) deleted"),
+        (Language::En, false) => format!("{n} old note(s) deleted"),
+        (Language::Ru, true) => format!("удалено старых прочитанных заметок: {n}"),
+        (Language::Ru, false) => format!("удалено старых заметок: {n}"),
+    }
+}
+
+/// A list longer than its bound.
+pub fn too_many(lang: Language, what: &str, max: usize) -> String {
+    match lang {
+        Language::En => format!("{what}: at most {max}"),
+        Language::Ru => format!("{what}: не больше {max}"),
+    }
+}
+
 /// "unread" marker in a note's line.
 pub fn unread_mark(lang: Language) -> &'static str {
     pick(lang, "unread", "не прочитано")
@@ -350,6 +370,11 @@ mod tests {
             ("tasks_word", tasks_word(lang).to_owned()),
             ("pinned_mark", pinned_mark(lang).to_owned()),
             ("unread_mark", unread_mark(lang).to_owned()),
+            ("too_many", too_many(lang, "members", 64)),
+            (
+                "notes_cleaned",
+                notes_cleaned(lang, 2, true) + &notes_cleaned(lang, 2, false),
+            ),
         ]
     }
 

@@ -5,10 +5,13 @@ use porfiry_skills::Language;
 use porfiry_skills::cognition::{
     CYCLE_CONFIG_KEY, CycleSettings, EmotionAtLeast, MatchKind, NoteFilter, NotesMode,
 };
-use porfiry_storage::ProcessEntry;
+use porfiry_storage::{ProcessEntry, RecentResponse};
+
+use crate::cognition::load::recent_replies;
 
 use crate::toolsets::StoreTools;
 use crate::toolsets::acting::CycleToolset;
+use crate::toolsets::acting::cycle::DEFAULT_IDLE_TIMEOUT_SECS;
 use crate::toolsets::acting::test_support::call;
 use crate::toolsets::test_support::{ctx_at, store_tools};
 
@@ -74,6 +77,29 @@ async fn concentration_takes_tags_and_the_seeds_emotions_and_switches_off() {
         ]
     );
     assert_eq!(conc.mode, MatchKind::Or);
+    // Context 1 now selects by it: a reply the reflex tagged "agi" (tags
+    // are stored lower-cased) is chosen by "AGI"; an untagged one is not.
+    let recent = tools
+        .db
+        .write(|s| {
+            for (content, tags) in [("about agi", vec!["agi".to_owned()]), ("other", vec![])] {
+                s.add(
+                    &RecentResponse {
+                        content: content.into(),
+                        tags,
+                        ..Default::default()
+                    },
+                    6_000,
+                )?;
+            }
+            let cycle: CycleSettings = s.config_get(CYCLE_CONFIG_KEY)?.unwrap_or_default();
+            recent_replies(s, &cycle)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let shown: Vec<&str> = recent.iter().map(|r| r.content.as_str()).collect();
+    assert_eq!(shown, ["about agi"]);
 
     let json = r#"{"state":"on","emotions":["anxiety:>=3"]}"#;
     assert!(run(&c, "cycle_concentration", json).await.ok);
@@ -158,10 +184,24 @@ async fn idle_stores_its_wake_conditions_from_the_calls_time() {
     assert!(!long.ok, "{}", long.text);
     assert_eq!(stored(&tools).await.unwrap().idle.unwrap().processes, [id]);
 
-    let any = run(&c, "cycle_idle", "on").await;
+    let any = run(&c, "cycle_idle", "on||any").await;
     assert!(any.text.contains("process any"), "{}", any.text);
     let idle = stored(&tools).await.unwrap().idle.unwrap();
-    assert!(idle.processes.is_empty() && idle.notes.is_none());
+    assert!(idle.any_process && idle.processes.is_empty() && idle.notes.is_none());
+    assert_eq!(idle.timeout_secs, None, "a condition was given");
+
+    // No condition at all: idle mode must not go deaf, so the default
+    // timeout applies and the reply says so.
+    let bare = run(&c, "cycle_idle", "on").await;
+    assert!(bare.ok, "{}", bare.text);
+    assert!(
+        bare.text.contains("process no") && bare.text.contains("default timeout of 3600 s"),
+        "{}",
+        bare.text
+    );
+    let idle = stored(&tools).await.unwrap().idle.unwrap();
+    assert!(!idle.any_process && idle.processes.is_empty() && idle.notes.is_none());
+    assert_eq!(idle.timeout_secs, Some(DEFAULT_IDLE_TIMEOUT_SECS));
     assert!(run(&c, "cycle_idle", "off").await.ok);
     assert_eq!(stored(&tools).await.unwrap().idle, None);
 }
@@ -193,4 +233,51 @@ async fn replies_follow_the_calls_language() {
     let c = CycleToolset::new(tools.clone());
     let out = call(&c, "cycle_pause", "7", &ctx_at(1, Language::Ru)).await;
     assert_eq!(out.text, "пауза между циклами: 7 с");
+}
+
+#[tokio::test]
+async fn cleanup_forgets_all_but_the_newest_replies_and_refuses_too_few() {
+    let (_dir, tools) = store_tools(Language::En);
+    tools
+        .db
+        .write(|s| {
+            for i in 0..60u64 {
+                s.add(
+                    &RecentResponse {
+                        content: format!("reply {i}"),
+                        ..Default::default()
+                    },
+                    1_000 + i,
+                )?;
+            }
+            Ok::<_, porfiry_storage::StorageError>(())
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let c = CycleToolset::new(tools.clone());
+    let count = || async {
+        tools
+            .db
+            .read(|s| s.count::<RecentResponse>())
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    // Fewer than context 1 may show is refused: it would blind the reflex.
+    let few = run(&c, "cycle_cleanup", "3").await;
+    assert!(!few.ok && few.text.contains("50 to 1000"), "{}", few.text);
+    assert_eq!(count().await, 60, "a refusal forgets nothing");
+    let out = run(&c, "cycle_cleanup", "50").await;
+    assert_eq!(out.text, "10 old replies forgotten; the newest 50 kept");
+    assert_eq!(count().await, 50);
+    let oldest = tools
+        .db
+        .read(|s| s.responses_recent(50))
+        .await
+        .unwrap()
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(oldest.row.content, "reply 10", "the newest stayed");
 }

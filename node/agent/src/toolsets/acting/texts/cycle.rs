@@ -35,8 +35,8 @@ pub fn cycle_concentration_desc(lang: Language) -> &'static str {
 pub fn cycle_mode_desc(lang: Language) -> &'static str {
     pick(
         lang,
-        "incoming notes: manual (counts and ids) or auto with a filter (tags=a,b priority>=2 age=3600 sources=user)",
-        "входящие сообщения: manual (количество и id) или auto с фильтром (tags=a,b priority>=2 age=3600 sources=user)",
+        "incoming notes: manual (counts and ids) or auto with a filter (tags=a,b priority>=important age=3600 sources=user; priority is a number or low, normal, important, urgent, critical)",
+        "входящие сообщения: manual (количество и id) или auto с фильтром (tags=a,b priority>=важное age=3600 sources=user; приоритет — число или низкий, обычный, важный, срочный, критический)",
     )
 }
 
@@ -53,8 +53,8 @@ pub fn cycle_pause_desc(lang: Language) -> &'static str {
 pub fn cycle_idle_desc(lang: Language) -> &'static str {
     pick(
         lang,
-        "idle: sleep until a process ends (ids or any), a matching note comes, or the timeout (seconds)",
-        "ожидание: спать до завершения процесса (id или any), подходящего сообщения или таймаута (секунды)",
+        "idle: sleep until a process ends (ids or any), a matching note comes, or the timeout (seconds); a note from the user always wakes",
+        "ожидание: спать до завершения процесса (id или any), подходящего сообщения или таймаута (секунды); сообщение пользователя будит всегда",
     )
 }
 
@@ -151,6 +151,23 @@ pub fn cycle_pause_set(lang: Language, secs: u64) -> String {
     }
 }
 
+/// `cycle_cleanup` description.
+pub fn cycle_cleanup_desc(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "forget old replies of your short-term memory (llm_recent_responses): keep the newest N",
+        "забыть старые реплики кратковременной памяти (llm_recent_responses): оставить N новейших",
+    )
+}
+
+/// `cycle_cleanup` done.
+pub fn cycle_cleaned(lang: Language, deleted: usize, keep: u32) -> String {
+    match lang {
+        Language::En => format!("{deleted} old replies forgotten; the newest {keep} kept"),
+        Language::Ru => format!("забыто старых реплик: {deleted}; оставлено новейших: {keep}"),
+    }
+}
+
 /// Idle mode switched off.
 pub fn cycle_idle_off(lang: Language) -> &'static str {
     pick(
@@ -163,6 +180,7 @@ pub fn cycle_idle_off(lang: Language) -> &'static str {
 /// Idle mode switched on, with its wake conditions.
 pub fn cycle_idle_on(
     lang: Language,
+    any_process: bool,
     processes: &str,
     notes: Option<&str>,
     timeout_secs: Option<u64>,
@@ -171,7 +189,11 @@ pub fn cycle_idle_on(
         Language::En => ("any", "any note", "no"),
         Language::Ru => ("любой", "любое сообщение", "нет"),
     };
-    let processes = if processes.is_empty() { any } else { processes };
+    let processes = match (any_process, processes.is_empty()) {
+        (true, _) => any,
+        (false, true) => none,
+        (false, false) => processes,
+    };
     let notes = match notes {
         None => none,
         Some("") => every,
@@ -179,12 +201,24 @@ pub fn cycle_idle_on(
     };
     let timeout = timeout_secs.map_or_else(|| none.to_owned(), |t| t.to_string());
     match lang {
-        Language::En => {
-            format!("idle on; wakes on: process {processes}; notes: {notes}; timeout s: {timeout}")
-        }
-        Language::Ru => format!(
-            "ожидание включено; пробуждение: процесс {processes}; сообщения: {notes}; таймаут, с: {timeout}"
+        Language::En => format!(
+            "idle on; wakes on: process {processes}; notes: {notes}; timeout s: {timeout}; a note from the user always wakes"
         ),
+        Language::Ru => format!(
+            "ожидание включено; пробуждение: процесс {processes}; сообщения: {notes}; таймаут, с: {timeout}; сообщение пользователя будит всегда"
+        ),
+    }
+}
+
+/// Appended when idle mode was given no wake condition.
+pub fn cycle_idle_default_timeout(lang: Language, secs: u64) -> String {
+    match lang {
+        Language::En => {
+            format!(" (no wake condition given: the default timeout of {secs} s applies)")
+        }
+        Language::Ru => {
+            format!(" (условие пробуждения не задано: действует таймаут по умолчанию, {secs} с)")
+        }
     }
 }
 
@@ -252,6 +286,8 @@ mod tests {
             ("cycle_mode_desc", cycle_mode_desc(lang).to_owned()),
             ("cycle_pause_desc", cycle_pause_desc(lang).to_owned()),
             ("cycle_idle_desc", cycle_idle_desc(lang).to_owned()),
+            ("cycle_cleanup_desc", cycle_cleanup_desc(lang).to_owned()),
+            ("cycle_cleaned", cycle_cleaned(lang, 3, 50)),
             (
                 "cycle_out_of_range",
                 cycle_out_of_range(lang, "n", 1, 50, 99),
@@ -289,9 +325,13 @@ mod tests {
                 "cycle_idle_on",
                 format!(
                     "{} / {}",
-                    cycle_idle_on(lang, "", None, None),
-                    cycle_idle_on(lang, "#4", Some("tags=a"), Some(60))
+                    cycle_idle_on(lang, true, "", None, None),
+                    cycle_idle_on(lang, false, "#4", Some("tags=a"), Some(60))
                 ),
+            ),
+            (
+                "cycle_idle_default_timeout",
+                cycle_idle_default_timeout(lang, 3600),
             ),
             ("cycle_bad_emotion", cycle_bad_emotion(lang, "joy")),
             ("cycle_too_many", cycle_too_many(lang, "tags", 16)),

@@ -193,3 +193,39 @@ async fn know_how_rows_are_added_listed_and_deleted() {
             .contains("не найдено")
     );
 }
+
+#[tokio::test]
+async fn strategies_and_methods_said_shared_are_published_and_the_rest_stay_home() {
+    let kit = Kit::new(Language::En);
+    kit.ok(
+        "strategies_add",
+        "Walk away|radical_pause|8|sleep on it|long_pause||shared",
+    )
+    .await;
+    kit.ok(
+        "strategies_add",
+        "Mine|radical_pause|8|just mine|long_pause",
+    )
+    .await;
+    kit.ok("methods_add", "Invert|state the opposite||shared")
+        .await;
+    kit.ok("methods_add", "Private|think alone").await;
+    let (strategies, methods) = kit
+        .read(|s| {
+            (
+                s.to_publish::<StagnationStrategy>(None).unwrap(),
+                s.to_publish::<ThinkingMethod>(None).unwrap(),
+            )
+        })
+        .await;
+    let strategies: Vec<String> = strategies.into_iter().map(|r| r.row.name).collect();
+    let methods: Vec<String> = methods.into_iter().map(|r| r.row.name).collect();
+    assert_eq!(
+        strategies,
+        ["Walk away"],
+        "only the shared one is for friends"
+    );
+    assert_eq!(methods, ["Invert"]);
+    let bad = kit.fails("methods_add", "X|y||everyone").await;
+    assert!(bad.contains("must be one of"), "{bad}");
+}

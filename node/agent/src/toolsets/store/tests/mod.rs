@@ -7,6 +7,7 @@ mod extensions;
 mod goals;
 mod graph;
 mod notes;
+mod people;
 mod registry;
 mod reputation;
 mod settings;

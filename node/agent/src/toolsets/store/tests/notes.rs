@@ -134,3 +134,55 @@ async fn note_refusals_change_nothing() {
     }
     assert_eq!(kit.read(|s| s.get::<Note>(1).unwrap()).await, before);
 }
+
+#[tokio::test]
+async fn cleanup_deletes_old_read_notes_and_with_all_old_unread_ones_too() {
+    use crate::toolsets::store::testkit::NOW_MS;
+    let kit = Kit::new(Language::En);
+    let day = 86_400_000u64;
+    let ids = kit
+        .db
+        .write(move |s| {
+            let add = |text: &str, read: bool, at: u64| {
+                s.add(
+                    &Note {
+                        text: text.into(),
+                        read,
+                        ..Default::default()
+                    },
+                    at,
+                )
+                .unwrap()
+            };
+            [
+                add("old and read", true, NOW_MS - 3 * day),
+                add("old, never read", false, NOW_MS - 3 * day),
+                add("fresh and read", true, NOW_MS - 1_000),
+            ]
+        })
+        .await
+        .unwrap();
+    async fn left(kit: &Kit) -> Vec<i64> {
+        kit.read(|s| {
+            s.list::<Note>(&porfiry_storage::ListQuery::recent(10))
+                .unwrap()
+                .into_iter()
+                .map(|n| n.id)
+                .collect::<Vec<_>>()
+        })
+        .await
+    }
+    assert_eq!(
+        kit.ok("notes_cleanup", "172800").await,
+        "1 old read note(s) deleted"
+    );
+    assert_eq!(left(&kit).await, [ids[2], ids[1]], "the unread one stays");
+    assert_eq!(
+        kit.ok("notes_cleanup", "172800|all").await,
+        "1 old note(s) deleted"
+    );
+    assert_eq!(left(&kit).await, [ids[2]]);
+    let bad = kit.fails("notes_cleanup", "-5").await;
+    assert!(bad.contains("older_than_secs"), "{bad}");
+    assert_eq!(left(&kit).await, [ids[2]], "a refusal deletes nothing");
+}

@@ -23,13 +23,16 @@ const TABLE: &[(&str, &[&str])] = &[
         ],
     ),
     ("goals", &["list", "read", "add", "update", "delete"]),
+    ("groups", &["list", "add", "delete"]),
     ("identity", &["read", "update"]),
     ("links", &["list", "read", "add", "update", "delete"]),
     ("memory", &["list", "add", "delete"]),
     ("methods", &["list", "add", "delete"]),
     (
         "notes",
-        &["list", "read", "add", "update", "delete", "tag", "readmark"],
+        &[
+            "list", "read", "add", "update", "delete", "tag", "readmark", "cleanup",
+        ],
     ),
     ("ratings", &["list", "add", "delete"]),
     (
@@ -45,10 +48,17 @@ const TABLE: &[(&str, &[&str])] = &[
         "tasks",
         &["list", "read", "add", "update", "delete", "pin", "unpin"],
     ),
+    ("users", &["list", "add", "delete"]),
 ];
 
 /// Tools whose effect leaves the node.
-const NETWORK: &[&str] = &["agents_add", "agents_delete", "notes_add"];
+const NETWORK: &[&str] = &[
+    "agents_add",
+    "agents_delete",
+    "notes_add",
+    "strategies_add",
+    "methods_add",
+];
 
 #[test]
 fn every_set_and_tool_of_the_naming_table_is_registered() {

@@ -48,7 +48,7 @@ fn api_engine(dir: &tempfile::TempDir, language: Language) -> ChatEngine {
 /// Seed §10's budget in tokens, state 1 and state 3. The seed counts in the
 /// model's tokens; cl100k is an English-centred stand-in that splits
 /// Cyrillic into about 1.6× the tokens of the same English text (measured
-/// on these prompts: 403 vs 256 in state 1), where Qwen's and Gemma's
+/// on these prompts: 403 vs 248 in state 1), where Qwen's and Gemma's
 /// tokenizers split it far less. So English is held to the seed's figures
 /// and Russian to them × 1.6, which guards against growth without claiming
 /// a fit cl100k cannot show. `docs/benchmarks.md` has the figures.

@@ -251,11 +251,7 @@ const TOOLS: &[(&str, &str, &str)] = &[
         "replace your comments on an agent",
         "заменить заметки об агенте",
     ),
-    (
-        "notes_list",
-        "newest notes: all, unread, mesh or own",
-        "новые заметки: все, непрочитанные, из сети, свои",
-    ),
+    ("notes_list", "newest notes first", "сначала новые заметки"),
     ("notes_read", "one note in full", "одна заметка целиком"),
     (
         "notes_add",
@@ -264,8 +260,8 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     (
         "notes_update",
-        "change one field of your own note",
-        "изменить поле своей заметки",
+        "edit your own note",
+        "изменить свою заметку",
     ),
     (
         "notes_delete",
@@ -279,13 +275,13 @@ const TOOLS: &[(&str, &str, &str)] = &[
     ),
     (
         "notes_readmark",
-        "mark a note read or unread",
-        "отметить заметку прочитанной или нет",
+        "mark a note read (or unread)",
+        "отметить заметку прочитанной (или нет)",
     ),
     (
         "notes_cleanup",
-        "delete notes older than N seconds: read ones (default) or all",
-        "удалить заметки старше N секунд: прочитанные (по умолчанию) или все",
+        "delete old read notes (or all)",
+        "удалить старые прочитанные заметки (или все)",
     ),
     (
         "memory_list",

@@ -81,6 +81,7 @@ pub enum EngineError {
 }
 
 /// One request on its way to the inference thread.
+#[cfg_attr(not(feature = "llama"), allow(dead_code))]
 pub(crate) struct Job {
     pub(crate) request: ModelRequest,
     pub(crate) deltas: mpsc::Sender<Result<Delta, LlmError>>,

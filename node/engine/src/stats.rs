@@ -25,6 +25,7 @@ pub(crate) struct Counters {
     finished: Condvar,
 }
 
+#[cfg_attr(not(feature = "llama"), allow(dead_code))]
 impl Counters {
     pub(crate) fn snapshot(&self) -> EngineStats {
         *self.stats.lock().unwrap_or_else(PoisonError::into_inner)

@@ -11,8 +11,16 @@ use porfiry_engine::test_model::test_model_path;
 use porfiry_engine::{Engine, EngineError, EngineOptions, GgufError};
 use porfiry_skills::llm::{ChatMessage, Delta, Llm, ModelRequest};
 
+/// One decoding thread: nextest runs other crates' tests beside these on
+/// CI's 2 cores, and ggml's threads wait for each other at every step, so
+/// two threads with a core taken are several times slower than one
+/// (docs/benchmarks.md, "Embedded engine").
 fn engine(options: EngineOptions) -> Engine {
     let path = test_model_path().unwrap_or_else(|e| panic!("{e}"));
+    let options = EngineOptions {
+        threads: Some(1),
+        ..options
+    };
     Engine::open(&path, &options).unwrap_or_else(|e| panic!("{e}"))
 }
 

@@ -243,7 +243,7 @@ impl Reader {
             let kind = self.u32("a tensor type")?;
             let offset = self.u64("a tensor offset")?;
             if let Some((block, bytes)) = block_layout(kind) {
-                if first % block != 0 {
+                if !first.is_multiple_of(block) {
                     return Err(Failure::Damaged(format!(
                         "tensor {name}'s rows do not fill whole blocks"
                     )));
@@ -403,13 +403,13 @@ fn block_layout(kind: u32) -> Option<(u64, u64)> {
     })
 }
 
-/// Writes GGUF files for tests.
-#[cfg(test)]
-pub(crate) mod write {
+/// Writes small GGUF files for tests (here and in the CLI's): headers only,
+/// no model llama.cpp could run.
+pub mod write {
     /// A GGUF v3 file with `kv` string/u32 metadata and one F32 tensor of
     /// `elements` values whose data is `data_bytes` long (pass fewer than
     /// `elements * 4` for a truncated file).
-    pub(crate) fn file(kv: &[(&str, Kv)], elements: u64, data_bytes: usize) -> Vec<u8> {
+    pub fn file(kv: &[(&str, Kv)], elements: u64, data_bytes: usize) -> Vec<u8> {
         let mut out = Vec::new();
         out.extend_from_slice(b"GGUF");
         out.extend_from_slice(&3u32.to_le_bytes());
@@ -441,7 +441,7 @@ pub(crate) mod write {
         out.extend_from_slice(&elements.to_le_bytes());
         out.extend_from_slice(&0u32.to_le_bytes());
         out.extend_from_slice(&0u64.to_le_bytes());
-        while out.len() % 32 != 0 {
+        while !out.len().is_multiple_of(32) {
             out.push(0);
         }
         out.extend(std::iter::repeat_n(0u8, data_bytes));
@@ -449,9 +449,12 @@ pub(crate) mod write {
     }
 
     /// A metadata value.
-    pub(crate) enum Kv {
+    pub enum Kv {
+        /// A string.
         Str(&'static str),
+        /// A u32.
         U32(u32),
+        /// An array of strings.
         StrArray(Vec<&'static str>),
     }
 

@@ -304,32 +304,15 @@ mod tests {
         assert_eq!(registry(&store).unwrap().len(), 1);
     }
 
-    /// A minimal GGUF header: architecture, context, one F32 tensor.
+    /// A minimal GGUF header: architecture, context, one F32 tensor
+    /// (its data cut short unless `whole`).
     fn tiny_gguf(path: &Path, whole: bool) {
-        fn string(out: &mut Vec<u8>, s: &str) {
-            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        }
-        let mut out = b"GGUF".to_vec();
-        out.extend_from_slice(&3u32.to_le_bytes());
-        out.extend_from_slice(&1u64.to_le_bytes());
-        out.extend_from_slice(&2u64.to_le_bytes());
-        string(&mut out, "general.architecture");
-        out.extend_from_slice(&8u32.to_le_bytes());
-        string(&mut out, "llama");
-        string(&mut out, "llama.context_length");
-        out.extend_from_slice(&4u32.to_le_bytes());
-        out.extend_from_slice(&8192u32.to_le_bytes());
-        string(&mut out, "w");
-        out.extend_from_slice(&1u32.to_le_bytes());
-        out.extend_from_slice(&4u64.to_le_bytes());
-        out.extend_from_slice(&0u32.to_le_bytes());
-        out.extend_from_slice(&0u64.to_le_bytes());
-        while out.len() % 32 != 0 {
-            out.push(0);
-        }
-        out.extend_from_slice(&[0u8; 16][..if whole { 16 } else { 8 }]);
-        std::fs::write(path, out).unwrap();
+        use porfiry_engine::gguf::write::{Kv, file};
+        let kv = [
+            ("general.architecture", Kv::Str("llama")),
+            ("llama.context_length", Kv::U32(8192)),
+        ];
+        std::fs::write(path, file(&kv, 4, if whole { 16 } else { 8 })).unwrap();
     }
 
     #[test]

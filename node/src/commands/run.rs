@@ -134,7 +134,8 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // A friend's name after --llm-peer becomes its peer id (issue 12).
     let offload = OffloadPlan::from_args(&args.llm, &args.offload.with_peer_resolved(dir)?)?;
     // No model flags: the registry's main model, if one is set (issue 30).
-    let registry_main = if matches!(offload.model, ModelChoice::Learned) {
+    // A data dir without a node has none, and is not created for asking.
+    let registry_main = if matches!(offload.model, ModelChoice::Learned) && dir.db_path().exists() {
         let (_, store) = porfiry_mesh::init::open_or_init(dir)?;
         store.llm_main()?.map(|row| row.row)
     } else {

@@ -1,7 +1,8 @@
 //! End to end with a real model in a local GGUF (SmolLM2-135M-Instruct,
 //! `PORFIRY_TEST_GGUF`, fetched by `.ci/run`): `porfiry chat --model-file`
 //! answers piped lines; `porfiry think --ticks 2 --model-file` records two
-//! ticks without an error; `porfiry llm add --file` registers it and
+//! ticks without an error; `porfiry llm add --file` registers it, `porfiry
+//! run` with no model flags then uses it and says so, and
 //! `llm list` shows its header; a missing file stops the command with one
 //! line naming it. Tests that run the model are named `real_model_…`
 //! (one at a time: .config/nextest.toml) and decode on one thread.
@@ -137,4 +138,21 @@ fn a_missing_model_file_is_one_line_naming_it_and_nothing_runs() {
         );
     }
     assert!(!dir.path().join("node").exists(), "think created a node");
+}
+
+#[test]
+fn real_model_run_without_model_flags_uses_the_registry_main_file_and_says_so() {
+    let mut node = MeshNode::init("registry-main");
+    node.cli_ok(&["llm", "add", "smol", "--file", &model(), "--main"]);
+    node.start(&["--profile", "phone", "--model-threads", "1"]);
+    porfiry_tests::mesh_node::wait_for("the model line", || {
+        node.stdout_lines().iter().any(|l| l.starts_with("model: "))
+    });
+    let lines = node.stdout_lines();
+    let line = lines.iter().find(|l| l.starts_with("model: ")).unwrap();
+    assert!(
+        line.starts_with("model: smol (SmolLM2-135M-Instruct.Q4_1 at file:/")
+            && line.ends_with("the registry's main model)"),
+        "{line}"
+    );
 }

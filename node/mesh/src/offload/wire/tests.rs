@@ -95,7 +95,7 @@ fn the_bytes_are_a_big_endian_length_and_json() {
     let v: serde_json::Value = serde_json::from_slice(&encode(&request())[4..]).unwrap();
     assert_eq!(
         v,
-        json!({"type": "request", "system": "sys", "stream": true,
+        json!({"type": "request", "system": "sys", "stream": true, "max_tokens": 48,
                "messages": [{"role": "user", "content": "привет"}]})
     );
 }

@@ -296,6 +296,7 @@ mod tests {
                 llm_timeout_secs: 1,
                 llm_retries: 0,
             },
+            file: Default::default(),
         };
         assert!(ApiPlan::from_args(&api, &llm).unwrap().addr.is_none());
     }

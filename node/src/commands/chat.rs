@@ -2,7 +2,9 @@
 //! line from stdin, prints each turn's events and answer to stdout (format in
 //! `chat::transcript`), and exits 0 at the end of input. A failed model call
 //! is one `[error]` line for that turn; the next line is answered as usual.
-//! Needs no identity or database: only `<data-dir>/skills/` is read.
+//! Needs no identity or database: only `<data-dir>/skills/` is read. The
+//! model is a server (`--llm-url`/`--llm-model`) or a local GGUF run by the
+//! embedded engine (`--model-file`), loaded before the first line is read.
 
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
@@ -14,6 +16,7 @@ use clap::Args;
 use porfiry_skills::limits::DEFAULT_TOOLSET_IDLE_MS;
 
 use crate::commands::llm_flags::LlmCallArgs;
+use crate::commands::model_file_flags::{ModelFileArgs, ModelFileConflict, file_entry};
 use porfiry_agent::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
 use porfiry_agent::chat::transcript::{ERROR_PREFIX, TraceWriter, render_error, render_reply};
 use porfiry_agent::chat::{ChatConfig, ChatEngine, ChatSession, Language, local_clock};
@@ -39,12 +42,26 @@ PORFIRY_LLM_API_KEY. User skills are read from <data-dir>/skills/<name>/SKILL.md
 #[derive(Debug, Clone, Args)]
 #[command(after_help = CHAT_AFTER_HELP)]
 pub struct ChatArgs {
-    /// Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1.
-    #[arg(long, env = "PORFIRY_LLM_URL", value_name = "URL")]
-    pub llm_url: String,
-    /// Model name as the server knows it.
-    #[arg(long, env = "PORFIRY_LLM_MODEL", value_name = "NAME")]
-    pub llm_model: String,
+    /// Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:11434/v1
+    /// (required unless --model-file).
+    #[arg(
+        long,
+        env = "PORFIRY_LLM_URL",
+        value_name = "URL",
+        required_unless_present = "model_file"
+    )]
+    pub llm_url: Option<String>,
+    /// Model name as the server knows it (required unless --model-file).
+    #[arg(
+        long,
+        env = "PORFIRY_LLM_MODEL",
+        value_name = "NAME",
+        required_unless_present = "model_file"
+    )]
+    pub llm_model: Option<String>,
+    /// A local GGUF model instead of a server.
+    #[command(flatten)]
+    pub file: ModelFileArgs,
     /// Call settings of the model (shared with `porfiry run`).
     #[command(flatten)]
     pub call: LlmCallArgs,
@@ -70,7 +87,17 @@ fn parse_language(s: &str) -> Result<Language, String> {
 impl ChatArgs {
     /// The engine settings these flags describe, for the node in `dir`.
     pub fn config(&self, dir: &DataDir) -> ChatConfig {
-        let llm = self.call.target(&self.llm_url, &self.llm_model);
+        // With --model-file the target only labels the model (no HTTP).
+        let llm = match (&self.file.model_file, &self.llm_url, &self.llm_model) {
+            (Some(path), _, _) => {
+                let entry = file_entry(path);
+                self.call.target(&entry.endpoint, &entry.model)
+            }
+            (None, url, model) => self.call.target(
+                url.as_deref().unwrap_or_default(),
+                model.as_deref().unwrap_or_default(),
+            ),
+        };
         ChatConfig {
             language: self.language,
             media_catalog: match &self.media_catalog {
@@ -84,12 +111,35 @@ impl ChatArgs {
     }
 }
 
+impl ChatArgs {
+    /// The embedded model of `--model-file`, loaded (refused together with
+    /// `--llm-url`/`--llm-model`); `None` for a server.
+    pub fn local_model(&self) -> anyhow::Result<Option<Arc<dyn porfiry_skills::Llm>>> {
+        if self.file.model_file.is_some() {
+            if self.llm_url.is_some() {
+                return Err(ModelFileConflict::with("llm-url", "PORFIRY_LLM_URL").into());
+            }
+            if self.llm_model.is_some() {
+                return Err(ModelFileConflict::with("llm-model", "PORFIRY_LLM_MODEL").into());
+            }
+        }
+        Ok(self
+            .file
+            .open()?
+            .map(|engine| engine as Arc<dyn porfiry_skills::Llm>))
+    }
+}
+
 /// Runs `porfiry chat` on stdin/stdout until the end of input.
 pub fn chat(dir: &DataDir, args: &ChatArgs) -> anyhow::Result<()> {
     // The local offset can only be read while the process has one thread.
     let clock = local_clock();
     let config = args.config(dir);
-    let engine = ChatEngine::new(&config)?.with_clock(Arc::new(clock));
+    let engine = match args.local_model()? {
+        Some(local) => ChatEngine::with_llm(&config, local)?,
+        None => ChatEngine::new(&config)?,
+    }
+    .with_clock(Arc::new(clock));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -63,6 +63,9 @@ pub enum LlmListError {
     /// Only one of the model flags.
     #[error(transparent)]
     Flags(#[from] HalfConfiguredModel),
+    /// `--model-file` with a server's flags.
+    #[error(transparent)]
+    ModelFile(#[from] crate::commands::model_file_flags::ModelFileConflict),
     /// The advertisements could not be read.
     #[error(transparent)]
     Sharing(#[from] SharingError),
@@ -72,6 +75,9 @@ pub enum LlmListError {
     /// The registry refused the change (a duplicate name, a bad row).
     #[error(transparent)]
     Registry(#[from] porfiry_storage::StorageError),
+    /// `llm add` refused the row (a bad `--file`, a duplicate name).
+    #[error(transparent)]
+    Add(#[from] llm_registry::AddError),
     /// `llm remove` of a name the registry lacks.
     #[error(transparent)]
     Remove(#[from] llm_registry::RemoveError),
@@ -137,10 +143,19 @@ pub fn llm(dir: &DataDir, command: &LlmCommand) -> Result<String, LlmListError> 
 
 /// The listing.
 pub fn list(dir: &DataDir, llm: &OptionalLlmArgs) -> Result<LlmList, LlmListError> {
-    let local = llm.target()?.map(|t| LocalModel {
-        model: t.model.clone(),
-        url: t.base_url.clone(),
-    });
+    let local = match llm.model_file()? {
+        Some(path) => {
+            let entry = crate::commands::model_file_flags::file_entry(path);
+            Some(LocalModel {
+                model: entry.model,
+                url: entry.endpoint,
+            })
+        }
+        None => llm.target()?.map(|t| LocalModel {
+            model: t.model.clone(),
+            url: t.base_url.clone(),
+        }),
+    };
     let (_, store) = open(dir)?;
     let candidates = offload_candidates(&store)?;
     let registry = llm_registry::registry(&store)?;
@@ -166,7 +181,7 @@ pub fn list(dir: &DataDir, llm: &OptionalLlmArgs) -> Result<LlmList, LlmListErro
 fn to_text(list: &LlmList) -> String {
     let mut lines = vec![match &list.local {
         Some(l) => format!("local: {} at {}", l.model, l.url),
-        None => "local: none (no --llm-url and --llm-model)".to_owned(),
+        None => "local: none (no --llm-url and --llm-model, no --model-file)".to_owned(),
     }];
     if list.friends.is_empty() {
         lines.push("friends: none offer a model".to_owned());

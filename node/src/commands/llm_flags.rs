@@ -1,10 +1,15 @@
 //! The model flags `porfiry chat` and `porfiry run` share: the server and
 //! model (`--llm-url`, `--llm-model`, or `PORFIRY_LLM_URL`,
 //! `PORFIRY_LLM_MODEL`), the call settings, and the key from
-//! `PORFIRY_LLM_API_KEY` — one place, so both commands reach a model the
-//! same way.
+//! `PORFIRY_LLM_API_KEY`, or a local GGUF (`--model-file`,
+//! [`crate::commands::model_file_flags`]) — one place, so the commands reach
+//! a model the same way.
+
+use std::path::Path;
 
 use clap::Args;
+
+use crate::commands::model_file_flags::{ModelFileArgs, ModelFileConflict};
 
 use porfiry_agent::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
 use porfiry_agent::llm::{LlmConfig, LlmTarget};
@@ -51,6 +56,9 @@ pub struct OptionalLlmArgs {
     /// Call settings.
     #[command(flatten)]
     pub call: LlmCallArgs,
+    /// A local GGUF model instead of a server.
+    #[command(flatten)]
+    pub file: ModelFileArgs,
 }
 
 /// One of the two model flags without the other.
@@ -64,6 +72,20 @@ pub struct HalfConfiguredModel {
 }
 
 impl OptionalLlmArgs {
+    /// The `--model-file` given, refused together with a server's flags.
+    pub fn model_file(&self) -> Result<Option<&Path>, ModelFileConflict> {
+        let Some(path) = self.file.model_file.as_deref() else {
+            return Ok(None);
+        };
+        if self.llm_url.is_some() {
+            return Err(ModelFileConflict::with("llm-url", "PORFIRY_LLM_URL"));
+        }
+        if self.llm_model.is_some() {
+            return Err(ModelFileConflict::with("llm-model", "PORFIRY_LLM_MODEL"));
+        }
+        Ok(Some(path))
+    }
+
     /// The model these flags name; `None` without both.
     pub fn target(&self) -> Result<Option<LlmTarget>, HalfConfiguredModel> {
         match (&self.llm_url, &self.llm_model) {
@@ -93,7 +115,20 @@ mod tests {
                 llm_timeout_secs: 7,
                 llm_retries: 1,
             },
+            file: ModelFileArgs::default(),
         }
+    }
+
+    #[test]
+    fn model_file_with_a_server_flag_is_refused() {
+        let mut a = args(None, None);
+        a.file.model_file = Some("m.gguf".into());
+        assert_eq!(a.model_file().unwrap(), Some(Path::new("m.gguf")));
+        let mut both = args(Some("http://h/v1"), None);
+        both.file.model_file = Some("m.gguf".into());
+        let e = both.model_file().unwrap_err().to_string();
+        assert!(e.contains("--model-file and --llm-url"), "{e}");
+        assert!(args(None, None).model_file().unwrap().is_none());
     }
 
     #[test]

@@ -2,9 +2,14 @@
 //! the cognitive core's main model (`--main`), its validators
 //! (`--validator`, seed 003 §6) and others the core may switch to or hand
 //! tasks to. The key is never stored: `--api-key-env` names the variable
-//! that holds it. `llm list` shows these rows too.
+//! that holds it. A local GGUF (`--file PATH.gguf`) is checked when added
+//! and stored as `file:<absolute path>`; `llm list` shows these rows too,
+//! a file's with its size, architecture and trained context.
+
+use std::path::{Path, PathBuf};
 
 use clap::Args;
+use porfiry_agent::llm::local::{GgufError, GgufInfo, endpoint_file};
 use porfiry_storage::{LlmConfig, LlmEntry, Store, Stored};
 use serde::Serialize;
 
@@ -15,11 +20,19 @@ pub struct AddArgs {
     #[arg(value_name = "NAME")]
     pub name: String,
     /// Base URL of an OpenAI-compatible server, or a friend's peer id.
-    #[arg(long, value_name = "URL")]
-    pub url: String,
-    /// Model name as the server knows it.
-    #[arg(long, value_name = "MODEL")]
-    pub model: String,
+    #[arg(
+        long,
+        value_name = "URL",
+        required_unless_present = "file",
+        conflicts_with = "file"
+    )]
+    pub url: Option<String>,
+    /// Model name as the server knows it (with --file: default the file's name).
+    #[arg(long, value_name = "MODEL", required_unless_present = "file")]
+    pub model: Option<String>,
+    /// A local GGUF model, run by the embedded engine; excludes --url.
+    #[arg(long, value_name = "PATH.gguf")]
+    pub file: Option<PathBuf>,
     /// Asks the seed's validation question about each reply of the core.
     #[arg(long)]
     pub validator: bool,
@@ -47,26 +60,104 @@ pub struct RegistryModel {
     pub main: bool,
     /// A validator.
     pub validator: bool,
+    /// For a local GGUF (`file:` endpoint): what its header says now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file: Option<FileModel>,
+}
+
+/// A local model file as `llm list` shows it, read from its header.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct FileModel {
+    /// The file's size in bytes (0 when unreadable).
+    pub bytes: u64,
+    /// `general.architecture`.
+    pub architecture: Option<String>,
+    /// The context it was trained for, in tokens.
+    pub context: Option<u64>,
+    /// Why the file is unusable now (moved, truncated, …).
+    pub problem: Option<String>,
+}
+
+impl FileModel {
+    fn read(path: &Path) -> Self {
+        match porfiry_engine::inspect(path) {
+            Ok(info) => Self::from_info(&info),
+            Err(e) => Self {
+                bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
+                architecture: None,
+                context: None,
+                problem: Some(e.to_string()),
+            },
+        }
+    }
+
+    fn from_info(info: &GgufInfo) -> Self {
+        Self {
+            bytes: info.file_bytes,
+            architecture: Some(info.architecture.clone()),
+            context: info.context_length,
+            problem: None,
+        }
+    }
+
+    /// `size: 98 MB  arch: llama  context: 8192`, or the problem.
+    fn describe(&self) -> String {
+        if let Some(problem) = &self.problem {
+            return format!("unusable: {problem}");
+        }
+        format!(
+            "size: {} MB  arch: {}  context: {}",
+            self.bytes.div_ceil(1_000_000),
+            self.architecture.as_deref().unwrap_or("-"),
+            self.context.map_or("-".to_owned(), |n| n.to_string())
+        )
+    }
 }
 
 impl From<Stored<LlmEntry>> for RegistryModel {
     fn from(r: Stored<LlmEntry>) -> Self {
+        let file = endpoint_file(&r.row.endpoint).map(|path| FileModel::read(&path));
         Self {
             name: r.row.name,
             endpoint: r.row.endpoint,
             model: r.row.model,
             main: r.row.is_main,
             validator: r.row.is_validator,
+            file,
         }
     }
 }
 
+/// Why `llm add` changed nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum AddError {
+    /// The `--file` is not a usable GGUF.
+    #[error(transparent)]
+    File(#[from] GgufError),
+    /// The registry refused the row (a duplicate name, a bad setting).
+    #[error(transparent)]
+    Storage(#[from] porfiry_storage::StorageError),
+}
+
 /// Adds a model; what to print.
-pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> porfiry_storage::Result<String> {
+pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> Result<String, AddError> {
+    let (endpoint, model, file) = match &args.file {
+        Some(path) => {
+            let info = porfiry_engine::inspect(path)?;
+            let entry = crate::commands::model_file_flags::file_entry(path);
+            let model = args.model.clone().unwrap_or(entry.model);
+            (entry.endpoint, model, Some(FileModel::from_info(&info)))
+        }
+        None => (
+            args.url.clone().unwrap_or_default(),
+            args.model.clone().unwrap_or_default(),
+            None,
+        ),
+    };
     let entry = LlmEntry {
         name: args.name.clone(),
-        endpoint: args.url.clone(),
-        model: args.model.clone(),
+        endpoint: endpoint.clone(),
+        model: model.clone(),
         description: args.description.clone(),
         is_validator: args.validator,
         config: LlmConfig {
@@ -94,9 +185,10 @@ pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> porfiry_storage::Resul
     } else {
         format!(" ({})", roles.join(", "))
     };
+    let details = file.map_or_else(String::new, |f| format!(" ({})", f.describe()));
     Ok(format!(
-        "added model {} #{id}: {} at {}{roles}",
-        args.name, args.model, args.url
+        "added model {} #{id}: {model} at {endpoint}{details}{roles}",
+        args.name
     ))
 }
 
@@ -139,7 +231,10 @@ pub fn registry(store: &Store) -> porfiry_storage::Result<Vec<RegistryModel>> {
 /// One line per registry row.
 pub fn registry_lines(rows: &[RegistryModel]) -> Vec<String> {
     if rows.is_empty() {
-        return vec!["registry: empty (porfiry llm add NAME --url URL --model M)".to_owned()];
+        return vec![
+            "registry: empty (porfiry llm add NAME --url URL --model M, or --file PATH.gguf)"
+                .to_owned(),
+        ];
     }
     rows.iter()
         .map(|r| {
@@ -150,8 +245,12 @@ pub fn registry_lines(rows: &[RegistryModel]) -> Vec<String> {
             if r.validator {
                 roles.push("validator");
             }
+            let file = r
+                .file
+                .as_ref()
+                .map_or_else(String::new, |f| format!("  {}", f.describe()));
             format!(
-                "registry {}  model: {}  at: {}{}",
+                "registry {}  model: {}  at: {}{file}{}",
                 r.name,
                 r.model,
                 r.endpoint,
@@ -172,8 +271,9 @@ mod tests {
     fn args(name: &str, main: bool, validator: bool) -> AddArgs {
         AddArgs {
             name: name.into(),
-            url: "http://127.0.0.1:9/v1".into(),
-            model: "m".into(),
+            url: Some("http://127.0.0.1:9/v1".into()),
+            model: Some("m".into()),
+            file: None,
             validator,
             main,
             api_key_env: None,
@@ -202,6 +302,60 @@ mod tests {
         let err = remove(&store, "a").unwrap_err().to_string();
         assert!(err.contains("no model named \"a\""), "{err}");
         assert_eq!(registry(&store).unwrap().len(), 1);
+    }
+
+    /// A minimal GGUF header: architecture, context, one F32 tensor
+    /// (its data cut short unless `whole`).
+    fn tiny_gguf(path: &Path, whole: bool) {
+        use porfiry_engine::gguf::write::{Kv, file};
+        let kv = [
+            ("general.architecture", Kv::Str("llama")),
+            ("llama.context_length", Kv::U32(8192)),
+        ];
+        std::fs::write(path, file(&kv, 4, if whole { 16 } else { 8 })).unwrap();
+    }
+
+    #[test]
+    fn a_file_model_is_checked_stored_as_file_endpoint_and_listed_with_its_header() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::create(tmp.path().join("n.db")).unwrap();
+        let gguf = tmp.path().join("tiny.gguf");
+        tiny_gguf(&gguf, true);
+        let add_file = |name: &str, path: &Path| AddArgs {
+            url: None,
+            model: None,
+            file: Some(path.to_owned()),
+            ..args(name, true, false)
+        };
+        let said = add(&store, &add_file("tiny", &gguf), 1).unwrap();
+        assert!(said.contains("tiny #1: tiny at file:/"), "{said}");
+        assert!(said.contains("arch: llama  context: 8192"), "{said}");
+        let rows = registry(&store).unwrap();
+        let file = rows[0].file.as_ref().unwrap();
+        assert_eq!(
+            (file.architecture.as_deref(), file.context),
+            (Some("llama"), Some(8192))
+        );
+        let line = &registry_lines(&rows)[0];
+        assert!(
+            line.contains("size: 1 MB  arch: llama  context: 8192  [main]"),
+            "{line}"
+        );
+        // A truncated file is refused and nothing is stored.
+        let cut = tmp.path().join("cut.gguf");
+        tiny_gguf(&cut, false);
+        let e = add(&store, &add_file("cut", &cut), 2)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("cut.gguf") && e.contains("truncated"), "{e}");
+        assert_eq!(registry(&store).unwrap().len(), 1);
+        // A file that went away later is listed as unusable, not hidden.
+        std::fs::remove_file(&gguf).unwrap();
+        let line = &registry_lines(&registry(&store).unwrap())[0];
+        assert!(
+            line.contains("unusable: model file") && line.contains("does not exist"),
+            "{line}"
+        );
     }
 
     #[test]

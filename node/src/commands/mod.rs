@@ -1,5 +1,5 @@
 //! One file per `porfiry` subcommand, and the flags several share
-//! (`llm_flags`, `offload_flags`, `reach_flags`, `api_start`).
+//! (`llm_flags`, `model_file_flags`, `offload_flags`, `reach_flags`, `api_start`).
 
 pub mod api_start;
 pub mod chat;
@@ -11,6 +11,7 @@ pub mod llm;
 pub mod llm_flags;
 pub mod llm_registry;
 pub mod model_choice;
+pub mod model_file_flags;
 pub mod notes;
 pub mod offload_flags;
 pub mod reach_flags;

@@ -1,8 +1,9 @@
 //! `porfiry run`'s model and offload service, from the checked flags
 //! ([`OffloadPlan`]): the model the agent talks to — the node's own server
-//! (`--llm-url`), one friend's (`--llm-peer`) or whichever friend advertises one
-//! (neither flag) — and, with `--offload`, the service that lends the node's own
-//! model to friends allowed to use it.
+//! (`--llm-url`), a local GGUF run by the embedded engine (`--model-file`),
+//! one friend's (`--llm-peer`), the registry's main model, or whichever friend
+//! advertises one (none of those) — and, with `--offload`, the service that
+//! lends the node's own model (server or file) to friends allowed to use it.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -13,6 +14,8 @@ use porfiry_skills::llm::{BoxFuture, Completion, DeltaStream, Llm, LlmError, Mod
 
 use crate::commands::offload_flags::{ModelChoice, OffloadPlan};
 use porfiry_agent::llm::OpenAiClient;
+use porfiry_agent::llm::local::open_model_file;
+use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_mesh::net::MeshError;
 use porfiry_mesh::node::NodeHandle;
 use porfiry_mesh::offload::{
@@ -30,6 +33,12 @@ pub fn agent_model(plan: &OffloadPlan, node: &NodeHandle) -> Result<Arc<dyn Llm>
     let opener: Arc<dyn OffloadOpener> = Arc::new(node.streams());
     Ok(match &plan.model {
         ModelChoice::Url(target) => Arc::new(OpenAiClient::new(target.clone())?),
+        ModelChoice::File(path) => {
+            open_model_file(path, &plan.engine).map_err(|e| LlmError::NoModel(e.to_string()))?
+        }
+        ModelChoice::Registry(entry) => RegistryModels::new(Some(opener))
+            .with_engine_options(plan.engine.clone())
+            .model(entry)?,
         // The model's name does not travel (the friend serves what it
         // serves); it only labels status output.
         ModelChoice::Peer(peer) => Arc::new(FriendLlm::new(
@@ -51,10 +60,12 @@ pub fn start_offload_service(
     plan: &OffloadPlan,
     node: &NodeHandle,
 ) -> Result<Option<tokio::task::JoinHandle<()>>, OffloadStartError> {
-    let (ModelChoice::Url(target), true) = (&plan.model, plan.settings.enabled) else {
+    if !plan.settings.enabled || !plan.model.is_own() {
         return Ok(None);
-    };
-    let upstream: Arc<dyn Llm> = Arc::new(OpenAiClient::new(target.clone())?);
+    }
+    // The same model the agent uses (a file's engine is shared: one load).
+    let upstream = agent_model(plan, node)?;
+    let model = upstream.model_name();
     let limits = ServerLimits {
         global_slots: plan.settings.capacity as usize,
         per_peer_slots: plan.settings.per_friend as usize,
@@ -64,7 +75,7 @@ pub fn start_offload_service(
     let server = OffloadServer::new(upstream, permissions, limits);
     let incoming = node.streams().accept()?;
     tracing::info!(
-        model = %target.model,
+        %model,
         capacity = limits.global_slots,
         per_friend = limits.per_peer_slots,
         "offering the model to friends allowed to offload"

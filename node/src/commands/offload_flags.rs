@@ -1,19 +1,25 @@
 //! The offload flags of `porfiry run`: whether this node offers its model
 //! to friends (`--offload`, `--offload-capacity`, `--offload-per-friend`),
-//! and which model the node itself uses (`--llm-url`/`--llm-model`, a
-//! friend's with `--llm-peer` / `PORFIRY_LLM_PEER`, or one learned from
+//! and which model the node itself uses (`--llm-url`/`--llm-model`, a local
+//! GGUF with `--model-file`, a friend's with `--llm-peer` /
+//! `PORFIRY_LLM_PEER`, the registry's main model, or one learned from
 //! friends' advertisements). Parsed and checked before anything starts,
 //! like `--api`; the result ([`OffloadPlan`]) is what `run` hands to the
 //! offload server and the model choice.
 
 use clap::Args;
 
+use std::path::PathBuf;
+
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
+use crate::commands::model_file_flags::ModelFileConflict;
 use porfiry_agent::llm::LlmTarget;
+use porfiry_agent::llm::local::{EngineOptions, endpoint_file};
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::friends::{FriendsError, open, parse_peer_id, resolve_friend};
 use porfiry_mesh::net::PeerId;
 use porfiry_mesh::sharing::offload::OfferedModel;
+use porfiry_storage::LlmEntry;
 
 /// Requests served at once for all friends together, by default: one, what
 /// a local model server (Ollama, llama.cpp) runs in parallel out of the box.
@@ -72,11 +78,61 @@ pub struct OffloadSettings {
 pub enum ModelChoice {
     /// A local (or remote HTTP) OpenAI-compatible server.
     Url(LlmTarget),
+    /// A local GGUF run by the embedded engine (`--model-file`).
+    File(PathBuf),
     /// This friend's model over `/porfiry/offload/1`.
     Peer(PeerId),
-    /// Neither given: a model learned from friends' advertisements
+    /// No model flags, and the registry has a main model (a URL, a file or
+    /// a friend's peer id): that one.
+    Registry(LlmEntry),
+    /// No model flags and no registry main model: a model learned from
+    /// friends' advertisements
     /// (`porfiry_mesh::sharing::offload::offload_candidates`), if any.
     Learned,
+}
+
+impl ModelChoice {
+    /// Which model this is and where it came from, for `porfiry run`'s
+    /// `model: …` line.
+    pub fn describe(&self) -> String {
+        match self {
+            ModelChoice::Url(t) => format!("{} at {} (from --llm-url)", t.model, t.base_url),
+            ModelChoice::File(path) => {
+                format!("{} (embedded, from --model-file)", path.display())
+            }
+            ModelChoice::Peer(peer) => format!("friend {peer}'s (from --llm-peer)"),
+            ModelChoice::Registry(entry) => format!(
+                "{} ({} at {}; the registry's main model)",
+                entry.name, entry.model, entry.endpoint
+            ),
+            ModelChoice::Learned => {
+                "whichever friend offers one (no model flags, no main model in the registry)"
+                    .to_owned()
+            }
+        }
+    }
+
+    /// The local file this model runs from, if it is one.
+    pub fn file(&self) -> Option<PathBuf> {
+        match self {
+            ModelChoice::File(path) => Some(path.clone()),
+            ModelChoice::Registry(entry) => endpoint_file(&entry.endpoint),
+            _ => None,
+        }
+    }
+
+    /// Whether this node runs the model itself (a server it reaches, or a
+    /// file): what `--offload` can offer.
+    pub fn is_own(&self) -> bool {
+        match self {
+            ModelChoice::Url(_) | ModelChoice::File(_) => true,
+            ModelChoice::Registry(entry) => {
+                let e = entry.endpoint.trim().to_ascii_lowercase();
+                e.starts_with("http://") || e.starts_with("https://") || e.starts_with("file:")
+            }
+            ModelChoice::Peer(_) | ModelChoice::Learned => false,
+        }
+    }
 }
 
 /// The offload flags, checked.
@@ -86,6 +142,8 @@ pub struct OffloadPlan {
     pub model: ModelChoice,
     /// Serving friends.
     pub settings: OffloadSettings,
+    /// How a local model file is run.
+    pub engine: EngineOptions,
 }
 
 /// Why the model or offload flags are unusable.
@@ -103,8 +161,14 @@ pub enum OffloadFlagsError {
     #[error("--llm-peer: {0}")]
     BadPeer(#[from] FriendsError),
     /// --offload without a local model to offer.
-    #[error("--offload offers this node's model to friends: give --llm-url and --llm-model too")]
+    #[error(
+        "--offload offers this node's model to friends: give --llm-url and --llm-model, or \
+         --model-file, or set a main model with `porfiry llm add … --main`"
+    )]
     NothingToOffer,
+    /// --model-file with another model.
+    #[error(transparent)]
+    ModelFile(#[from] ModelFileConflict),
 }
 
 impl OffloadArgs {
@@ -134,13 +198,19 @@ impl OffloadPlan {
         offload: &OffloadArgs,
     ) -> Result<OffloadPlan, OffloadFlagsError> {
         let target = llm.target()?;
-        let model = match (target, &offload.llm_peer) {
-            (Some(_), Some(_)) => return Err(OffloadFlagsError::PeerAndUrl),
-            (Some(t), None) => ModelChoice::Url(t),
-            (None, Some(p)) => ModelChoice::Peer(parse_peer_id(p)?),
-            (None, None) => ModelChoice::Learned,
+        let file = llm.model_file()?;
+        let model = match (file, target, &offload.llm_peer) {
+            (Some(_), _, Some(_)) => {
+                return Err(ModelFileConflict::with("llm-peer", "PORFIRY_LLM_PEER").into());
+            }
+            // `model_file()` has refused a file together with --llm-url.
+            (Some(path), _, None) => ModelChoice::File(path.to_owned()),
+            (None, Some(_), Some(_)) => return Err(OffloadFlagsError::PeerAndUrl),
+            (None, Some(t), None) => ModelChoice::Url(t),
+            (None, None, Some(p)) => ModelChoice::Peer(parse_peer_id(p)?),
+            (None, None, None) => ModelChoice::Learned,
         };
-        if offload.offload && !matches!(model, ModelChoice::Url(_)) {
+        if offload.offload && matches!(model, ModelChoice::Peer(_)) {
             return Err(OffloadFlagsError::NothingToOffer);
         }
         Ok(OffloadPlan {
@@ -150,21 +220,45 @@ impl OffloadPlan {
                 capacity: offload.offload_capacity,
                 per_friend: offload.offload_per_friend,
             },
+            engine: llm.file.engine_options(),
         })
+    }
+
+    /// With no model flags, the registry's main model (`main`) when there
+    /// is one; then `--offload` needs a model of this node's own.
+    pub fn with_registry_main(
+        mut self,
+        main: Option<LlmEntry>,
+    ) -> Result<OffloadPlan, OffloadFlagsError> {
+        if let (ModelChoice::Learned, Some(entry)) = (&self.model, main) {
+            self.model = ModelChoice::Registry(entry);
+        }
+        if self.settings.enabled && !self.model.is_own() {
+            return Err(OffloadFlagsError::NothingToOffer);
+        }
+        Ok(self)
     }
 
     /// What to advertise to friends: the local model when offload is on;
     /// `None` (retract any earlier advertisement) otherwise.
     pub fn offer(&self) -> Option<OfferedModel> {
-        match (&self.model, self.settings.enabled) {
-            (ModelChoice::Url(t), true) => Some(OfferedModel {
-                model: t.model.clone(),
-                features: vec!["chat".to_owned()],
-                context_tokens: None,
-                concurrency: self.settings.capacity,
-            }),
-            _ => None,
+        if !self.settings.enabled || !self.model.is_own() {
+            return None;
         }
+        let model = match &self.model {
+            ModelChoice::Url(t) => t.model.clone(),
+            ModelChoice::File(path) => path
+                .file_stem()
+                .map_or_else(|| "model".to_owned(), |s| s.to_string_lossy().into_owned()),
+            ModelChoice::Registry(entry) => entry.model.clone(),
+            ModelChoice::Peer(_) | ModelChoice::Learned => return None,
+        };
+        Some(OfferedModel {
+            model,
+            features: vec!["chat".to_owned()],
+            context_tokens: None,
+            concurrency: self.settings.capacity,
+        })
     }
 }
 
@@ -183,6 +277,7 @@ mod tests {
                 llm_timeout_secs: 7,
                 llm_retries: 1,
             },
+            file: Default::default(),
         }
     }
 
@@ -214,11 +309,63 @@ mod tests {
         assert!(e.to_string().contains("pick one"), "{e}");
         let e = OffloadPlan::from_args(&llm(None, None), &off(Some("nope"), false)).unwrap_err();
         assert!(e.to_string().contains("--llm-peer"), "{e}");
-        let e = OffloadPlan::from_args(&llm(None, None), &off(None, true)).unwrap_err();
+        let e = OffloadPlan::from_args(&llm(None, None), &off(None, true))
+            .unwrap()
+            .with_registry_main(None)
+            .unwrap_err();
         assert!(e.to_string().contains("--llm-url"), "{e}");
+        let e = OffloadPlan::from_args(&llm(None, None), &off(Some(PEER), true)).unwrap_err();
+        assert!(e.to_string().contains("--offload"), "{e}");
         let p = OffloadPlan::from_args(&llm(Some("http://h/v1"), Some("m")), &off(None, false))
             .unwrap();
         assert!(p.offer().is_none(), "offload off: nothing advertised");
+    }
+
+    #[test]
+    fn a_model_file_is_the_model_offered_and_excludes_a_peer() {
+        let mut with_file = llm(None, None);
+        with_file.file.model_file = Some("/m/smol.gguf".into());
+        let p = OffloadPlan::from_args(&with_file, &off(None, true)).unwrap();
+        assert_eq!(p.model, ModelChoice::File("/m/smol.gguf".into()));
+        assert_eq!(p.model.file(), Some("/m/smol.gguf".into()));
+        assert_eq!(p.offer().unwrap().model, "smol");
+        assert!(p.model.describe().contains("--model-file"));
+        let e = OffloadPlan::from_args(&with_file, &off(Some(PEER), false)).unwrap_err();
+        assert!(e.to_string().contains("--model-file and --llm-peer"), "{e}");
+    }
+
+    #[test]
+    fn without_model_flags_the_registry_main_model_is_used_and_says_so() {
+        let main = LlmEntry {
+            name: "smol".into(),
+            endpoint: "file:/m/smol.gguf".into(),
+            model: "smol".into(),
+            ..Default::default()
+        };
+        let p = OffloadPlan::from_args(&llm(None, None), &off(None, true))
+            .unwrap()
+            .with_registry_main(Some(main.clone()))
+            .unwrap();
+        assert_eq!(p.model, ModelChoice::Registry(main));
+        assert_eq!(p.model.file(), Some("/m/smol.gguf".into()));
+        assert!(p.model.describe().contains("registry's main model"));
+        assert_eq!(p.offer().unwrap().model, "smol");
+        // Flags win over the registry.
+        let p = OffloadPlan::from_args(&llm(Some("http://h/v1"), Some("m")), &off(None, false))
+            .unwrap()
+            .with_registry_main(Some(LlmEntry::default()))
+            .unwrap();
+        assert!(matches!(p.model, ModelChoice::Url(_)));
+        // A friend's model in the registry cannot be offered on.
+        let friend = LlmEntry {
+            endpoint: PEER.into(),
+            ..Default::default()
+        };
+        let e = OffloadPlan::from_args(&llm(None, None), &off(None, true))
+            .unwrap()
+            .with_registry_main(Some(friend))
+            .unwrap_err();
+        assert!(e.to_string().contains("--offload"), "{e}");
     }
 
     #[test]

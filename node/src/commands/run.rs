@@ -14,9 +14,10 @@ use clap::builder::{PossibleValuesParser, TypedValueParser};
 use crate::commands::api_start::{ApiArgs, ApiPlan, StartError};
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::{self, OffloadStartError};
-use crate::commands::offload_flags::{OffloadArgs, OffloadFlagsError, OffloadPlan};
+use crate::commands::offload_flags::{ModelChoice, OffloadArgs, OffloadFlagsError, OffloadPlan};
 use crate::commands::reach_flags::{ReachArgs, ReachFlagsError};
 use crate::commands::run_core::{ThinkFlags, node_registry, start_core};
+use porfiry_agent::llm::local::open_model_file;
 use porfiry_agent::toolsets::CHAT_SETS;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::init::InitError;
@@ -96,6 +97,12 @@ pub enum RunError {
     /// Another `porfiry run` holds this data dir, or its lock failed.
     #[error(transparent)]
     Lock(#[from] LockError),
+    /// The registry's main model could not be read.
+    #[error("reading the model registry: {0}")]
+    Registry(#[from] porfiry_storage::StorageError),
+    /// The local model file is unusable (missing, truncated, not GGUF, too big).
+    #[error(transparent)]
+    LocalModel(#[from] porfiry_agent::llm::local::EngineError),
 }
 
 /// The listen addresses `args` ask for, parsed.
@@ -132,11 +139,27 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // What the offload server and the model choice get (issue 10).
     // A friend's name after --llm-peer becomes its peer id (issue 12).
     let offload = OffloadPlan::from_args(&args.llm, &args.offload.with_peer_resolved(dir)?)?;
+    // No model flags: the registry's main model, if one is set (issue 30).
+    // A data dir without a node has none, and is not created for asking.
+    let registry_main = if matches!(offload.model, ModelChoice::Learned) && dir.db_path().exists() {
+        let (_, store) = porfiry_mesh::init::open_or_init(dir)?;
+        store.llm_main()?.map(|row| row.row)
+    } else {
+        None
+    };
+    let offload = offload.with_registry_main(registry_main)?;
+    // A local model is checked and loaded before the node starts; held for
+    // the run, so the agent, the core and offload share the one engine.
+    let _local = match offload.model.file() {
+        Some(path) => Some(open_model_file(&path, &offload.engine)?),
+        None => None,
+    };
     let mut config = NodeConfig::new(dir.clone(), args.profile, listen);
     config.reach = reach;
     let (node, mut join) = Node::spawn(config)?;
     let mut stdout = std::io::stdout();
     print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
+    print_line(&mut stdout, &format!("model: {}", offload.model.describe()))?;
     // Publish, replace or retract the LlmAddress advertisement; a failure
     // leaves the node running without it (friends just do not learn it).
     match node.advertise_offload(offload.offer()).await {
@@ -180,7 +203,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             })
         }
     };
-    let toolsets = match node_registry(&node, language) {
+    let toolsets = match node_registry(&node, language, &offload.engine) {
         Ok(toolsets) => toolsets,
         Err(e) => {
             node.shutdown();
@@ -298,6 +321,7 @@ mod tests {
                     llm_timeout_secs: 1,
                     llm_retries: 0,
                 },
+                file: Default::default(),
             },
             api: ApiArgs {
                 api: porfiry_api::limits::DEFAULT_API_ADDR.to_owned(),

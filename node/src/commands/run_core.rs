@@ -18,6 +18,7 @@ use crate::commands::offload_flags::{ModelChoice, OffloadPlan};
 use crate::commands::think::flags_model;
 use porfiry_agent::cognition::asker::NodeAsker;
 use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreError, CoreParts, Trace};
+use porfiry_agent::llm::local::EngineOptions;
 use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_agent::toolsets::{StoreTools, ToolsetError, ToolsetOptions, core_toolsets};
 use porfiry_mesh::node::NodeHandle;
@@ -67,6 +68,7 @@ impl CoreTask {
 pub fn node_registry(
     node: &NodeHandle,
     language: Language,
+    engine: &EngineOptions,
 ) -> Result<(ToolsetRegistry, Arc<RegistryModels>), ToolsetError> {
     let tools = StoreTools {
         db: node.db().clone(),
@@ -74,7 +76,9 @@ pub fn node_registry(
         events: node.events(),
         node: Some(node.clone()),
     };
-    let models = Arc::new(RegistryModels::new(Some(Arc::new(node.streams()))));
+    let models = Arc::new(
+        RegistryModels::new(Some(Arc::new(node.streams()))).with_engine_options(engine.clone()),
+    );
     let options = ToolsetOptions {
         language,
         ..ToolsetOptions::default()
@@ -104,6 +108,7 @@ pub async fn start_core(
             endpoint: peer.to_string(),
             ..Default::default()
         }),
+        (ModelChoice::Registry(entry), None) => Some(entry.clone()),
         _ => None,
     };
     let db = node.db().clone();

@@ -2,8 +2,9 @@
 //! Each tick prints one line (`tick N: …`) to stdout; `--trace` writes each
 //! prompt, reply and command to stderr as `[trace] ` lines. It stops after
 //! `--ticks N`, or on Ctrl-C. The model comes from `--llm-url`/`--llm-model`
-//! (or their env vars), else from the registry's main model
-//! (`porfiry llm add NAME --url URL --model M --main`).
+//! (or their env vars) or `--model-file PATH.gguf` (the embedded engine,
+//! loaded before the first tick), else from the registry's main model
+//! (`porfiry llm add NAME --url URL --model M --main`, or `--file`).
 
 use std::sync::Arc;
 
@@ -14,6 +15,7 @@ use porfiry_skills::cognition::DEFAULT_CONTEXT_TOKENS;
 use porfiry_storage::LlmEntry;
 
 use crate::commands::llm_flags::OptionalLlmArgs;
+use crate::commands::model_file_flags::file_entry;
 use porfiry_agent::cognition::advice::validator_advice;
 use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
 use porfiry_agent::llm::registry_models::RegistryModels;
@@ -60,8 +62,12 @@ fn parse_context_tokens(s: &str) -> Result<usize, String> {
     Ok(n)
 }
 
-/// The flags' model as a registry-shaped row (named after the model).
+/// The flags' model as a registry-shaped row (named after the model, or
+/// after the file of `--model-file`).
 pub fn flags_model(llm: &OptionalLlmArgs) -> anyhow::Result<Option<LlmEntry>> {
+    if let Some(path) = llm.model_file()? {
+        return Ok(Some(file_entry(path)));
+    }
     Ok(llm.target()?.map(|target| LlmEntry {
         name: target.model.clone(),
         endpoint: target.base_url.clone(),
@@ -74,11 +80,14 @@ pub fn flags_model(llm: &OptionalLlmArgs) -> anyhow::Result<Option<LlmEntry>> {
 /// Runs `porfiry think`.
 pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
     let main = flags_model(&args.llm)?;
+    // The file is checked and loaded before the node is touched; held for
+    // the run, so every tick and `llm_*` call shares the one loaded model.
+    let _local = args.llm.file.open()?;
     let (key, store) = open_or_init(dir)?;
     let registry_main = store.llm_main()?;
     if main.is_none() && registry_main.is_none() {
         anyhow::bail!(
-            "no model: give --llm-url and --llm-model, or add one with `porfiry llm add NAME --url URL --model M --main`"
+            "no model: give --llm-url and --llm-model, or --model-file PATH.gguf, or add one with `porfiry llm add NAME --url URL --model M --main` (or `--file PATH.gguf --main`)"
         );
     }
     // Said once, before the first tick (seed §6: at least two validators).
@@ -104,7 +113,8 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         events: events.clone(),
         node: None,
     };
-    let models = Arc::new(RegistryModels::new(None));
+    let models =
+        Arc::new(RegistryModels::new(None).with_engine_options(args.llm.file.engine_options()));
     let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
     let trace = if args.trace {
         Trace::to(|line| eprintln!("{line}"))

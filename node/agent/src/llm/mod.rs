@@ -20,7 +20,8 @@
 //! model also thinks aloud), [`retry`] (backoff arithmetic), [`client`] (the HTTP calls),
 //! and for streamed answers [`sse`] (the event-stream line parser), [`chunk`] (one
 //! streamed chunk's JSON), [`stream`] (the streaming call and its deadlines) and
-//! [`deltas`] (a streamed answer in the tool loop's words).
+//! [`deltas`] (a streamed answer in the tool loop's words). [`local`] opens models in
+//! local GGUF files (`file:` endpoints) with the embedded engine.
 //! The vocabulary — the history the caller passes ([`ChatMessage`], [`Role`]) and every
 //! failure in words ([`LlmError`]) — is `porfiry_skills::llm`'s, shared with the tool
 //! loop, and re-exported here with the [`Llm`] trait this client implements
@@ -31,6 +32,7 @@ pub mod client;
 pub mod config;
 pub(crate) mod deltas;
 pub(crate) mod endpoint;
+pub mod local;
 pub mod reasoning;
 pub mod registry_models;
 pub(crate) mod retry;

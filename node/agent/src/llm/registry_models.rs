@@ -4,13 +4,16 @@
 //! OpenAI-compatible server, called with the row's stored settings
 //! (temperature, presence_penalty, timeouts, the API key's env var); an
 //! endpoint that is a friend's peer id (optionally written `peer:<id>`) is
-//! that friend's model over offload, which needs the mesh's stream opener.
+//! that friend's model over offload, which needs the mesh's stream opener;
+//! an endpoint `file:<path>` is a local GGUF run by the embedded engine,
+//! loaded once per process however many rows or callers name it.
 
 use std::sync::Arc;
 
 use porfiry_mesh::PeerId;
 use porfiry_storage::LlmEntry;
 
+use crate::llm::local::{EngineOptions, endpoint_file, open_model_file};
 use crate::llm::{Llm, LlmError, LlmTarget, OpenAiClient};
 use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
 
@@ -24,12 +27,17 @@ pub enum Endpoint {
     Url(String),
     /// A friend's node, over offload.
     Peer(PeerId),
+    /// A local GGUF file, run by the embedded engine.
+    File(std::path::PathBuf),
 }
 
 /// Reads a row's `endpoint`: a URL or a peer id; anything else is refused
 /// with what was expected.
 pub fn parse_endpoint(endpoint: &str) -> Result<Endpoint, LlmError> {
     let endpoint = endpoint.trim();
+    if let Some(path) = endpoint_file(endpoint) {
+        return Ok(Endpoint::File(path));
+    }
     let lower = endpoint.to_ascii_lowercase();
     if lower.starts_with("http://") || lower.starts_with("https://") {
         return Ok(Endpoint::Url(endpoint.to_owned()));
@@ -41,8 +49,8 @@ pub fn parse_endpoint(endpoint: &str) -> Result<Endpoint, LlmError> {
         .map(Endpoint::Peer)
         .map_err(|_| LlmError::InvalidBaseUrl {
             url: endpoint.to_owned(),
-            reason: "expected an http(s):// URL of an OpenAI-compatible server or a friend's \
-                     peer id (12D3…)"
+            reason: "expected an http(s):// URL of an OpenAI-compatible server, a friend's \
+                     peer id (12D3…) or file:<path> of a GGUF model"
                 .to_owned(),
         })
 }
@@ -52,6 +60,7 @@ pub fn parse_endpoint(endpoint: &str) -> Result<Endpoint, LlmError> {
 #[derive(Clone, Default)]
 pub struct RegistryModels {
     opener: Option<Arc<dyn OffloadOpener>>,
+    engine: EngineOptions,
 }
 
 impl std::fmt::Debug for RegistryModels {
@@ -66,7 +75,16 @@ impl RegistryModels {
     /// Models for registry rows; `opener` reaches friends' models (`None`
     /// without a mesh: peer endpoints are then refused).
     pub fn new(opener: Option<Arc<dyn OffloadOpener>>) -> Self {
-        Self { opener }
+        Self {
+            opener,
+            engine: EngineOptions::default(),
+        }
+    }
+
+    /// With these settings for the local models it opens (`file:` rows).
+    pub fn with_engine_options(mut self, engine: EngineOptions) -> Self {
+        self.engine = engine;
+        self
     }
 
     /// The model `entry` names, with its stored call settings. Nothing is
@@ -76,6 +94,11 @@ impl RegistryModels {
             Endpoint::Url(_) => {
                 let target = LlmTarget::from_entry(entry).with_api_key_from_env();
                 Ok(Arc::new(OpenAiClient::new(target)?))
+            }
+            Endpoint::File(path) => {
+                let engine = open_model_file(&path, &self.engine)
+                    .map_err(|e| LlmError::NoModel(e.to_string()))?;
+                Ok(engine)
             }
             Endpoint::Peer(peer) => {
                 let Some(opener) = &self.opener else {

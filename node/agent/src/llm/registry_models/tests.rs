@@ -97,3 +97,21 @@ fn a_peer_row_without_a_mesh_and_a_bad_endpoint_are_clear_errors() {
         Ok(Endpoint::Url("HTTPS://h/v1".into()))
     );
 }
+
+#[test]
+fn a_file_endpoint_is_a_local_model_and_a_missing_file_is_named() {
+    assert_eq!(
+        parse_endpoint("file:/models/m.gguf"),
+        Ok(Endpoint::File("/models/m.gguf".into()))
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let entry = LlmEntry {
+        name: "local".into(),
+        endpoint: format!("file:{}", dir.path().join("gone.gguf").display()),
+        model: "gone".into(),
+        ..Default::default()
+    };
+    let e = RegistryModels::new(None).model(&entry).err().unwrap();
+    assert!(matches!(e, LlmError::NoModel(_)), "{e}");
+    assert!(e.to_string().contains("gone.gguf"), "{e}");
+}

@@ -1,0 +1,35 @@
+//! The Porfiry node's embedded model engine: a GGUF model run in-process by
+//! llama.cpp (through the `llama-cpp-2` binding), behind the same
+//! [`porfiry_skills::Llm`] trait as the HTTP client and a friend's model, so
+//! chat, the API, the cognitive core and offload use it unchanged. This is
+//! how phone apps run models: no server beside the node.
+//!
+//! Files: [`gguf`] reads and checks a file's header without loading it
+//! (what `porfiry llm list` shows; the one-line error for a missing,
+//! truncated or foreign file); [`options`] the engine's settings and their
+//! limits; [`engine`] the handle callers hold (a bounded queue to the
+//! inference thread); `actor` (feature `llama`) the one thread that owns
+//! the model and its context — llama.cpp's context is not `Sync` and its
+//! KV cache is the state prefix reuse keeps; [`stats`] the counters tests
+//! and benches read; [`test_model`] where real-model tests find their GGUF.
+//!
+//! Without the `llama` feature the crate still reads GGUF headers, and
+//! [`Engine::open`] answers that this build has no embedded engine.
+
+#[cfg(feature = "llama")]
+mod actor;
+pub mod engine;
+pub mod gguf;
+pub mod options;
+pub mod stats;
+pub mod test_model;
+#[cfg(feature = "llama")]
+mod utf8;
+
+pub use engine::{Engine, EngineError, ModelInfo};
+pub use gguf::{GgufError, GgufInfo, inspect};
+pub use options::EngineOptions;
+pub use stats::EngineStats;
+
+/// Whether this build carries the llama.cpp engine (the `llama` feature).
+pub const BUILT_IN: bool = cfg!(feature = "llama");

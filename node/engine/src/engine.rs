@@ -184,21 +184,10 @@ impl Llm for Engine {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
-            use futures_util::StreamExt;
-            let mut stream = self.enqueue(request)?;
-            let mut completion = Completion::text(String::new());
-            while let Some(delta) = stream.next().await {
-                match delta? {
-                    Delta::Text(text) => completion.text.push_str(&text),
-                    Delta::Done {
-                        finish_reason,
-                        usage,
-                    } => {
-                        completion.finish_reason = finish_reason;
-                        completion.usage = usage;
-                        return Ok(completion);
-                    }
-                }
+            let stream = self.enqueue(request)?;
+            let (completion, done) = porfiry_skills::llm::completion::gather(stream).await?;
+            if done {
+                return Ok(completion);
             }
             Err(LlmError::Other(format!(
                 "the embedded model {} stopped mid-answer",

@@ -85,6 +85,31 @@ pub enum Delta {
     },
 }
 
+/// Gathers a streamed answer into one [`Completion`]; `true` when the
+/// stream said [`Delta::Done`] (a stream that just ends was cut short: each
+/// backend decides what that means).
+pub async fn gather<S>(mut stream: S) -> Result<(Completion, bool), super::LlmError>
+where
+    S: futures_core::Stream<Item = Result<Delta, super::LlmError>> + Unpin,
+{
+    use futures_util::StreamExt;
+    let mut out = Completion::default();
+    while let Some(delta) = stream.next().await {
+        match delta? {
+            Delta::Text(text) => out.text.push_str(&text),
+            Delta::Done {
+                finish_reason,
+                usage,
+            } => {
+                out.finish_reason = finish_reason;
+                out.usage = usage;
+                return Ok((out, true));
+            }
+        }
+    }
+    Ok((out, false))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -343,21 +343,9 @@ impl Llm for FriendLlm {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
-            use futures::StreamExt;
-            let mut deltas = self.open_stream(request).await?;
-            let mut out = Completion::default();
-            while let Some(item) = deltas.next().await {
-                match item? {
-                    Delta::Text(t) => out.text.push_str(&t),
-                    Delta::Done {
-                        finish_reason,
-                        usage,
-                    } => {
-                        out.finish_reason = finish_reason;
-                        out.usage = usage;
-                    }
-                }
-            }
+            let deltas = self.open_stream(request).await?;
+            // A stream that ends without `Done` keeps what came (as before).
+            let (out, _done) = porfiry_skills::llm::completion::gather(deltas).await?;
             Ok(out)
         })
     }

@@ -457,3 +457,46 @@ async fn connection_broken_mid_body_is_retried_then_reported() {
     );
     assert_eq!(llm.request_count(), 3);
 }
+
+#[tokio::test]
+async fn embeddings_come_from_the_route_beside_chat_in_input_order() {
+    let llm = ScriptedLlm::start(vec![]).unwrap();
+    llm.serve_embeddings(|t| vec![t.len() as f32, 1.0]);
+    let texts = vec!["a".to_owned(), "abc".to_owned()];
+    let vectors = client(&llm).embeddings(&texts).await.unwrap();
+    assert_eq!(vectors, vec![vec![1.0, 1.0], vec![3.0, 1.0]]);
+    let seen = llm.recorded();
+    assert_eq!(seen[0].path, "/v1/embeddings");
+    assert_eq!(
+        seen[0].body,
+        json!({"model": "test-model", "input": ["a", "abc"]})
+    );
+    // Through the Llm trait, as the cognitive core asks.
+    let llm_trait: &dyn porfiry_agent::llm::Llm = &client(&llm);
+    assert_eq!(llm_trait.embed(&texts).await.unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn a_server_without_embeddings_is_unsupported_and_bad_replies_say_why() {
+    // The scripted server, like a chat-only one, answers 404 off its chat route.
+    let llm = ScriptedLlm::start(vec![]).unwrap();
+    let e = client(&llm)
+        .embeddings(&["x".to_owned()])
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&e, LlmError::Unsupported { what, .. } if what == "embeddings"),
+        "{e}"
+    );
+    assert!(e.to_string().contains("does not offer embeddings"), "{e}");
+    // Too many texts for one request: refused before anything is sent.
+    let many = vec!["x".to_owned(); porfiry_agent::llm::embeddings::MAX_EMBED_INPUTS + 1];
+    let before = llm.request_count();
+    let e = client(&llm).embeddings(&many).await.unwrap_err();
+    assert!(e.to_string().contains("more than the 64"), "{e}");
+    assert_eq!(llm.request_count(), before);
+    // A server that does not answer at all.
+    let dead = OpenAiClient::new(config("http://127.0.0.1:9/v1")).unwrap();
+    let e = dead.embeddings(&["x".to_owned()]).await.unwrap_err();
+    assert!(matches!(e, LlmError::Unreachable { .. }), "{e}");
+}

@@ -11,42 +11,13 @@ use std::sync::{Arc, Mutex};
 use core_support::*;
 use porfiry_agent::cognition::models::ModelMaker;
 use porfiry_agent::cognition::{CoreEvents, Trace};
+use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_skills::cognition::{CycleSettings, NoteFilter, NotesMode};
 use porfiry_skills::llm::{Llm, LlmError, ModelRequest};
 use porfiry_skills::{Clock, Language};
 use porfiry_storage::{
-    Concept, DiaryEntry, ListQuery, LlmEntry, Note, NoteSource, ProcessEntry, ProcessStatus,
-    StagnationStrategy, Store, Stored,
+    Concept, DiaryEntry, LlmEntry, Note, NoteSource, ProcessEntry, ProcessStatus,
 };
-
-/// A main model answering each main call with the next of `replies` (the
-/// last one again when they run out) and the reflexes with a usable
-/// evaluation; every main call's user message is kept.
-fn scripted(replies: &[&str]) -> (Arc<ScriptLlm>, Arc<Mutex<Vec<String>>>) {
-    let prompts = Arc::new(Mutex::new(Vec::new()));
-    let seen = prompts.clone();
-    let replies: Vec<String> = replies.iter().map(|r| (*r).to_owned()).collect();
-    let llm = ScriptLlm::new("main", move |req: &ModelRequest| {
-        if is_main_call(req, Language::En) {
-            let mut seen = seen.lock().unwrap();
-            seen.push(req.messages.iter().map(|m| m.content.clone()).collect());
-            let i = (seen.len() - 1).min(replies.len() - 1);
-            Ok(replies[i].clone())
-        } else {
-            Ok(r#"{"novel": "yes", "novelty": 0.7, "new_ideas": ["x"], "tags": ["t"]}"#.into())
-        }
-    });
-    (llm, prompts)
-}
-
-fn all<T: porfiry_storage::Record>(s: &Store) -> Vec<Stored<T>> {
-    s.list::<T>(&ListQuery {
-        limit: Some(1_000),
-        oldest_first: true,
-        ..Default::default()
-    })
-    .unwrap()
-}
 
 #[tokio::test]
 async fn a_finished_process_is_shown_once_then_closed_and_a_running_one_stays() {
@@ -356,15 +327,7 @@ async fn raised_sampling_lasts_its_ticks_and_the_models_own_values_return() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
     // Only the tuning strategy is left, so the stall must choose it.
-    db.write(|s| {
-        for st in all::<StagnationStrategy>(s) {
-            if !st.row.tags.contains(&"mechanism:tune_sampling".to_owned()) {
-                s.delete::<StagnationStrategy>(st.id).unwrap();
-            }
-        }
-    })
-    .await
-    .unwrap();
+    keep_only_strategy(&db, Mechanism::TuneSampling).await;
     let (main, _) = scripted(&["Round and round."]);
     let calls = Arc::new(Mutex::new(Vec::new()));
     let maker = SamplingMaker {
@@ -410,13 +373,9 @@ async fn a_task_switch_freezes_the_task_and_returns_to_it_with_a_reminder() {
     use porfiry_storage::Task;
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
+    keep_only_strategy(&db, Mechanism::TaskSwitch).await;
     let (focus, other) = db
         .write(|s| {
-            for st in all::<StagnationStrategy>(s) {
-                if !st.row.tags.contains(&"mechanism:task_switch".to_owned()) {
-                    s.delete::<StagnationStrategy>(st.id).unwrap();
-                }
-            }
             let task = |title: &str, pinned| Task {
                 title: title.into(),
                 pinned,

@@ -17,8 +17,8 @@ use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, N
 use porfiry_skills::llm::LlmError;
 use porfiry_skills::{Clock, Language, ManualClock};
 use porfiry_storage::{
-    DiaryEntry, ListQuery, LlmEntry, Note, NoteSource, ProcessEntry, ProcessStatus, Rating,
-    RecentResponse, Store, TickRecord,
+    DiaryEntry, LlmEntry, Note, NoteSource, ProcessEntry, ProcessStatus, Rating, RecentResponse,
+    Store, TickRecord,
 };
 
 fn clock() -> ManualClock {
@@ -68,15 +68,6 @@ async fn read<T: Send + 'static>(
     f: impl FnOnce(&Store) -> T + Send + 'static,
 ) -> T {
     db.read(f).await.unwrap()
-}
-
-fn all<T: porfiry_storage::Record>(s: &Store) -> Vec<porfiry_storage::Stored<T>> {
-    s.list::<T>(&ListQuery {
-        limit: Some(1_000),
-        oldest_first: true,
-        ..Default::default()
-    })
-    .unwrap()
 }
 
 #[tokio::test]

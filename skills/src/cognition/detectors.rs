@@ -1,6 +1,7 @@
 //! Stagnation detectors beyond the seed's single identity check (seed 003
-//! "Признаки когнитивной стагнации"; issue 9): an identical reply, lexically
-//! similar replies over a window, the same command several ticks running,
+//! "Признаки когнитивной стагнации"; issue 9): an identical reply, similar
+//! replies over a window (by embeddings where the backend gives them, seed:
+//! "Высокое сходство эмбеддингов", else by words), the same command several ticks running,
 //! two command patterns alternating, no new concepts or links for N ticks,
 //! no external stimuli for N ticks — and a stall counter with hysteresis
 //! (+1 on a stalled tick, −1 on progress, floor 0) that escalates at 3.
@@ -8,7 +9,8 @@
 
 use std::collections::VecDeque;
 
-use crate::cognition::reflex::{is_repeat, lexical_similarity};
+use crate::cognition::reflex::is_repeat;
+use crate::cognition::similarity::{likeness, usable};
 
 /// Only the start of a reply is kept for comparison: enough to tell two
 /// replies apart, bounded memory per tick.
@@ -36,6 +38,9 @@ pub struct Observation {
     /// identical reply (seed §5: "идентичен (новизна = 0)"); pass 1.0 when
     /// the reply was not evaluated.
     pub novelty: f64,
+    /// The reply's embedding, when the backend gave one: replies are then
+    /// compared by meaning (cosine) with those that also have one.
+    pub embedding: Option<Vec<f32>>,
 }
 
 /// One sign of stagnation.
@@ -43,10 +48,13 @@ pub struct Observation {
 pub enum Signal {
     /// The reply repeats an earlier one of the window, or its novelty is 0.
     IdenticalReply,
-    /// The reply shares most words with an earlier one of the window.
+    /// The reply is close to an earlier one of the window: by the cosine
+    /// of their embeddings, or (without them) by shared words.
     SimilarReplies {
-        /// The highest word overlap found, 0 ..= 1.
+        /// The highest likeness found, 0 ..= 1.
         similarity: f64,
+        /// Whether embeddings measured it (else word overlap).
+        semantic: bool,
     },
     /// The same tool was called on every one of the last ticks.
     CommandStreak {
@@ -79,6 +87,8 @@ pub struct DetectorConfig {
     pub similarity_window: usize,
     /// Word overlap from which two replies count as similar.
     pub similarity_threshold: f64,
+    /// Embedding cosine from which two replies count as similar.
+    pub embedding_threshold: f64,
     /// The same tool this many ticks running is a streak.
     pub streak: usize,
     /// A/B alternation over this many ticks (even, ≥ 4).
@@ -96,6 +106,10 @@ pub const DEFAULT_SIMILARITY_WINDOW: usize = 3;
 /// 0.8 word overlap: a reworded repeat, not a new thought on the same topic
 /// (which shares maybe half the words).
 pub const DEFAULT_SIMILARITY_THRESHOLD: f64 = 0.8;
+/// 0.9 cosine: sentence-embedding models put paraphrases at about 0.85–0.95
+/// and a new thought on the same topic at 0.6–0.8, so 0.9 catches the
+/// reworded repeat words miss without calling every on-topic reply a loop.
+pub const DEFAULT_EMBEDDING_THRESHOLD: f64 = 0.9;
 /// Issue 9: "the same command 3 ticks running".
 pub const DEFAULT_STREAK: usize = 3;
 /// Issue 9: "A/B alternation over 6 ticks".
@@ -113,6 +127,7 @@ impl Default for DetectorConfig {
         Self {
             similarity_window: DEFAULT_SIMILARITY_WINDOW,
             similarity_threshold: DEFAULT_SIMILARITY_THRESHOLD,
+            embedding_threshold: DEFAULT_EMBEDDING_THRESHOLD,
             streak: DEFAULT_STREAK,
             alternation: DEFAULT_ALTERNATION,
             no_growth_ticks: DEFAULT_NO_GROWTH_TICKS,
@@ -138,6 +153,11 @@ pub struct Assessment {
 struct Past {
     reply: String,
     commands: Vec<String>,
+    /// Not stored: after a restart the window compares by words until new
+    /// replies bring vectors (a stored window of 4,096-float vectors would
+    /// be most of every tick's write).
+    #[serde(skip)]
+    embedding: Option<Vec<f32>>,
 }
 
 /// What the detectors remember between ticks: the last few ticks and the
@@ -206,22 +226,40 @@ impl Detectors {
         let reply: String = o.reply.chars().take(MAX_KEPT_REPLY_CHARS).collect();
         let mut signals = Vec::new();
 
+        let embedding = o.embedding.filter(|v| usable(v));
         let window = self.mem.past.iter().rev().take(self.cfg.similarity_window);
         let mut identical = o.novelty <= 0.0;
-        let mut similarity: f64 = 0.0;
+        let mut similar: Option<(f64, bool)> = None;
         for p in window {
             identical |= is_repeat(&p.reply, &reply);
-            similarity = similarity.max(lexical_similarity(&p.reply, &reply));
+            let l = likeness(
+                &p.reply,
+                p.embedding.as_deref(),
+                &reply,
+                embedding.as_deref(),
+            );
+            let threshold = if l.semantic {
+                self.cfg.embedding_threshold
+            } else {
+                self.cfg.similarity_threshold
+            };
+            if l.value >= threshold && similar.is_none_or(|(v, _)| l.value > v) {
+                similar = Some((l.value, l.semantic));
+            }
         }
         if identical {
             signals.push(Signal::IdenticalReply);
-        } else if similarity >= self.cfg.similarity_threshold {
-            signals.push(Signal::SimilarReplies { similarity });
+        } else if let Some((similarity, semantic)) = similar {
+            signals.push(Signal::SimilarReplies {
+                similarity,
+                semantic,
+            });
         }
 
         self.mem.past.push_back(Past {
             reply,
             commands: o.commands,
+            embedding,
         });
         while self.mem.past.len() > self.keep() {
             self.mem.past.pop_front();
@@ -328,6 +366,7 @@ mod tests {
             graph_growth: 1,
             stimuli: 1,
             novelty: 0.6,
+            embedding: None,
         }
     }
 
@@ -407,7 +446,7 @@ mod tests {
         let got = run(&mut d, [a, productive(2), b]);
         assert!(matches!(
             got[2].signals.as_slice(),
-            [Signal::SimilarReplies { similarity }] if *similarity >= DEFAULT_SIMILARITY_THRESHOLD
+            [Signal::SimilarReplies { similarity, semantic: false }] if *similarity >= DEFAULT_SIMILARITY_THRESHOLD
         ));
         // Out of the window (3 replies back) it no longer counts.
         let mut d = Detectors::new(DetectorConfig::default());
@@ -420,6 +459,74 @@ mod tests {
             [a, productive(2), productive(3), productive(4), far],
         );
         assert!(got[4].signals.is_empty(), "{:?}", got[4]);
+    }
+
+    #[test]
+    fn embeddings_catch_a_reworded_repeat_and_clear_an_on_topic_thought() {
+        // No word in common, the same meaning: only the vectors can tell.
+        let with = |t: u64, reply: &str, v: [f32; 3]| Observation {
+            reply: reply.into(),
+            embedding: Some(v.to_vec()),
+            ..productive(t)
+        };
+        let mut d = Detectors::new(DetectorConfig::default());
+        let got = run(
+            &mut d,
+            [
+                with(1, "sync notes hourly with friends", [1.0, 0.1, 0.0]),
+                with(
+                    2,
+                    "every sixty minutes, replicate memos to peers",
+                    [0.98, 0.12, 0.01],
+                ),
+            ],
+        );
+        assert!(
+            matches!(
+                got[1].signals.as_slice(),
+                [Signal::SimilarReplies { similarity, semantic: true }]
+                    if *similarity >= DEFAULT_EMBEDDING_THRESHOLD
+            ),
+            "{:?}",
+            got[1]
+        );
+        // Many shared words, far apart in meaning: the vectors clear it,
+        // though words alone would call it a repeat.
+        let base = "we should sync the notes with friends over the mesh each hour and log it";
+        let mut d = Detectors::new(DetectorConfig::default());
+        let got = run(
+            &mut d,
+            [
+                with(1, base, [1.0, 0.0, 0.0]),
+                with(2, &format!("{base} today"), [0.0, 1.0, 0.0]),
+            ],
+        );
+        assert!(got[1].signals.is_empty(), "{:?}", got[1]);
+        // A reply without a vector (the backend failed this once) is
+        // compared by words.
+        let mut plain = productive(3);
+        plain.reply = format!("{base} now");
+        let a = d.observe(plain);
+        assert!(
+            matches!(
+                a.signals.as_slice(),
+                [Signal::SimilarReplies {
+                    semantic: false,
+                    ..
+                }]
+            ),
+            "{a:?}"
+        );
+        // A vector that cannot be kept (not finite) is dropped, not compared.
+        let mut d = Detectors::new(DetectorConfig::default());
+        let got = run(
+            &mut d,
+            [
+                with(1, "alpha beta", [1.0, 0.0, 0.0]),
+                with(2, "gamma delta", [f32::NAN, 1.0, 0.0]),
+            ],
+        );
+        assert!(got[1].signals.is_empty(), "{:?}", got[1]);
     }
 
     #[test]

@@ -24,6 +24,7 @@ pub mod emotions;
 pub mod reflex;
 pub mod seeds;
 pub mod settings;
+pub mod similarity;
 pub mod strategy;
 pub mod texts;
 pub mod tick;

@@ -38,16 +38,24 @@ pub struct SeedMethod {
 }
 
 /// The relative cost of each mechanism: a prompt or a note costs a tick
-/// (1); reading the store and tuning cost a little more (2); a new
-/// dialogue or a frozen task costs the user's attention or the task's
-/// momentum (3–4); another model costs a model swap (5); sleep costs hours (8).
+/// (1); reading the store, a fetch, a frame shift and tuning cost a little
+/// more (2); a new dialogue or a frozen task costs the user's attention or
+/// the task's momentum (3–4); another model costs a model swap (5); a change
+/// of setting moves the whole cycle for several ticks (6, the seed's
+/// "затратные (смена среды, сон)"); sleep costs hours (8).
 pub fn seed_cost(m: Mechanism) -> i64 {
     match m {
         Mechanism::AskFriends | Mechanism::Flashback | Mechanism::MetaAnalysis => 1,
-        Mechanism::Rationale | Mechanism::InterestMemory | Mechanism::TuneSampling => 2,
+        Mechanism::Rationale
+        | Mechanism::InterestMemory
+        | Mechanism::TuneSampling
+        | Mechanism::WorldCheck
+        | Mechanism::ReadMaterial
+        | Mechanism::CreativeIntervention => 2,
         Mechanism::GoalReformulation | Mechanism::RandomAction | Mechanism::AskUser => 3,
         Mechanism::TaskSwitch => 4,
         Mechanism::SwitchModel => 5,
+        Mechanism::EnvironmentChange => 6,
         Mechanism::LongPause => 8,
     }
 }
@@ -128,6 +136,9 @@ mod tests {
         assert_eq!(s.last().unwrap().name, "Временной сон");
         assert!(seed_cost(Mechanism::Flashback) < seed_cost(Mechanism::TaskSwitch));
         assert!(seed_cost(Mechanism::TaskSwitch) < seed_cost(Mechanism::LongPause));
+        // The change of setting is the costly one before sleep.
+        let n = s.len();
+        assert_eq!(s[n - 2].mechanism, Mechanism::EnvironmentChange);
         let en = seed_strategies(Language::En);
         let meta = en
             .iter()

@@ -75,6 +75,12 @@ impl fmt::Display for StrategyClass {
 pub enum Mechanism {
     /// Ask friends over the mesh for something new (a note).
     AskFriends,
+    /// Look at the outside world: friends' new notes, the feeds the user
+    /// listed (fetched under the URL allow-list).
+    WorldCheck,
+    /// Read new material: an unread note someone else wrote, the longest
+    /// (or one tagged `reading`) first.
+    ReadMaterial,
     /// Bring back a distant diary entry.
     Flashback,
     /// Return to the longest-untouched tag.
@@ -91,6 +97,12 @@ pub enum Mechanism {
     TuneSampling,
     /// Freeze the task and take another.
     TaskSwitch,
+    /// Move the work to another setting for a few ticks: the other notes
+    /// mode (manual ↔ auto) and another goal in focus.
+    EnvironmentChange,
+    /// A creative frame shift: look at a random topic of the store through
+    /// an unusual frame.
+    CreativeIntervention,
     /// One random allowed action to break the pattern.
     RandomAction,
     /// Sleep for a long while.
@@ -104,8 +116,10 @@ pub const MECHANISM_TAG_PREFIX: &str = "mechanism:";
 
 impl Mechanism {
     /// Every mechanism.
-    pub const ALL: [Mechanism; 12] = [
+    pub const ALL: [Mechanism; 16] = [
         Mechanism::AskFriends,
+        Mechanism::WorldCheck,
+        Mechanism::ReadMaterial,
         Mechanism::Flashback,
         Mechanism::InterestMemory,
         Mechanism::MetaAnalysis,
@@ -114,6 +128,8 @@ impl Mechanism {
         Mechanism::SwitchModel,
         Mechanism::TuneSampling,
         Mechanism::TaskSwitch,
+        Mechanism::EnvironmentChange,
+        Mechanism::CreativeIntervention,
         Mechanism::RandomAction,
         Mechanism::LongPause,
         Mechanism::AskUser,
@@ -123,6 +139,10 @@ impl Mechanism {
     pub fn as_str(self) -> &'static str {
         match self {
             Mechanism::AskFriends => "ask_friends",
+            Mechanism::WorldCheck => "world_check",
+            Mechanism::ReadMaterial => "read_material",
+            Mechanism::EnvironmentChange => "environment_change",
+            Mechanism::CreativeIntervention => "creative_intervention",
             Mechanism::Flashback => "flashback",
             Mechanism::InterestMemory => "interest_memory",
             Mechanism::MetaAnalysis => "meta_analysis",
@@ -159,8 +179,14 @@ impl Mechanism {
     /// The seed's class of this mechanism.
     pub fn class(self) -> StrategyClass {
         match self {
-            Mechanism::AskFriends | Mechanism::AskUser => StrategyClass::ExternalStimulation,
-            Mechanism::TaskSwitch | Mechanism::RandomAction => StrategyClass::ContextSwitch,
+            Mechanism::AskFriends
+            | Mechanism::AskUser
+            | Mechanism::WorldCheck
+            | Mechanism::ReadMaterial => StrategyClass::ExternalStimulation,
+            Mechanism::TaskSwitch
+            | Mechanism::RandomAction
+            | Mechanism::EnvironmentChange
+            | Mechanism::CreativeIntervention => StrategyClass::ContextSwitch,
             Mechanism::Flashback
             | Mechanism::InterestMemory
             | Mechanism::MetaAnalysis
@@ -386,7 +412,10 @@ mod tests {
         assert_eq!(
             diagnose(&assessed(
                 vec![
-                    Signal::SimilarReplies { similarity: 0.9 },
+                    Signal::SimilarReplies {
+                        similarity: 0.9,
+                        semantic: false,
+                    },
                     Signal::Alternation {
                         a: "a".into(),
                         b: "b".into()
@@ -450,9 +479,10 @@ mod tests {
             .into_iter()
             .filter(|c| c.class != StrategyClass::ExternalStimulation)
             .collect();
+        // The cheapest context switch: a creative frame shift (cost 2).
         assert_eq!(
             choose(&no_external, &a, &[]),
-            [id_of(Mechanism::RandomAction)]
+            [id_of(Mechanism::CreativeIntervention)]
         );
     }
 
@@ -467,7 +497,10 @@ mod tests {
         );
         assert_eq!(
             choose(&all(), &a, &[]),
-            [id_of(Mechanism::AskFriends), id_of(Mechanism::RandomAction)]
+            [
+                id_of(Mechanism::AskFriends),
+                id_of(Mechanism::CreativeIntervention)
+            ]
         );
         // Only one class diagnosed: the cheapest of another class joins,
         // never a radical pause that was not diagnosed.
@@ -506,7 +539,7 @@ mod tests {
             picked,
             [
                 id_of(Mechanism::AskFriends),
-                id_of(Mechanism::RandomAction),
+                id_of(Mechanism::CreativeIntervention),
                 id_of(Mechanism::LongPause)
             ]
         );

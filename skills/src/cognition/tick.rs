@@ -336,6 +336,7 @@ impl Tick {
                     graph_growth: 0,
                     stimuli: 0,
                     novelty: if repeat { 0.0 } else { 1.0 },
+                    embedding: None,
                 });
                 self.report.reply = Some(reply);
                 self.state = if repeat {

@@ -220,6 +220,16 @@ pub enum LlmError {
     #[error("{0}")]
     NoModel(String),
 
+    /// The backend does not offer what was asked of it (embeddings from a
+    /// chat-only server, a friend's model over offload): callers fall back.
+    #[error("{model} does not offer {what}")]
+    Unsupported {
+        /// The model or endpoint asked.
+        model: String,
+        /// What it lacks (`"embeddings"`).
+        what: String,
+    },
+
     /// Any other failure: a model that is not the HTTP client (an on-device
     /// one, a test script), or a turn the tool loop could not continue.
     #[error("model call failed: {0}")]

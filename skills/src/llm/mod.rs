@@ -93,6 +93,20 @@ pub trait Llm: Send + Sync {
         })
     }
 
+    /// One embedding vector per text, in order, where the backend offers
+    /// embeddings (an OpenAI-compatible `/v1/embeddings`); the default is
+    /// [`LlmError::Unsupported`], and every caller keeps a fallback for it
+    /// (the stagnation detectors compare words instead).
+    fn embed<'a>(&'a self, texts: &'a [String]) -> BoxFuture<'a, Result<Vec<Vec<f32>>, LlmError>> {
+        let _ = texts;
+        Box::pin(async move {
+            Err(LlmError::Unsupported {
+                model: self.model_name(),
+                what: "embeddings".into(),
+            })
+        })
+    }
+
     /// The model's name for status output (`"gemma3:4b"`); default "unknown".
     fn model_name(&self) -> String {
         "unknown".to_owned()
@@ -157,5 +171,18 @@ mod tests {
     #[test]
     fn default_stream_of_an_empty_answer_is_only_done() {
         assert_eq!(collect(&Fixed("")).len(), 1);
+    }
+
+    #[test]
+    fn a_backend_without_embeddings_says_so_by_default() {
+        let texts = vec!["a".to_owned()];
+        let e = futures_util::FutureExt::now_or_never(Fixed("x").embed(&texts))
+            .unwrap()
+            .unwrap_err();
+        assert!(
+            matches!(&e, LlmError::Unsupported { what, .. } if what == "embeddings"),
+            "{e}"
+        );
+        assert_eq!(e.to_string(), "unknown does not offer embeddings");
     }
 }

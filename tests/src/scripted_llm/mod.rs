@@ -60,12 +60,21 @@ pub const MAX_REQUEST_BYTES: usize = 16 * 1024 * 1024;
 /// The chat-completions path, under the `/v1` base that [`ScriptedLlm::url`] returns.
 pub const CHAT_PATH: &str = "/v1/chat/completions";
 
+/// The embeddings path; answered only once [`ScriptedLlm::serve_embeddings`]
+/// was called (a chat-only server's 404 otherwise).
+pub const EMBEDDINGS_PATH: &str = "/v1/embeddings";
+
+/// The vector a scripted server gives one text.
+pub type Embed = Arc<dyn Fn(&str) -> Vec<f32> + Send + Sync>;
+
 #[derive(Default)]
 struct Script {
     rules: Vec<RuleSlot>,
     recorded: Vec<RecordedRequest>,
     /// Numbers of the requests whose streamed body the client closed before its end.
     closed: tokio::sync::watch::Sender<Vec<usize>>,
+    /// Answers `POST /v1/embeddings` when set.
+    embed: Option<Embed>,
 }
 
 type Shared = Arc<Mutex<Script>>;
@@ -134,6 +143,12 @@ impl ScriptedLlm {
     /// The address the server listens on.
     pub fn addr(&self) -> SocketAddr {
         self.addr
+    }
+
+    /// Answers `POST /v1/embeddings` from now on, each input's vector by `f`
+    /// (OpenAI's shape: `data[i].embedding`, `data[i].index`).
+    pub fn serve_embeddings(&self, f: impl Fn(&str) -> Vec<f32> + Send + Sync + 'static) {
+        self.lock().embed = Some(Arc::new(f));
     }
 
     /// Appends rules after the existing ones (they are tried last).
@@ -233,7 +248,7 @@ async fn handle(
     let path = uri
         .path_and_query()
         .map_or_else(|| uri.path().to_owned(), |p| p.as_str().to_owned());
-    let (request, reply) = {
+    let (request, reply, embed) = {
         let mut script = lock(&script);
         let request = RecordedRequest {
             number: script.recorded.len() + 1,
@@ -245,8 +260,15 @@ async fn handle(
         script.recorded.push(request.clone());
         let reply = (method == Method::POST && uri.path() == CHAT_PATH)
             .then(|| pick(&mut script.rules, &request));
-        (request, reply)
+        let embed = script
+            .embed
+            .clone()
+            .filter(|_| method == Method::POST && uri.path() == EMBEDDINGS_PATH);
+        (request, reply, embed)
     };
+    if let Some(embed) = embed {
+        return replies::embeddings(&request, &*embed);
+    }
     let number = request.number;
     let watch = move || {
         let script = script.clone();

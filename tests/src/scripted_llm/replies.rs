@@ -77,6 +77,26 @@ pub fn no_rule(req: &RecordedRequest) -> Response {
     )
 }
 
+/// An embeddings reply: one vector per `input` (a string or an array of
+/// them), by `embed`.
+pub fn embeddings(req: &RecordedRequest, embed: &dyn Fn(&str) -> Vec<f32>) -> Response {
+    let inputs: Vec<String> = match &req.body["input"] {
+        Value::String(s) => vec![s.clone()],
+        Value::Array(items) => items
+            .iter()
+            .map(|v| v.as_str().unwrap_or_default().to_owned())
+            .collect(),
+        _ => Vec::new(),
+    };
+    let data: Vec<Value> = inputs
+        .iter()
+        .enumerate()
+        .map(|(i, t)| serde_json::json!({"object": "embedding", "index": i, "embedding": embed(t)}))
+        .collect();
+    axum::Json(serde_json::json!({"object": "list", "data": data, "model": req.body["model"]}))
+        .into_response()
+}
+
 /// The 404 for a path other than `/v1/chat/completions`, shaped like the servers' own.
 pub fn no_route(req: &RecordedRequest) -> Response {
     let message = format!("scripted LLM: no route {} {}", req.method, req.path);

@@ -43,6 +43,10 @@ impl Llm for OpenAiClient {
         })
     }
 
+    fn embed<'a>(&'a self, texts: &'a [String]) -> BoxFuture<'a, Result<Vec<Vec<f32>>, LlmError>> {
+        Box::pin(self.embeddings(texts))
+    }
+
     fn model_name(&self) -> String {
         self.target().model.clone()
     }

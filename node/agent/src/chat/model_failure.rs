@@ -50,7 +50,9 @@ pub fn describe(error: &LlmError) -> String {
             detail, snippet, ..
         } => format!("{BAD_BODY}: {detail}; body starts: {snippet}"),
         LlmError::EmptyChoices { .. } => "model endpoint sent no choices".to_owned(),
-        LlmError::Other(_) | LlmError::NoModel(_) => error.to_string(),
+        LlmError::Other(_) | LlmError::NoModel(_) | LlmError::Unsupported { .. } => {
+            error.to_string()
+        }
         LlmError::InvalidBaseUrl { .. }
         | LlmError::InvalidTemperature { .. }
         | LlmError::RequestEncoding { .. }

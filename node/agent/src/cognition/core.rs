@@ -15,6 +15,7 @@ use porfiry_storage::{LlmEntry, Store};
 use tokio::sync::broadcast;
 
 use crate::cognition::asker::FriendsAsker;
+use crate::cognition::embedder::Embedder;
 use crate::cognition::error::CoreError;
 use crate::cognition::limits::MAX_COMMANDS_RUN;
 use crate::cognition::load::{LoadRequest, Loaded, load};
@@ -81,6 +82,7 @@ pub struct CognitiveCore {
     effects: Arc<BTreeMap<String, ToolEffect>>,
     events: broadcast::Receiver<CoreEvent>,
     stagnation: Stagnation,
+    embedder: Embedder,
     next_tick: u64,
 }
 
@@ -119,6 +121,7 @@ impl CognitiveCore {
             effects,
             events,
             stagnation,
+            embedder: Embedder::new(),
             next_tick: last.map_or(1, |t| u64::try_from(t).unwrap_or(0).saturating_add(1)),
             parts,
             config,
@@ -327,6 +330,8 @@ impl CognitiveCore {
                     clock: &*self.parts.clock,
                     trace: &self.parts.trace,
                     model: &model_name,
+                    llm: main_voice.as_ref().ok().map(|v| v.llm.as_ref()),
+                    embedder: &self.embedder,
                 },
             )
             .await?;

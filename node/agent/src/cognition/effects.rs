@@ -1,11 +1,13 @@
 //! What the anti-stagnation mechanisms leave for the coming ticks: prompts
-//! for the next one, a switched-to model, raised sampling, an extra pause.
+//! for the next one, a switched-to model, raised sampling, an extra pause,
+//! frozen tasks and a changed setting to return to.
 //! [`crate::cognition::mechanisms`] writes it, [`crate::cognition::stagnation`]
 //! reads it out to the core.
 
 use std::time::Duration;
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::NotesMode;
 use porfiry_storage::LlmEntry;
 
 /// Ticks a switched-to model thinks before the main one returns.
@@ -31,6 +33,23 @@ pub struct TaskReturn {
     pub at_ms: u64,
 }
 
+/// Ticks a change of setting lasts before the usual notes mode returns:
+/// long enough to think a few times in the other setting, short enough to
+/// compare before and after.
+pub const ENVIRONMENT_TICKS: u64 = 5;
+
+/// A change of setting waiting to be undone.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct EnvironmentReturn {
+    /// The notes mode before the change (restored).
+    pub previous: NotesMode,
+    /// The mode the change set: restored only if it is still the one in
+    /// force (a mode the model chose meanwhile is its own and stays).
+    pub set: NotesMode,
+    /// The tick the usual setting returns at.
+    pub until_tick: u64,
+}
+
 /// The radical pause: half an hour added to the next wait.
 pub const LONG_PAUSE: Duration = Duration::from_secs(30 * 60);
 
@@ -48,6 +67,11 @@ pub struct Effects {
     pub extra_pause: Option<Duration>,
     /// The frozen tasks to return to.
     pub task_return: Option<TaskReturn>,
+    /// The change of setting to undo.
+    pub environment: Option<EnvironmentReturn>,
+    /// When the outside world was last checked (Unix ms): the next check
+    /// shows what came since.
+    pub world_checked_ms: Option<u64>,
 }
 
 impl Effects {
@@ -60,6 +84,8 @@ impl Effects {
             tuned_until: None,
             extra_pause: None,
             task_return: None,
+            environment: None,
+            world_checked_ms: None,
         }
     }
 }

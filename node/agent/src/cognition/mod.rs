@@ -14,6 +14,7 @@
 //!   acting, rating, and what acting leaves for the next ticks. What a fresh
 //!   node holds (prompts, strategies, methods) is `porfiry_mesh::seed`, written
 //!   when a data dir is created.
+//! - [`embedder`]: embeddings from the tick's model where it has them.
 //! - [`advice`]: the validator warning said when the core starts.
 //! - [`mesh_interact`]: the core's question to friends, answers in process_log.
 //! - [`requested`], [`trace`], [`texts`], [`limits`], [`error`].
@@ -22,6 +23,7 @@ pub mod advice;
 pub mod asker;
 pub(crate) mod core;
 pub(crate) mod effects;
+pub(crate) mod embedder;
 pub(crate) mod error;
 pub(crate) mod limits;
 pub(crate) mod load;
@@ -40,6 +42,7 @@ pub mod wait;
 pub use asker::FriendsAsker;
 pub use core::{CognitiveCore, CoreConfig, CoreParts, TickDone};
 pub use error::CoreError;
+pub use mechanisms::{CORE_FEEDS_KEY, READING_TAG};
 pub use porfiry_mesh::events::{CoreEvent, CoreEvents};
 pub use stagnation::{COOLDOWN_TICKS, RATE_AFTER_TICKS};
 pub use trace::Trace;

@@ -25,10 +25,9 @@ use porfiry_storage::{
 };
 use serde::{Deserialize, Serialize};
 
-use crate::cognition::effects::Effects;
-use crate::cognition::effects::TaskReturn;
+use crate::cognition::effects::{Effects, EnvironmentReturn, TaskReturn};
 use crate::cognition::error::CoreError;
-use crate::cognition::mechanisms::{StagnationIo, apply, return_to_tasks};
+use crate::cognition::mechanisms::{StagnationIo, apply, return_from_environment, return_to_tasks};
 use crate::cognition::texts;
 
 /// Ticks after an application before it is rated: long enough for the
@@ -87,6 +86,8 @@ struct Saved {
     tuned_until: Option<u64>,
     extra_pause_secs: Option<u64>,
     task_return: Option<TaskReturn>,
+    environment: Option<EnvironmentReturn>,
+    world_checked_ms: Option<u64>,
 }
 
 /// Pending ratings kept: one escalation applies at most
@@ -154,6 +155,8 @@ impl Stagnation {
         me.effects.tuned_until = saved.tuned_until;
         me.effects.extra_pause = saved.extra_pause_secs.map(Duration::from_secs);
         me.effects.task_return = saved.task_return;
+        me.effects.environment = saved.environment;
+        me.effects.world_checked_ms = saved.world_checked_ms;
         Ok(me)
     }
 
@@ -171,6 +174,8 @@ impl Stagnation {
             tuned_until: self.effects.tuned_until,
             extra_pause_secs: self.effects.extra_pause.map(|d| d.as_secs()),
             task_return: self.effects.task_return.clone(),
+            environment: self.effects.environment.clone(),
+            world_checked_ms: self.effects.world_checked_ms,
         };
         db.write(move |s: &Store| s.config_set(STAGNATION_CONFIG_KEY, &saved, now_ms))
             .await??;
@@ -216,9 +221,19 @@ impl Stagnation {
     ) -> Result<Option<Assessment>, CoreError> {
         let since = self.last_tick_start.replace(io.clock.now().unix_ms());
         self.return_to_tasks_when_due(io).await?;
+        self.return_from_environment_when_due(report.tick, io)
+            .await?;
         let Some(mut observation) = report.observation.clone() else {
             return Ok(None);
         };
+        if !observation.reply.trim().is_empty() {
+            let reply = vec![observation.reply.clone()];
+            observation.embedding = io
+                .embedder
+                .embed(io.llm, &reply, report.tick)
+                .await
+                .and_then(|mut v| v.pop());
+        }
         let (growth, stimuli) = count_since(io.db, since).await?;
         observation.graph_growth = growth;
         observation.stimuli = stimuli;
@@ -260,6 +275,46 @@ impl Stagnation {
                 self.effects.language,
                 &named.join(", "),
             ));
+        }
+        Ok(())
+    }
+
+    /// The change of setting's end, once its ticks passed: the usual notes
+    /// mode comes back (unless the model chose another meanwhile) and the
+    /// next prompt says so.
+    async fn return_from_environment_when_due(
+        &mut self,
+        tick: u64,
+        io: &StagnationIo<'_>,
+    ) -> Result<(), CoreError> {
+        let Some(back) = self
+            .effects
+            .environment
+            .clone()
+            .filter(|b| tick + 1 >= b.until_tick)
+        else {
+            return Ok(());
+        };
+        self.effects.environment = None;
+        let now = io.clock.now().unix_ms();
+        let restored = io
+            .db
+            .write(move |s: &Store| {
+                return_from_environment(s, &back.clone(), now).map(|r| (r, back))
+            })
+            .await??;
+        if let (true, back) = restored {
+            let auto = matches!(
+                back.previous,
+                porfiry_skills::cognition::NotesMode::Auto { .. }
+            );
+            let lang = self.effects.language;
+            let mode = texts::notes_mode_name(lang, auto);
+            io.trace
+                .line(format_args!("stagnation: back to notes mode {mode}"));
+            self.effects
+                .hints
+                .push(texts::environment_return_hint(lang, mode));
         }
         Ok(())
     }
@@ -310,6 +365,7 @@ impl Stagnation {
         let recent: Vec<i64> = self.recent.iter().copied().collect();
         let chosen = choose(&candidates, assessment, &recent);
         let before: Vec<f64> = self.novelty.iter().map(|(_, n)| *n).collect();
+        let mut applied = false;
         for id in chosen {
             let Some((candidate, about)) = rows.iter().find(|(c, _)| c.id == id) else {
                 continue;
@@ -354,8 +410,14 @@ impl Stagnation {
             while self.recent.len() > MAX_RECENT {
                 self.recent.pop_front();
             }
+            applied = true;
         }
-        self.cooldown_until = report.tick + COOLDOWN_TICKS;
+        // The cooldown follows an application only: when nothing could act
+        // (no strategy of the diagnosed class, or none applies now) the next
+        // tick may try again, as the diagnosis may have changed.
+        if applied {
+            self.cooldown_until = report.tick + COOLDOWN_TICKS;
+        }
         Ok(())
     }
 }

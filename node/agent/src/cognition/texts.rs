@@ -190,3 +190,125 @@ pub fn mesh_unreachable(lang: Language, why: &str) -> String {
         Language::Ru => format!("не могу спросить друзей: {why}"),
     }
 }
+
+/// The outside-world check: friends' new notes and the feeds being fetched.
+pub fn world_check_hint(lang: Language, notes: &[String], fetches: &[String]) -> String {
+    let (head, notes_head, none, feeds_head) = match lang {
+        Language::En => (
+            "Anti-stagnation (check of the outside world):",
+            "new from friends:",
+            "nothing new from friends.",
+            "feeds being fetched (their text comes as processes in context 2):",
+        ),
+        Language::Ru => (
+            "Антистагнация (проверка внешнего мира):",
+            "новое от друзей:",
+            "от друзей ничего нового.",
+            "загружаются ленты (их текст придёт процессами в контекст 2):",
+        ),
+    };
+    let mut out = vec![head.to_owned()];
+    if notes.is_empty() {
+        out.push(none.to_owned());
+    } else {
+        out.push(notes_head.to_owned());
+        out.extend(notes.iter().map(|n| format!("- {n}")));
+    }
+    if !fetches.is_empty() {
+        out.push(feeds_head.to_owned());
+        out.extend(fetches.iter().map(|f| format!("- {f}")));
+    }
+    out.join("\n")
+}
+
+/// New material to read: an unread note someone else wrote.
+pub fn read_material_hint(lang: Language, id: i64, from: &str, text: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "Anti-stagnation (information feed): new material, note #{id} from {from}, now marked read: \"{text}\". Find one fresh association for your current problem."
+        ),
+        Language::Ru => format!(
+            "Антистагнация (информационная подпитка): новый материал, заметка #{id} от {from}, теперь прочитана: «{text}». Найди одну свежую ассоциацию для текущей задачи."
+        ),
+    }
+}
+
+/// Who wrote a note, for the read-material hint: a friend's id, else the
+/// note's source.
+pub fn note_author(lang: Language, friend: Option<&str>, source: &str) -> String {
+    match (friend, lang) {
+        (Some(peer), Language::En) => format!("friend {peer}"),
+        (Some(peer), Language::Ru) => format!("друга {peer}"),
+        (None, Language::En) => format!("the {source}"),
+        (None, Language::Ru) => format!("источника {source}"),
+    }
+}
+
+/// A notes mode's name for the change-of-setting hints.
+pub fn notes_mode_name(lang: Language, auto: bool) -> &'static str {
+    match (lang, auto) {
+        (Language::En, true) => "auto (notes shown whole)",
+        (Language::En, false) => "manual (note counts and ids; read with notes_read)",
+        (Language::Ru, true) => "auto (заметки показаны целиком)",
+        (Language::Ru, false) => "manual (счётчики и id заметок; читать через notes_read)",
+    }
+}
+
+/// The change of setting: another notes mode and another goal for a few ticks.
+pub fn environment_hint(lang: Language, mode: &str, ticks: u64, goal: Option<&str>) -> String {
+    let goal = goal.unwrap_or("-");
+    match lang {
+        Language::En => format!(
+            "Anti-stagnation (change of setting): for the next {ticks} ticks incoming notes come in mode {mode}, and the goal in focus is \"{goal}\". Think about it from this new setting."
+        ),
+        Language::Ru => format!(
+            "Антистагнация (смена среды): следующие {ticks} тиков входящие заметки идут в режиме {mode}, а в фокусе цель «{goal}». Подумай о ней из этой новой среды."
+        ),
+    }
+}
+
+/// The usual setting is back after a change of setting.
+pub fn environment_return_hint(lang: Language, mode: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "Back to the usual setting: incoming notes come in mode {mode} again. Compare what the other setting gave you."
+        ),
+        Language::Ru => format!(
+            "Возврат к обычной среде: входящие заметки снова в режиме {mode}. Сравни, что дала другая среда."
+        ),
+    }
+}
+
+/// The frames a creative intervention looks through (seed: "фрейм-смена").
+pub fn creative_frames(lang: Language) -> &'static [&'static str] {
+    match lang {
+        Language::En => &[
+            "explain it to a ten-year-old",
+            "assume the opposite is true and follow where it leads",
+            "how would a gardener, a sailor or a cook solve it?",
+            "describe it as a story with a beginning, a conflict and an end",
+            "what would it look like a hundred years from now?",
+            "make it ten times smaller, then ten times larger",
+        ],
+        Language::Ru => &[
+            "объясни это десятилетнему ребёнку",
+            "допусти, что верно обратное, и проследи, куда это ведёт",
+            "как решил бы это садовник, моряк или повар?",
+            "опиши это как историю с началом, конфликтом и развязкой",
+            "как это будет выглядеть через сто лет?",
+            "сделай это в десять раз меньше, потом в десять раз больше",
+        ],
+    }
+}
+
+/// A creative intervention: a topic seen through a frame.
+pub fn creative_hint(lang: Language, frame: &str, focus: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "Anti-stagnation (creative intervention): shift your focus to \"{focus}\" and {frame}. Write the most unexpected idea it gives."
+        ),
+        Language::Ru => format!(
+            "Антистагнация (креативное вмешательство): перенеси фокус на «{focus}» и {frame}. Запиши самую неожиданную идею, которая из этого выйдет."
+        ),
+    }
+}

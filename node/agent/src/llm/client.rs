@@ -89,6 +89,16 @@ impl OpenAiClient {
         self.url.as_str()
     }
 
+    /// The chat-completions URL, parsed (other routes sit beside it).
+    pub(super) fn chat_url(&self) -> &Url {
+        &self.url
+    }
+
+    /// The connection pool.
+    pub(super) fn http(&self) -> &reqwest::Client {
+        &self.http
+    }
+
     /// The model's answer to `system` (sent as the system message) and the history.
     pub async fn chat(&self, system: &str, messages: &[ChatMessage]) -> Result<String, LlmError> {
         self.complete(system, messages).await.map(|c| c.text)

@@ -20,7 +20,8 @@
 //! model also thinks aloud), [`retry`] (backoff arithmetic), [`client`] (the HTTP calls),
 //! and for streamed answers [`sse`] (the event-stream line parser), [`chunk`] (one
 //! streamed chunk's JSON), [`stream`] (the streaming call and its deadlines) and
-//! [`deltas`] (a streamed answer in the tool loop's words). [`local`] opens models in
+//! [`deltas`] (a streamed answer in the tool loop's words); [`embeddings`] asks
+//! `{base}/embeddings` for vectors. [`local`] opens models in
 //! local GGUF files (`file:` endpoints) with the embedded engine.
 //! The vocabulary — the history the caller passes ([`ChatMessage`], [`Role`]) and every
 //! failure in words ([`LlmError`]) — is `porfiry_skills::llm`'s, shared with the tool
@@ -31,6 +32,7 @@ pub mod chunk;
 pub mod client;
 pub mod config;
 pub(crate) mod deltas;
+pub mod embeddings;
 pub(crate) mod endpoint;
 pub mod local;
 pub mod reasoning;

@@ -17,12 +17,13 @@ use porfiry_agent::cognition::{
 use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_mesh::seed::seed_core;
+use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
 use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
 use porfiry_skills::{Language, ManualClock};
 use porfiry_storage::db::Db;
-use porfiry_storage::{DiaryEntry, LlmEntry, Note, Store};
+use porfiry_storage::{DiaryEntry, ListQuery, LlmEntry, Note, StagnationStrategy, Store, Stored};
 
 /// A manual clock at 2026-05-28 (any fixed moment will do).
 pub fn start_clock() -> ManualClock {
@@ -297,4 +298,48 @@ impl Llm for HungLlm {
     fn model_name(&self) -> String {
         self.0.clone()
     }
+}
+
+/// A main model answering each main call with the next of `replies` (the
+/// last one again when they run out) and the reflexes with a usable
+/// evaluation; every main call's user message is kept.
+pub fn scripted(replies: &[&str]) -> (Arc<ScriptLlm>, Arc<Mutex<Vec<String>>>) {
+    let prompts = Arc::new(Mutex::new(Vec::new()));
+    let seen = prompts.clone();
+    let replies: Vec<String> = replies.iter().map(|r| (*r).to_owned()).collect();
+    let llm = ScriptLlm::new("main", move |req: &ModelRequest| {
+        if is_main_call(req, Language::En) {
+            let mut seen = seen.lock().unwrap();
+            seen.push(req.messages.iter().map(|m| m.content.clone()).collect());
+            let i = (seen.len() - 1).min(replies.len() - 1);
+            Ok(replies[i].clone())
+        } else {
+            Ok(r#"{"novel": "yes", "novelty": 0.7, "new_ideas": ["x"], "tags": ["t"]}"#.into())
+        }
+    });
+    (llm, prompts)
+}
+
+pub fn all<T: porfiry_storage::Record>(s: &Store) -> Vec<Stored<T>> {
+    s.list::<T>(&ListQuery {
+        limit: Some(1_000),
+        oldest_first: true,
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+/// Deletes every stagnation strategy but the one built on `mechanism`, so a
+/// stall must choose it.
+pub async fn keep_only_strategy(db: &Db, mechanism: Mechanism) {
+    let tag = mechanism.tag();
+    db.write(move |s| {
+        for st in all::<StagnationStrategy>(s) {
+            if !st.row.tags.contains(&tag) {
+                s.delete::<StagnationStrategy>(st.id).unwrap();
+            }
+        }
+    })
+    .await
+    .unwrap();
 }

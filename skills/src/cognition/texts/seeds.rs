@@ -12,6 +12,38 @@ pub(crate) type Text = (&'static str, &'static str, &'static [&'static str]);
 /// The English text of the strategy built on `m`.
 fn strategy_en(m: Mechanism) -> Text {
     match m {
+        Mechanism::WorldCheck => (
+            "Check of the outside world",
+            "Ping the outside world: friends' new notes and the feeds and sites the user allowed.",
+            &[
+                "Look at the new notes and fetched feeds shown.",
+                "Take one fresh fact into your current problem.",
+            ],
+        ),
+        Mechanism::ReadMaterial => (
+            "Information feed",
+            "Read new material (scientific, fiction) to add fresh associations.",
+            &[
+                "Read the unread material shown.",
+                "Write one association it gives for the current problem.",
+            ],
+        ),
+        Mechanism::EnvironmentChange => (
+            "Change of setting",
+            "Move the task to another setting: the other way of reading notes and another goal in focus for a few ticks.",
+            &[
+                "Work on the goal shown, in the new notes mode.",
+                "Return to the usual setting afterwards and compare.",
+            ],
+        ),
+        Mechanism::CreativeIntervention => (
+            "Creative intervention",
+            "Random shifts of focus, a reconfigured context, a change of frame.",
+            &[
+                "Look at the topic shown through the frame given.",
+                "Write the most unexpected idea it gives.",
+            ],
+        ),
         Mechanism::AskFriends => (
             "Mesh request",
             "Ask other agents of the mesh to tell something new.",
@@ -116,6 +148,38 @@ fn strategy_en(m: Mechanism) -> Text {
 /// The Russian text of the strategy built on `m`.
 fn strategy_ru(m: Mechanism) -> Text {
     match m {
+        Mechanism::WorldCheck => (
+            "Проверка внешнего мира",
+            "Пинг внешнего мира: новые заметки друзей, ленты и сайты, разрешённые пользователем.",
+            &[
+                "Посмотри показанные новые заметки и загруженные ленты.",
+                "Возьми один свежий факт в текущую задачу.",
+            ],
+        ),
+        Mechanism::ReadMaterial => (
+            "Информационная подпитка",
+            "Чтение новых материалов (научных, художественных) для добавления свежих ассоциаций.",
+            &[
+                "Прочитай показанный непрочитанный материал.",
+                "Запиши одну ассоциацию, которую он даёт для текущей задачи.",
+            ],
+        ),
+        Mechanism::EnvironmentChange => (
+            "Смена среды",
+            "Перенос задачи в другую среду: другой режим чтения заметок и другая цель в фокусе на несколько тиков.",
+            &[
+                "Работай над показанной целью в новом режиме заметок.",
+                "Потом вернись к обычной среде и сравни.",
+            ],
+        ),
+        Mechanism::CreativeIntervention => (
+            "Креативное вмешательство",
+            "Случайные сдвиги фокуса, реконфигурация контекста, фрейм-смена.",
+            &[
+                "Посмотри на показанную тему через заданную рамку.",
+                "Запиши самую неожиданную идею, которую это даёт.",
+            ],
+        ),
         Mechanism::AskFriends => (
             "Mesh-запрос",
             "Обращение к другим агентам сети с просьбой «расскажи что-нибудь новое».",

@@ -5,7 +5,8 @@
 //! [`jobs`] (so `process_stop` stops a program or a model task alike) and
 //! are registered together by [`register_acting_sets`].
 //!
-//! Files: [`process`] and [`process_run`] (the set and one run), [`cycle`]
+//! Files: [`process`] and [`process_run`] (the set and one run), [`fetch`]
+//! and [`readable`] (`process_fetch`: one allowed GET and its text), [`cycle`]
 //! and [`cycle_parse`] (the set and its argument grammar), [`llm_tools`]
 //! and [`llm_jobs`] (the set and its model calls), [`jobs`] (running
 //! state of `process_log` rows), [`common`] (shared helpers), [`texts`]
@@ -14,11 +15,13 @@
 pub mod common;
 pub mod cycle;
 pub mod cycle_parse;
+pub mod fetch;
 pub mod jobs;
 pub mod llm_jobs;
 pub mod llm_tools;
 pub mod process;
 pub mod process_run;
+pub mod readable;
 pub mod texts;
 
 #[cfg(test)]
@@ -31,9 +34,10 @@ use std::sync::Arc;
 use porfiry_skills::{RegistryError, ToolsetRegistry};
 
 pub use cycle::CycleToolset;
+pub use fetch::PROCESS_ALLOW_URLS_KEY;
 pub use jobs::{Jobs, RUNNING_STATUS, close_orphans};
 pub use llm_tools::{LlmJobLimits, LlmToolset};
-pub use process::{PROCESS_ALLOW_KEY, ProcessToolset};
+pub use process::{PROCESS_ALLOW_KEY, PROCESS_FETCH, ProcessToolset};
 pub use process_run::ProcessLimits;
 
 use super::StoreTools;

@@ -3,7 +3,9 @@
 //! in the config allow-list [`PROCESS_ALLOW_KEY`] (empty by default, so a
 //! fresh node runs nothing), as argv without a shell, bounded by
 //! [`ProcessLimits`]; the run itself is [`super::process_run`], the row's
-//! running state is described in [`super::jobs`].
+//! running state is described in [`super::jobs`]. `process_fetch` gets a
+//! page or a feed under the URL allow-list ([`super::fetch`]) the same way:
+//! a running row whose result is the readable text.
 
 use std::sync::Arc;
 
@@ -12,6 +14,7 @@ use porfiry_storage::{ProcessEntry, ProcessStatus, StorageError, Stored};
 use tokio::sync::Semaphore;
 
 use super::common::{bounded, cut_chars, db_failed, read, write};
+use super::fetch::{self, FetchError, PROCESS_ALLOW_URLS_KEY};
 use super::jobs::{Jobs, RUNNING_STATUS, Started, finish, running_row};
 use super::process_run::{self, ProcessLimits};
 use super::texts;
@@ -24,6 +27,8 @@ pub const PROCESS: &str = "process";
 pub const PROCESS_LIST: &str = "process_list";
 /// `process_start|command`.
 pub const PROCESS_START: &str = "process_start";
+/// `process_fetch|url`.
+pub const PROCESS_FETCH: &str = "process_fetch";
 /// `process_stop|id`.
 pub const PROCESS_STOP: &str = "process_stop";
 /// `process_mark|id|status`.
@@ -69,6 +74,12 @@ impl ProcessToolset {
                 PROCESS_START,
                 texts::process_start_desc(lang),
                 vec![ArgSpec::text("command")],
+                ToolEffect::Network,
+            ),
+            ToolSpec::new(
+                PROCESS_FETCH,
+                texts::process_fetch_desc(lang),
+                vec![ArgSpec::text("url")],
                 ToolEffect::Network,
             ),
             ToolSpec::new(
@@ -194,6 +205,70 @@ impl ProcessToolset {
         ToolOutput::ok(texts::process_started(lang, id, program))
     }
 
+    async fn fetch(&self, url: &str, ctx: &CallContext) -> ToolOutput {
+        let lang = ctx.language;
+        let allowed = read(&self.tools.db, |s| {
+            s.config_get::<Vec<String>>(PROCESS_ALLOW_URLS_KEY)
+        })
+        .await;
+        let allowed = match allowed {
+            Ok(list) => list.unwrap_or_default(),
+            Err(e) => return db_failed(lang, &e),
+        };
+        if allowed.is_empty() {
+            return ToolOutput::failed(texts::fetch_allow_empty(lang, PROCESS_ALLOW_URLS_KEY));
+        }
+        let parsed = match fetch::parse_url(url) {
+            Ok(u) => u,
+            Err(FetchError::BadUrl { why, .. }) => {
+                return ToolOutput::failed(texts::fetch_bad_url(lang, url, &why));
+            }
+            Err(e) => return ToolOutput::failed(texts::fetch_failed(lang, &e.to_string())),
+        };
+        if !fetch::allowed(&parsed, &allowed) {
+            return ToolOutput::failed(texts::fetch_not_allowed(
+                lang,
+                parsed.as_str(),
+                &allowed.join(", "),
+                PROCESS_ALLOW_URLS_KEY,
+            ));
+        }
+        let Ok(permit) = self.slots.clone().try_acquire_owned() else {
+            return ToolOutput::failed(texts::process_busy(lang, self.limits.max_running));
+        };
+        let started = Started::at(ctx.now.unix_ms());
+        let url = parsed.to_string();
+        let host = parsed.host_str().unwrap_or("fetch").to_owned();
+        let row = running_row(
+            &host,
+            serde_json::json!({ "type": PROCESS_FETCH, "command": url, "url": url }),
+            None,
+        );
+        let id = match write(&self.tools.db, move |s| s.add(&row, started.at_ms)).await {
+            Ok(id) => id,
+            Err(e) => return db_failed(lang, &e),
+        };
+        let stop = self.jobs.insert(id);
+        let (tools, jobs, target) = (self.tools.clone(), self.jobs.clone(), url.clone());
+        tokio::spawn(async move {
+            let (status, result) = tokio::select! {
+                got = fetch::fetch(&target, allowed) => match got {
+                    Ok(f) if f.cut => (
+                        ProcessStatus::Ok,
+                        format!("{}\n{}", f.text, texts::fetch_cut(lang, fetch::MAX_FETCH_BYTES)),
+                    ),
+                    Ok(f) => (ProcessStatus::Ok, f.text),
+                    Err(e) => (ProcessStatus::Error, texts::fetch_failed(lang, &e.to_string())),
+                },
+                // A dropped sender (the toolset gone) is not a stop request.
+                Ok(()) = stop => (ProcessStatus::Close, texts::process_stopped(lang).to_owned()),
+            };
+            drop(permit);
+            finish(&tools, &jobs, id, status, result, started).await;
+        });
+        ToolOutput::ok(texts::fetch_started(lang, id, &url))
+    }
+
     fn stop(&self, id: i64, lang: Language) -> ToolOutput {
         if self.jobs.stop(id) {
             ToolOutput::ok(texts::process_stopping(lang, id))
@@ -246,6 +321,7 @@ impl ProcessToolset {
         match tool {
             PROCESS_LIST => self.list(args.get("which") == Some("all"), ctx).await,
             PROCESS_START => self.start(args.text("command"), ctx).await,
+            PROCESS_FETCH => self.fetch(args.text("url"), ctx).await,
             PROCESS_STOP => self.stop(id(), ctx.language),
             PROCESS_MARK => self.mark(id(), args.text("status"), ctx).await,
             PROCESS_CLEANUP => self.cleanup(args.int("older_than_secs"), ctx).await,

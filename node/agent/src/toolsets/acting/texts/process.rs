@@ -9,8 +9,8 @@ use super::pick;
 pub fn process_summary(lang: Language) -> &'static str {
     pick(
         lang,
-        "external processes: list, start (allowed programs only), stop, mark, clean up",
-        "внешние процессы: список, запуск (только разрешённые программы), остановка, пометка, очистка",
+        "external processes: list, start (allowed programs only), fetch (allowed URLs, feeds), stop, mark, clean up",
+        "внешние процессы: список, запуск (только разрешённые программы), загрузка (разрешённые URL, ленты), остановка, пометка, очистка",
     )
 }
 
@@ -30,6 +30,75 @@ pub fn process_start_desc(lang: Language) -> &'static str {
         "run a program with arguments (no shell); its result lands in process_list",
         "запустить программу с аргументами (без shell); результат появится в process_list",
     )
+}
+
+/// `process_fetch` description.
+pub fn process_fetch_desc(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "fetch a page or an RSS/Atom feed (allowed URLs only); its text lands in process_list",
+        "загрузить страницу или ленту RSS/Atom (только разрешённые URL); текст появится в process_list",
+    )
+}
+
+/// `process_fetch` while the URL allow-list is empty.
+pub fn fetch_allow_empty(lang: Language, key: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "refused: no URL is allowed to be fetched. The user allows URL prefixes in config key \
+             {key} (a JSON array such as [\"https://example.org/feed\"])"
+        ),
+        Language::Ru => format!(
+            "отказано: ни один URL не разрешён. Пользователь разрешает префиксы URL в ключе \
+             конфигурации {key} (JSON-массив вроде [\"https://example.org/feed\"])"
+        ),
+    }
+}
+
+/// `process_fetch` of something that is not an http(s) URL.
+pub fn fetch_bad_url(lang: Language, url: &str, why: &str) -> String {
+    match lang {
+        Language::En => format!("refused: {url:?} is not an http(s) URL ({why})"),
+        Language::Ru => format!("отказано: {url:?} не URL http(s) ({why})"),
+    }
+}
+
+/// `process_fetch` of a URL no allowed prefix covers.
+pub fn fetch_not_allowed(lang: Language, url: &str, allowed: &str, key: &str) -> String {
+    match lang {
+        Language::En => {
+            format!("refused: {url} is not under a URL in config key {key}; allowed: {allowed}")
+        }
+        Language::Ru => format!(
+            "отказано: {url} не входит ни в один URL ключа конфигурации {key}; разрешены: {allowed}"
+        ),
+    }
+}
+
+/// `process_fetch` started.
+pub fn fetch_started(lang: Language, id: i64, url: &str) -> String {
+    match lang {
+        Language::En => {
+            format!("process #{id} fetches {url}; its text will appear in process_list")
+        }
+        Language::Ru => format!("процесс #{id} загружает {url}; текст появится в process_list"),
+    }
+}
+
+/// A fetch that failed (stored as the row's result).
+pub fn fetch_failed(lang: Language, detail: &str) -> String {
+    match lang {
+        Language::En => format!("fetch failed: {detail}"),
+        Language::Ru => format!("загрузка не удалась: {detail}"),
+    }
+}
+
+/// Said after a fetched text whose body was cut.
+pub fn fetch_cut(lang: Language, max_bytes: usize) -> String {
+    match lang {
+        Language::En => format!("(only the first {max_bytes} bytes were read)"),
+        Language::Ru => format!("(прочитаны только первые {max_bytes} байт)"),
+    }
 }
 
 /// `process_stop` description.
@@ -272,6 +341,13 @@ mod tests {
             ("process_summary", process_summary(lang).to_owned()),
             ("process_list_desc", process_list_desc(lang).to_owned()),
             ("process_start_desc", process_start_desc(lang).to_owned()),
+            ("process_fetch_desc", process_fetch_desc(lang).to_owned()),
+            ("fetch_allow_empty", fetch_allow_empty(lang, "k")),
+            ("fetch_bad_url", fetch_bad_url(lang, "x", "why")),
+            ("fetch_not_allowed", fetch_not_allowed(lang, "u", "a", "k")),
+            ("fetch_started", fetch_started(lang, 1, "u")),
+            ("fetch_failed", fetch_failed(lang, "d")),
+            ("fetch_cut", fetch_cut(lang, 9)),
             ("process_stop_desc", process_stop_desc(lang).to_owned()),
             ("process_mark_desc", process_mark_desc(lang).to_owned()),
             (

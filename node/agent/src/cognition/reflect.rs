@@ -61,7 +61,19 @@ async fn call(
     deadline: std::time::Duration,
 ) -> Result<String, String> {
     match tokio::time::timeout(deadline, voice.llm.complete(request)).await {
-        Ok(Ok(completion)) => Ok(completion.text),
+        Ok(Ok(completion)) => {
+            // What each call cost: `RUST_LOG=porfiry_agent=debug` shows it
+            // (the figures in docs/benchmarks.md come from these lines).
+            tracing::debug!(
+                model = %voice.name,
+                budget = ?request.max_tokens,
+                prompt_tokens = ?completion.usage.map(|u| u.prompt_tokens),
+                completion_tokens = ?completion.usage.map(|u| u.completion_tokens),
+                finish_reason = ?completion.finish_reason,
+                "model answered"
+            );
+            Ok(completion.text)
+        }
         Ok(Err(e)) => Err(format!("{}: {e}", voice.name)),
         Err(_) => Err(format!(
             "{}: no answer within {} s",

@@ -29,15 +29,7 @@ async fn a_finished_process_is_shown_once_then_closed_and_a_running_one_stays() 
         "Next.",
     ]);
     let clock = start_clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     // Started after the core: one left running from before is an orphan
     // the start closes.
     let running = db
@@ -392,15 +384,7 @@ async fn a_task_switch_freezes_the_task_and_returns_to_it_with_a_reminder() {
     // the seed answers with a context switch.
     let (main, prompts) = scripted(&["Round and round.\nTOOL_CALL: tasks_list"]);
     let clock = start_clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     let pins = |db: porfiry_storage::db::Db| async move {
         db.read(move |s| {
             (

@@ -189,15 +189,7 @@ async fn with_nothing_new_and_no_feeds_the_world_check_does_not_apply() {
     keep_only_strategy(&db, Mechanism::WorldCheck).await;
     let (main, prompts) = scripted(&[QUIET]);
     let clock = start_clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     ticks(&mut core, &clock, 13).await;
     assert!(prompts_with(&prompts, "check of the outside world").is_empty());
     let applied = db
@@ -241,15 +233,7 @@ async fn new_material_is_the_unread_reading_note_shown_once_and_marked_read() {
         .await
         .unwrap();
     let (main, prompts) = scripted(&[QUIET]);
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     ticks(&mut core, &clock, 12).await;
     let shown = prompts_with(&prompts, "Anti-stagnation (information feed)");
     assert_eq!(shown, [12]);
@@ -288,15 +272,7 @@ async fn a_change_of_setting_flips_the_notes_mode_for_its_ticks_then_returns() {
     .unwrap();
     let (main, prompts) = scripted(&[MONOTONE]);
     let clock = start_clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     let mode = |db: Db| async move {
         db.read(|s| {
             s.config_get::<CycleSettings>(CYCLE_CONFIG_KEY)
@@ -333,15 +309,7 @@ async fn a_mode_the_model_chose_meanwhile_is_not_undone() {
     keep_only_strategy(&db, Mechanism::EnvironmentChange).await;
     let (main, _) = scripted(&[MONOTONE]);
     let clock = start_clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     ticks(&mut core, &clock, 4).await;
     // The model sets its own filter while the change lasts.
     let own = NotesMode::Auto {
@@ -395,15 +363,7 @@ async fn a_creative_intervention_shows_a_topic_of_the_store_through_a_frame() {
     .unwrap();
     let (main, prompts) = scripted(&[MONOTONE]);
     let clock = start_clock();
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &clock).await;
     ticks(&mut core, &clock, 5).await;
     let prompt = prompts.lock().unwrap()[4].clone();
     let frames = [
@@ -495,15 +455,7 @@ async fn replies_reworded_each_tick_stall_by_their_embeddings() {
     keep_only_strategy(&db, Mechanism::MetaAnalysis).await;
     let (main, prompts) = scripted(&replies);
     let clock = start_clock();
-    let mut node = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        clock.clone(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut node = core_of(&db, main, &clock).await;
     ticks(&mut node, &clock, 5).await;
     assert!(prompts_with(&prompts, "Anti-stagnation (meta-analysis)").is_empty());
 }

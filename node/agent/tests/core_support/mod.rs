@@ -155,6 +155,21 @@ pub async fn core(
     core_with_pause(db, maker, main, clock, events, trace, Some(0)).await
 }
 
+/// [`core`] with only `main` (a scripted model of that name), no events and
+/// no trace.
+pub async fn core_of(db: &Db, main: Arc<ScriptLlm>, clock: &ManualClock) -> CognitiveCore {
+    let name = main.name.clone();
+    core(
+        db,
+        ScriptMaker::default().with(main),
+        &name,
+        clock.clone(),
+        CoreEvents::new(),
+        Trace::off(),
+    )
+    .await
+}
+
 /// [`core`] with this run's pause bound (`--pause-secs`; `None` = the
 /// cycle setting).
 pub async fn core_with_pause(

@@ -214,7 +214,16 @@ fn think_ticks_over_real_http_and_writes_the_database() {
     assert!(ticks.iter().all(|t| t.row.error.is_none()));
     // No validators: the main call and the emotional evaluation, plus the
     // cognitive one once there is an earlier reply to compare with.
-    assert_eq!(llm.request_count(), 5);
+    let paths: Vec<String> = llm.recorded().into_iter().map(|r| r.path).collect();
+    let chat = paths
+        .iter()
+        .filter(|p| *p == "/v1/chat/completions")
+        .count();
+    assert_eq!(chat, 5, "{paths:?}");
+    // The server has no embeddings (404): asked once, not again each tick.
+    let embeddings = paths.iter().filter(|p| *p == "/v1/embeddings").count();
+    assert_eq!(embeddings, 1, "{paths:?}");
+    assert_eq!(paths.len(), 6, "{paths:?}");
     assert_eq!(
         ticks.iter().map(|t| t.row.model_calls).collect::<Vec<_>>(),
         [2, 3]

@@ -22,7 +22,7 @@ use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use porfiry_skills::llm::{Delta, LlmError, ModelRequest, Role, Usage};
 
-use crate::engine::{EngineError, Job};
+use crate::engine::{EngineError, Job, Work};
 use crate::options::{EngineOptions, PROMPT_BATCH};
 use crate::stats::Counters;
 use crate::utf8::Utf8Joiner;
@@ -58,7 +58,7 @@ pub(crate) fn spawn(
     path: PathBuf,
     options: EngineOptions,
     counters: Arc<Counters>,
-) -> Result<(SyncSender<Job>, Loaded), EngineError> {
+) -> Result<(SyncSender<Work>, Loaded), EngineError> {
     let (jobs, queue) = sync_channel(options.queue_depth);
     let (ready_tx, ready_rx) = sync_channel(1);
     let thread_path = path.clone();
@@ -83,7 +83,7 @@ fn run(
     path: PathBuf,
     options: EngineOptions,
     counters: Arc<Counters>,
-    queue: Receiver<Job>,
+    queue: Receiver<Work>,
     ready: SyncSender<Result<Loaded, String>>,
 ) {
     let loaded = (|| {
@@ -129,9 +129,18 @@ fn run(
         batch: LlamaBatch::new(PROMPT_BATCH as usize, 1),
         counters: &counters,
     };
-    while let Ok(job) = queue.recv() {
-        let cancelled = session.answer(&mut ctx, job);
-        counters.finish(cancelled);
+    while let Ok(work) = queue.recv() {
+        match work {
+            Work::Answer(job) => {
+                let cancelled = session.answer(&mut ctx, job);
+                counters.finish(cancelled);
+            }
+            Work::Embed(job) => {
+                let vectors = crate::embed::embed(backend, &model, &job.texts, threads_c);
+                // A caller that gave up does not need them.
+                let _ = job.reply.send(vectors);
+            }
+        }
     }
     tracing::debug!(path = %path.display(), "embedded model unloaded");
 }

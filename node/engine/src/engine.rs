@@ -87,10 +87,26 @@ pub(crate) struct Job {
     pub(crate) deltas: mpsc::Sender<Result<Delta, LlmError>>,
 }
 
+/// Texts to embed, and where their vectors (or why not) go.
+#[cfg_attr(not(feature = "llama"), allow(dead_code))]
+pub(crate) struct EmbedJob {
+    pub(crate) texts: Vec<String>,
+    pub(crate) reply: tokio::sync::oneshot::Sender<Result<Vec<Vec<f32>>, String>>,
+}
+
+/// What the inference thread is asked, in queue order.
+#[cfg_attr(not(feature = "llama"), allow(dead_code))]
+pub(crate) enum Work {
+    /// An answer to stream.
+    Answer(Job),
+    /// Vectors of texts.
+    Embed(EmbedJob),
+}
+
 /// A loaded model, shared as `Arc<dyn Llm>`. Dropping the last handle ends
 /// the inference thread once its current answer ends, freeing the model.
 pub struct Engine {
-    jobs: SyncSender<Job>,
+    jobs: SyncSender<Work>,
     counters: Arc<Counters>,
     info: ModelInfo,
     queue_depth: usize,
@@ -156,25 +172,30 @@ impl Engine {
             request: request.clone(),
             deltas: tx,
         };
-        match self.jobs.try_send(job) {
-            Ok(()) => {}
-            Err(TrySendError::Full(_)) => {
-                return Err(LlmError::Other(format!(
-                    "the embedded model {} is busy: {} request(s) already wait for it; try again \
-                     when one is answered",
-                    self.info.label(),
-                    self.queue_depth
-                )));
-            }
-            Err(TrySendError::Disconnected(_)) => {
-                return Err(LlmError::Other(format!(
-                    "the embedded model {} has stopped (its inference thread ended)",
-                    self.info.label()
-                )));
-            }
-        }
+        self.send(Work::Answer(job))?;
         let stream = futures_util::stream::poll_fn(move |cx| rx.poll_recv(cx));
         Ok(Box::pin(stream))
+    }
+
+    /// Queues `work`, or says at once that the queue is full or the thread gone.
+    fn send(&self, work: Work) -> Result<(), LlmError> {
+        match self.jobs.try_send(work) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(LlmError::Other(format!(
+                "the embedded model {} is busy: {} request(s) already wait for it; try again \
+                 when one is answered",
+                self.info.label(),
+                self.queue_depth
+            ))),
+            Err(TrySendError::Disconnected(_)) => Err(self.stopped()),
+        }
+    }
+
+    fn stopped(&self) -> LlmError {
+        LlmError::Other(format!(
+            "the embedded model {} has stopped (its inference thread ended)",
+            self.info.label()
+        ))
     }
 }
 
@@ -201,6 +222,27 @@ impl Llm for Engine {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<DeltaStream, LlmError>> {
         Box::pin(async move { self.enqueue(request) })
+    }
+
+    fn embed<'a>(&'a self, texts: &'a [String]) -> BoxFuture<'a, Result<Vec<Vec<f32>>, LlmError>> {
+        Box::pin(async move {
+            if texts.is_empty() {
+                return Ok(Vec::new());
+            }
+            let (reply, vectors) = tokio::sync::oneshot::channel();
+            self.send(Work::Embed(EmbedJob {
+                texts: texts.to_vec(),
+                reply,
+            }))?;
+            match vectors.await {
+                Ok(Ok(v)) => Ok(v),
+                Ok(Err(why)) => Err(LlmError::Other(format!(
+                    "the embedded model {}: {why}",
+                    self.info.label()
+                ))),
+                Err(_) => Err(self.stopped()),
+            }
+        })
     }
 
     fn model_name(&self) -> String {

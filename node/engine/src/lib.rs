@@ -10,7 +10,8 @@
 //! limits; [`engine`] the handle callers hold (a bounded queue to the
 //! inference thread); `actor` (feature `llama`) the one thread that owns
 //! the model and its context — llama.cpp's context is not `Sync` and its
-//! KV cache is the state prefix reuse keeps; [`stats`] the counters tests
+//! KV cache is the state prefix reuse keeps; `embed` (feature `llama`)
+//! vectors of texts in a small context of their own; [`stats`] the counters tests
 //! and benches read; [`test_model`] where real-model tests find their GGUF.
 //!
 //! Without the `llama` feature the crate still reads GGUF headers, and
@@ -18,6 +19,8 @@
 
 #[cfg(feature = "llama")]
 mod actor;
+#[cfg(feature = "llama")]
+mod embed;
 pub mod engine;
 pub mod gguf;
 pub mod options;

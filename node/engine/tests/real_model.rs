@@ -192,3 +192,41 @@ fn real_model_a_truncated_copy_is_refused_naming_the_file() {
     );
     assert!(err.to_string().contains("half.gguf"), "{err}");
 }
+
+#[test]
+fn real_model_embeds_texts_closer_by_meaning() {
+    let engine = engine(EngineOptions::default());
+    let texts: Vec<String> = [
+        "The cat sat on the mat.",
+        "A cat was sitting on the mat.",
+        "Quarterly tax forms are due in April.",
+    ]
+    .map(String::from)
+    .to_vec();
+    let before = engine.stats();
+    let v = runtime().block_on(engine.embed(&texts)).unwrap();
+    assert_eq!(v.len(), 3);
+    let dims = v[0].len();
+    assert!(dims >= 64 && v.iter().all(|x| x.len() == dims), "{dims}");
+    let norm = |x: &[f32]| x.iter().map(|a| a * a).sum::<f32>().sqrt();
+    assert!(
+        v.iter().all(|x| (norm(x) - 1.0).abs() < 1e-3),
+        "unit vectors"
+    );
+    let cos = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f32>();
+    let (near, far) = (cos(&v[0], &v[1]), cos(&v[0], &v[2]));
+    println!("cosine: paraphrase {near:.3}, unrelated {far:.3}");
+    assert!(near > far, "paraphrase {near} vs unrelated {far}");
+    // The same text twice gives the same vector; an answer after still works.
+    let again = runtime().block_on(engine.embed(&texts[..1])).unwrap();
+    assert_eq!(again[0], v[0]);
+    assert_eq!(
+        engine.stats().requests,
+        before.requests,
+        "embeddings are not answers"
+    );
+    let answer = runtime()
+        .block_on(engine.complete(&ask("What is the capital of France?", Some(16))))
+        .unwrap();
+    assert!(!answer.text.is_empty());
+}

@@ -75,6 +75,9 @@ fn turn_error(error: SendError) -> TurnError {
     match error {
         SendError::Empty | SendError::TooLong { .. } => TurnError::BadInput(error.to_string()),
         SendError::Model(porfiry_skills::LlmError::NoModel(hint)) => TurnError::NoModel(hint),
+        SendError::Model(e @ porfiry_skills::LlmError::Busy { .. }) => {
+            TurnError::Busy(e.to_string())
+        }
         SendError::Model(_) => TurnError::Model(error.to_string()),
     }
 }

@@ -56,6 +56,10 @@ pub enum TurnError {
     /// No model is configured and no friend offers one → 503.
     #[error("{0}")]
     NoModel(String),
+    /// The model is busy with other requests (its queue is full) → 503 with
+    /// `Retry-After`.
+    #[error("{0}")]
+    Busy(String),
 }
 
 /// The chat engine: makes sessions.

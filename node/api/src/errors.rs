@@ -52,6 +52,10 @@ pub enum ApiError {
          friend with a model to run with --offload and allow this node"
     )]
     NoModel,
+    /// The model is busy with other requests → 503, `Retry-After:`
+    /// [`BUSY_RETRY_AFTER_SECS`].
+    #[error("{0}")]
+    Busy(String),
     /// The upstream model failed (unreachable, timeout, HTTP error) → 502.
     #[error("the model failed: {0}")]
     Upstream(String),
@@ -59,6 +63,11 @@ pub enum ApiError {
     #[error("internal error: {0}")]
     Internal(String),
 }
+
+/// Seconds a client is asked to wait after a busy answer: an on-device
+/// model answers one request at a time, and a short chat answer takes a few
+/// seconds on a phone.
+pub const BUSY_RETRY_AFTER_SECS: u64 = 5;
 
 impl ApiError {
     /// The HTTP status of this error.
@@ -69,7 +78,7 @@ impl ApiError {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::UnknownRoute { .. } | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
-            ApiError::NoModel => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::NoModel | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -84,7 +93,10 @@ impl ApiError {
             | ApiError::UnknownRoute { .. }
             | ApiError::MethodNotAllowed { .. }
             | ApiError::NotFound(_) => "invalid_request_error",
-            ApiError::NoModel | ApiError::Upstream(_) | ApiError::Internal(_) => "server_error",
+            ApiError::NoModel
+            | ApiError::Busy(_)
+            | ApiError::Upstream(_)
+            | ApiError::Internal(_) => "server_error",
         }
     }
 
@@ -98,6 +110,7 @@ impl ApiError {
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::NotFound(_) => "not_found",
             ApiError::NoModel => "no_model_configured",
+            ApiError::Busy(_) => "model_busy",
             ApiError::Upstream(_) => "upstream_model_error",
             ApiError::Internal(_) => "internal_error",
         }
@@ -137,6 +150,12 @@ pub struct ErrorObject {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let mut response = (self.status(), axum::Json(self.body())).into_response();
+        if matches!(self, ApiError::Busy(_)) {
+            response.headers_mut().insert(
+                axum::http::header::RETRY_AFTER,
+                axum::http::HeaderValue::from(BUSY_RETRY_AFTER_SECS),
+            );
+        }
         if self == ApiError::Unauthorized {
             response.headers_mut().insert(
                 axum::http::header::WWW_AUTHENTICATE,
@@ -166,6 +185,7 @@ mod tests {
                 "unknown_route",
             ),
             (ApiError::NoModel, 503, "no_model_configured"),
+            (ApiError::Busy("busy".into()), 503, "model_busy"),
             (
                 ApiError::Upstream("refused".into()),
                 502,
@@ -179,6 +199,23 @@ mod tests {
             assert_eq!(json["error"]["message"], error.to_string());
             assert!(json["error"]["type"].is_string());
         }
+    }
+
+    #[test]
+    fn a_busy_model_asks_the_client_to_retry_later() {
+        let response = ApiError::Busy("the model m is busy".into()).into_response();
+        assert_eq!(response.status().as_u16(), 503);
+        assert_eq!(
+            response.headers()[axum::http::header::RETRY_AFTER],
+            BUSY_RETRY_AFTER_SECS.to_string().as_str()
+        );
+        assert!(
+            ApiError::NoModel
+                .into_response()
+                .headers()
+                .get(axum::http::header::RETRY_AFTER)
+                .is_none()
+        );
     }
 
     #[test]

@@ -69,6 +69,7 @@ pub fn turn_error(error: TurnError) -> ApiError {
         TurnError::BadInput(m) => ApiError::BadRequest(m),
         TurnError::Model(m) => ApiError::Upstream(m),
         TurnError::NoModel(_) => ApiError::NoModel,
+        TurnError::Busy(m) => ApiError::Busy(m),
     }
 }
 

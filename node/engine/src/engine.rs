@@ -181,12 +181,10 @@ impl Engine {
     fn send(&self, work: Work) -> Result<(), LlmError> {
         match self.jobs.try_send(work) {
             Ok(()) => Ok(()),
-            Err(TrySendError::Full(_)) => Err(LlmError::Other(format!(
-                "the embedded model {} is busy: {} request(s) already wait for it; try again \
-                 when one is answered",
-                self.info.label(),
-                self.queue_depth
-            ))),
+            Err(TrySendError::Full(_)) => Err(LlmError::Busy {
+                model: self.info.label(),
+                waiting: self.queue_depth,
+            }),
             Err(TrySendError::Disconnected(_)) => Err(self.stopped()),
         }
     }

@@ -169,6 +169,10 @@ fn real_model_a_full_queue_answers_busy_at_once() {
         };
         assert!(started.elapsed() < Duration::from_secs(1));
         assert!(busy.to_string().contains("busy"), "{busy}");
+        assert!(
+            matches!(busy, porfiry_skills::llm::LlmError::Busy { waiting: 1, .. }),
+            "typed: {busy:?}"
+        );
         drop(answering);
         let rest: Vec<_> = waiting.collect().await;
         assert!(

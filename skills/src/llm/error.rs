@@ -220,6 +220,20 @@ pub enum LlmError {
     #[error("{0}")]
     NoModel(String),
 
+    /// The model is busy: its queue is full, so the request was not queued.
+    /// Worth trying again shortly (the API answers 503 with `Retry-After`, a
+    /// friend serving it over offload answers `busy`).
+    #[error(
+        "the model {model} is busy: {waiting} request(s) already wait for it; try again when one \
+         is answered"
+    )]
+    Busy {
+        /// The model.
+        model: String,
+        /// Requests already waiting.
+        waiting: usize,
+    },
+
     /// The backend does not offer what was asked of it (embeddings from a
     /// chat-only server, a friend's model over offload): callers fall back.
     #[error("{model} does not offer {what}")]

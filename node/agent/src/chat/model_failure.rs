@@ -50,9 +50,10 @@ pub fn describe(error: &LlmError) -> String {
             detail, snippet, ..
         } => format!("{BAD_BODY}: {detail}; body starts: {snippet}"),
         LlmError::EmptyChoices { .. } => "model endpoint sent no choices".to_owned(),
-        LlmError::Other(_) | LlmError::NoModel(_) | LlmError::Unsupported { .. } => {
-            error.to_string()
-        }
+        LlmError::Other(_)
+        | LlmError::NoModel(_)
+        | LlmError::Unsupported { .. }
+        | LlmError::Busy { .. } => error.to_string(),
         LlmError::InvalidBaseUrl { .. }
         | LlmError::InvalidTemperature { .. }
         | LlmError::RequestEncoding { .. }

@@ -190,7 +190,7 @@ impl OffloadServer {
         let upstream = &self.inner.upstream;
         if !request.stream {
             return match upstream.complete(&model_request).await {
-                Err(e) => fail(wr, &e).await,
+                Err(e) => fail(wr, &e, self.inner.limits.busy_retry_after).await,
                 Ok(c) => {
                     for piece in split_text(&c.text) {
                         if send(wr, &delta(piece)).await.is_err() {
@@ -203,7 +203,7 @@ impl OffloadServer {
         }
         let mut deltas = match upstream.stream(&model_request).await {
             Ok(d) => d,
-            Err(e) => return fail(wr, &e).await,
+            Err(e) => return fail(wr, &e, self.inner.limits.busy_retry_after).await,
         };
         while let Some(item) = deltas.next().await {
             match item {
@@ -218,11 +218,11 @@ impl OffloadServer {
                     finish_reason,
                     usage,
                 }) => return finish(wr, finish_reason, usage).await,
-                Err(e) => return fail(wr, &e).await,
+                Err(e) => return fail(wr, &e, self.inner.limits.busy_retry_after).await,
             }
         }
         let e = LlmError::Other("the model's stream ended without finishing".into());
-        fail(wr, &e).await
+        fail(wr, &e, self.inner.limits.busy_retry_after).await
     }
 
     fn acquire(&self, peer: PeerId) -> Option<Slot<'_>> {
@@ -296,8 +296,8 @@ async fn finish<W: AsyncWrite + Unpin>(
     }
 }
 
-async fn fail<W: AsyncWrite + Unpin>(wr: &mut W, error: &LlmError) -> Served {
-    let kind = kind_of(error);
+async fn fail<W: AsyncWrite + Unpin>(wr: &mut W, error: &LlmError, busy_retry: Duration) -> Served {
+    let kind = kind_of(error, busy_retry);
     let frame = ServerFrame::Error {
         kind,
         message: redact(&error.to_string()),
@@ -310,11 +310,16 @@ async fn fail<W: AsyncWrite + Unpin>(wr: &mut W, error: &LlmError) -> Served {
     }
 }
 
-/// The wire kind of an upstream failure: a deadline is a deadline, anything else
-/// means the model is not answering.
-pub fn kind_of(error: &LlmError) -> ErrorKind {
+/// The wire kind of an upstream failure: a deadline is a deadline, a busy
+/// model (the embedded engine's queue full) is busy — the friend tries again
+/// after `busy_retry` or another friend — and anything else means the model
+/// is not answering.
+pub fn kind_of(error: &LlmError, busy_retry: Duration) -> ErrorKind {
     match error {
         LlmError::Timeout { .. } => ErrorKind::Deadline,
+        LlmError::Busy { .. } => ErrorKind::Busy {
+            retry_after_ms: u64::try_from(busy_retry.as_millis()).unwrap_or(u64::MAX),
+        },
         _ => ErrorKind::ModelDown,
     }
 }
@@ -365,12 +370,26 @@ mod tests {
     }
 
     #[test]
-    fn timeouts_are_deadlines_and_the_rest_model_down() {
+    fn timeouts_are_deadlines_a_busy_model_busy_and_the_rest_model_down() {
+        let retry = Duration::from_millis(1_500);
         let t = LlmError::Timeout {
             url: "u".into(),
             timeout: Duration::from_secs(1),
         };
-        assert_eq!(kind_of(&t), ErrorKind::Deadline);
-        assert_eq!(kind_of(&LlmError::Other("x".into())), ErrorKind::ModelDown);
+        assert_eq!(kind_of(&t, retry), ErrorKind::Deadline);
+        let busy = LlmError::Busy {
+            model: "m".into(),
+            waiting: 4,
+        };
+        assert_eq!(
+            kind_of(&busy, retry),
+            ErrorKind::Busy {
+                retry_after_ms: 1_500
+            }
+        );
+        assert_eq!(
+            kind_of(&LlmError::Other("x".into()), retry),
+            ErrorKind::ModelDown
+        );
     }
 }

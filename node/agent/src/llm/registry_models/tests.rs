@@ -19,6 +19,8 @@ fn request() -> ModelRequest {
         system: "sys".into(),
         messages: vec![ChatMessage::user("hello")],
         max_tokens: None,
+        grammar: None,
+        stop: Vec::new(),
     }
 }
 

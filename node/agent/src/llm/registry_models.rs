@@ -61,12 +61,14 @@ pub fn parse_endpoint(endpoint: &str) -> Result<Endpoint, LlmError> {
 pub struct RegistryModels {
     opener: Option<Arc<dyn OffloadOpener>>,
     engine: EngineOptions,
+    send_grammar: bool,
 }
 
 impl std::fmt::Debug for RegistryModels {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegistryModels")
             .field("offload", &self.opener.is_some())
+            .field("send_grammar", &self.send_grammar)
             .finish()
     }
 }
@@ -78,6 +80,7 @@ impl RegistryModels {
         Self {
             opener,
             engine: EngineOptions::default(),
+            send_grammar: false,
         }
     }
 
@@ -87,12 +90,22 @@ impl RegistryModels {
         self
     }
 
+    /// Whether the servers of URL rows are sent a request's grammar
+    /// ([`LlmTarget::send_grammar`]: `--constrained on`).
+    pub fn with_http_grammars(mut self, send: bool) -> Self {
+        self.send_grammar = send;
+        self
+    }
+
     /// The model `entry` names, with its stored call settings. Nothing is
     /// sent yet; a bad endpoint or setting is an error now.
     pub fn model(&self, entry: &LlmEntry) -> Result<Arc<dyn Llm>, LlmError> {
         match parse_endpoint(&entry.endpoint)? {
             Endpoint::Url(_) => {
-                let target = LlmTarget::from_entry(entry).with_api_key_from_env();
+                let target = LlmTarget {
+                    send_grammar: self.send_grammar,
+                    ..LlmTarget::from_entry(entry).with_api_key_from_env()
+                };
                 Ok(Arc::new(OpenAiClient::new(target)?))
             }
             Endpoint::File(path) => {

@@ -44,6 +44,29 @@ async fn a_url_row_calls_its_server_with_the_rows_sampling_settings() {
 }
 
 #[tokio::test]
+async fn a_url_row_sends_the_grammar_only_when_told_and_the_stop_always() {
+    let server = ScriptedServer::start().await;
+    let entry = server.entry("local", "qwen");
+    let request = request()
+        .with_grammar(Some("root ::= \"x\"".into()))
+        .with_stop(&["TOOL_RESULT"]);
+    let quiet = RegistryModels::new(None).model(&entry).unwrap();
+    quiet.complete(&request).await.unwrap();
+    let told = RegistryModels::new(None)
+        .with_http_grammars(true)
+        .model(&entry)
+        .unwrap();
+    let mut stream = told.stream(&request).await.unwrap();
+    while futures::StreamExt::next(&mut stream).await.is_some() {}
+    let bodies = server.bodies.lock().unwrap();
+    assert!(bodies[0].get("grammar").is_none(), "{}", bodies[0]);
+    assert_eq!(bodies[0]["stop"], serde_json::json!(["TOOL_RESULT"]));
+    assert_eq!(bodies[1]["grammar"], serde_json::json!("root ::= \"x\""));
+    assert_eq!(bodies[1]["stop"], serde_json::json!(["TOOL_RESULT"]));
+    assert_eq!(bodies[1]["stream"], serde_json::json!(true));
+}
+
+#[tokio::test]
 async fn an_unset_presence_penalty_is_not_sent() {
     let server = ScriptedServer::start().await;
     let model = RegistryModels::new(None)

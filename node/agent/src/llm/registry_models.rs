@@ -13,6 +13,7 @@ use std::sync::Arc;
 use porfiry_mesh::PeerId;
 use porfiry_storage::LlmEntry;
 
+use crate::llm::constrained::Backend;
 use crate::llm::local::{EngineOptions, endpoint_file, open_model_file};
 use crate::llm::{Llm, LlmError, LlmTarget, OpenAiClient};
 use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
@@ -29,6 +30,17 @@ pub enum Endpoint {
     Peer(PeerId),
     /// A local GGUF file, run by the embedded engine.
     File(std::path::PathBuf),
+}
+
+impl Endpoint {
+    /// The kind of backend it is, for `--constrained`.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Endpoint::Url(_) => Backend::Http,
+            Endpoint::Peer(_) => Backend::Friend,
+            Endpoint::File(_) => Backend::Engine,
+        }
+    }
 }
 
 /// Reads a row's `endpoint`: a URL or a peer id; anything else is refused

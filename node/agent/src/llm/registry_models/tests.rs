@@ -94,6 +94,15 @@ async fn a_peer_row_is_a_friends_model_through_the_opener() {
 }
 
 #[test]
+fn each_endpoint_is_its_kind_of_backend() {
+    use crate::llm::constrained::Backend;
+    let peer = PeerId::random();
+    let kinds = ["http://h/v1", &format!("peer:{peer}"), "file:/m/smol.gguf"]
+        .map(|e| parse_endpoint(e).unwrap().backend());
+    assert_eq!(kinds, [Backend::Http, Backend::Friend, Backend::Engine]);
+}
+
+#[test]
 fn a_peer_row_without_a_mesh_and_a_bad_endpoint_are_clear_errors() {
     let peer = PeerId::random();
     let entry = LlmEntry {

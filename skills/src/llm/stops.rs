@@ -15,10 +15,11 @@ use crate::texts::{self, Language};
 /// ignored past its first call; it stops before the invented result.
 pub const CHAT_REPLY_STOP: [&str; 1] = [TOOL_RESULT_PREFIX];
 
-/// A core tick's answer: nothing after the commands block's closing line
-/// is read, so the answer ends there (the parser reads a block without its
-/// closing line to the end of the reply, which is then where it was cut).
-/// Tool results reach the core in the next tick's context 2, never inline.
+/// A core tick's answer: the output instructions put the commands block at
+/// the end of the reply, so the answer ends at the block's closing line
+/// (the parser reads a block without that line to the end of the reply,
+/// which is then where it was cut). Tool results reach the core in the next
+/// tick's context 2, never inline.
 pub fn tick_answer_stop(lang: Language) -> [&'static str; 2] {
     [texts::commands_block_end(lang), TOOL_RESULT_PREFIX]
 }

@@ -13,6 +13,7 @@
 
 pub mod clock;
 pub mod cognition;
+pub mod grammar;
 pub mod limits;
 pub mod llm;
 pub mod session;

@@ -320,6 +320,19 @@ pub fn no_reply(lang: Language) -> &'static str {
     )
 }
 
+// ------------------------------------------------- the core's commands block
+
+/// The line that opens a cognitive-core reply's commands block, as the
+/// core's output instructions show it; a constrained reply writes exactly it.
+pub fn commands_block_start(lang: Language) -> &'static str {
+    pick(lang, "# Commands:", "# Команды:")
+}
+
+/// The line that closes the commands block.
+pub fn commands_block_end(lang: Language) -> &'static str {
+    pick(lang, "# End of commands", "# Конец команд")
+}
+
 /// Checks a crate's table of model-facing texts, the same way in every crate
 /// that has one (its texts test calls this): `en` and `ru` list, in the same
 /// order, every `pub fn NAME(lang: Language, …)` of `source` (the texts file,
@@ -434,6 +447,11 @@ mod tests {
             ("round_limit", round_limit(lang, 3)),
             ("tool_timed_out", tool_timed_out(lang, "media_search", 20)),
             ("no_reply", no_reply(lang).to_owned()),
+            (
+                "commands_block_start",
+                commands_block_start(lang).to_owned(),
+            ),
+            ("commands_block_end", commands_block_end(lang).to_owned()),
         ]
     }
 

@@ -438,6 +438,8 @@ async fn the_llm_trait_streams_deltas_and_names_the_model() {
         system: "s".into(),
         messages: vec![ChatMessage::user("hello")],
         max_tokens: Some(24),
+        grammar: None,
+        stop: Vec::new(),
     };
     let deltas: Vec<_> = model.stream(&request).await.unwrap().collect().await;
     assert_eq!(

@@ -65,6 +65,8 @@ fn request() -> ModelRequest {
         system: "SYSTEM".into(),
         messages: vec![ChatMessage::user("films?")],
         max_tokens: None,
+        grammar: None,
+        stop: Vec::new(),
     }
 }
 

@@ -6,6 +6,14 @@
 //! prompt keeps the cache up to the first token that differs and decodes
 //! only the rest (the seed's prompts are built so that the same state gives
 //! the same bytes, so a second turn decodes little more than what is new).
+//!
+//! A request's grammar ([`ModelRequest::grammar`], GBNF) constrains the
+//! answer: each token is sampled as usual, then checked against the grammar
+//! alone; only a token the grammar refuses makes the grammar mask every
+//! candidate and the sampling run again (llama.cpp's own order of work, so
+//! most tokens cost one check, not a pass over the whole vocabulary). A
+//! grammar llama.cpp cannot parse fails the request before its prompt is
+//! read. Stop texts ([`ModelRequest::stop`]) end the answer where they start.
 
 use std::num::NonZeroU32;
 use std::path::PathBuf;
@@ -20,11 +28,14 @@ use llama_cpp_2::model::params::LlamaModelParams;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
+use llama_cpp_2::token::data::LlamaTokenData;
+use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use porfiry_skills::llm::{Delta, LlmError, ModelRequest, Role, Usage};
 
 use crate::engine::{EngineError, Job, Work};
 use crate::options::{EngineOptions, PROMPT_BATCH};
 use crate::stats::Counters;
+use crate::stops::Stops;
 use crate::utf8::Utf8Joiner;
 
 /// The one sequence this engine decodes.
@@ -35,6 +46,10 @@ const TOP_K: i32 = 40;
 const TOP_P: f32 = 0.95;
 const MIN_P: f32 = 0.05;
 
+/// The rule a request's grammar starts from (GBNF's convention, and what
+/// `porfiry_skills::grammar` writes).
+pub(crate) const GRAMMAR_ROOT: &str = "root";
+
 /// What the thread reports once the model is loaded.
 pub(crate) struct Loaded {
     pub(crate) context: u32,
@@ -42,7 +57,7 @@ pub(crate) struct Loaded {
 }
 
 /// llama.cpp's backend, initialised once per process (a second init fails).
-fn backend() -> Result<&'static LlamaBackend, String> {
+pub(crate) fn backend() -> Result<&'static LlamaBackend, String> {
     static BACKEND: OnceLock<Result<LlamaBackend, String>> = OnceLock::new();
     BACKEND
         .get_or_init(|| {
@@ -203,6 +218,10 @@ impl Session<'_> {
                 tokens.len()
             ));
         }
+        let mut grammar = match request.grammar.as_deref() {
+            Some(text) => Some(self.grammar(text)?),
+            None => None,
+        };
         // Keep what the cache already holds; decode at least the last
         // prompt token again, whose logits start the answer.
         let keep = common_prefix(&self.cached, &tokens).min(tokens.len() - 1);
@@ -220,19 +239,30 @@ impl Session<'_> {
         let limit = request.max_tokens.map_or(room, |m| (m as usize).min(room));
         let mut produced = 0usize;
         let mut joiner = Utf8Joiner::default();
+        let mut stops = Stops::new(&request.stop);
         let mut logits = self.batch.n_tokens() - 1;
         let reason = loop {
             if produced >= limit {
                 break "length";
             }
-            let token = sampler.sample(ctx, logits);
+            let token = match grammar.as_mut() {
+                Some(grammar) => self.sample_constrained(ctx, logits, &mut sampler, grammar)?,
+                None => sampler.sample(ctx, logits),
+            };
             if self.model.vocab().is_eog(token) {
                 break "stop";
             }
             produced += 1;
             let text = joiner.push(&self.model.vocab().token_to_piece(token, false, None));
-            if !text.is_empty() && deltas.blocking_send(Ok(Delta::Text(text))).is_err() {
+            let scanned = stops.push(&text);
+            if !send(deltas, scanned.text) {
                 return Ok(End::Cancelled);
+            }
+            if scanned.stopped {
+                return Ok(End::Done(
+                    "stop",
+                    Usage::new(tokens.len() as u64, produced as u64),
+                ));
             }
             if produced >= limit {
                 break "length";
@@ -243,8 +273,13 @@ impl Session<'_> {
             self.decode(ctx, &[token], true)?;
             logits = 0;
         };
-        let rest = joiner.finish();
-        if !rest.is_empty() && deltas.blocking_send(Ok(Delta::Text(rest))).is_err() {
+        let last = stops.push(&joiner.finish());
+        let rest = if last.stopped {
+            last.text
+        } else {
+            last.text + &stops.finish()
+        };
+        if !send(deltas, rest) {
             return Ok(End::Cancelled);
         }
         Ok(End::Done(
@@ -321,6 +356,49 @@ impl Session<'_> {
         Ok(())
     }
 
+    /// The sampler of a request's grammar; llama.cpp's refusal (it logs
+    /// where the text is wrong) is this request's error.
+    fn grammar(&self, text: &str) -> Result<LlamaSampler, String> {
+        LlamaSampler::grammar(self.model, text, GRAMMAR_ROOT).map_err(|e| {
+            format!(
+                "llama.cpp refused the reply grammar ({e}; its log says where): the answer \
+                 cannot be constrained, try --constrained off"
+            )
+        })
+    }
+
+    /// A token under `grammar`: the usual sample when the grammar takes it,
+    /// else the sample among the candidates the grammar leaves. The token
+    /// is accepted into the grammar (an end-of-generation token is only
+    /// ever sampled where the grammar may end).
+    fn sample_constrained(
+        &self,
+        ctx: &LlamaContext<'_>,
+        logits: i32,
+        sampler: &mut LlamaSampler,
+        grammar: &mut LlamaSampler,
+    ) -> Result<LlamaToken, String> {
+        let first = sampler.sample(ctx, logits);
+        let token = if allows(grammar, first) {
+            first
+        } else {
+            self.counters.update(|s| s.grammar_resamples += 1);
+            let mut candidates = ctx.token_data_array_ith(logits);
+            candidates.apply_sampler(grammar);
+            if !candidates.data.iter().any(|d| d.logit().is_finite()) {
+                return Err("the reply grammar allows no token at this point".into());
+            }
+            candidates.apply_sampler(sampler);
+            candidates
+                .selected_token()
+                .ok_or("the sampler chose no token under the reply grammar")?
+        };
+        if !self.model.vocab().is_eog(token) {
+            grammar.accept(token);
+        }
+        Ok(token)
+    }
+
     fn sampler(&self) -> LlamaSampler {
         let t = self.options.temperature;
         if t <= 0.0 || t.is_nan() {
@@ -334,6 +412,19 @@ impl Session<'_> {
             LlamaSampler::dist(self.options.seed),
         ])
     }
+}
+
+/// Whether `grammar` takes `token` next (it leaves a refused token's logit
+/// at minus infinity).
+pub(crate) fn allows(grammar: &mut LlamaSampler, token: LlamaToken) -> bool {
+    let mut one = LlamaTokenDataArray::new(vec![LlamaTokenData::new(token, 0.0, 0.0)], false);
+    one.apply_sampler(grammar);
+    one.data.first().is_some_and(|d| d.logit().is_finite())
+}
+
+/// Sends non-empty text; false when the reader went away.
+fn send(deltas: &tokio::sync::mpsc::Sender<Result<Delta, LlmError>>, text: String) -> bool {
+    text.is_empty() || deltas.blocking_send(Ok(Delta::Text(text))).is_ok()
 }
 
 /// How many leading tokens `a` and `b` share.

@@ -10,9 +10,10 @@
 //! limits; [`engine`] the handle callers hold (a bounded queue to the
 //! inference thread); `actor` (feature `llama`) the one thread that owns
 //! the model and its context — llama.cpp's context is not `Sync` and its
-//! KV cache is the state prefix reuse keeps; `embed` (feature `llama`)
-//! vectors of texts in a small context of their own; [`stats`] the counters tests
-//! and benches read; [`test_model`] where real-model tests find their GGUF.
+//! KV cache is the state prefix reuse keeps, and it applies a request's
+//! grammar and stop texts (`stops`); `embed` (feature `llama`) vectors of
+//! texts in a small context of their own; [`stats`] the counters tests and
+//! benches read; [`test_model`] where real-model tests find their GGUF.
 //!
 //! Without the `llama` feature the crate still reads GGUF headers, and
 //! [`Engine::open`] answers that this build has no embedded engine.
@@ -23,8 +24,12 @@ mod actor;
 mod embed;
 pub mod engine;
 pub mod gguf;
+#[cfg(all(test, feature = "llama"))]
+mod grammar_check;
 pub mod options;
 pub mod stats;
+#[cfg(feature = "llama")]
+mod stops;
 pub mod test_model;
 #[cfg(feature = "llama")]
 mod utf8;

@@ -16,6 +16,9 @@ pub struct EngineStats {
     pub requests: u64,
     /// Of those, requests whose reader went away before the answer ended.
     pub cancelled: u64,
+    /// Answer tokens the reply grammar refused, sampled again among the
+    /// candidates it allows (how often the grammar changed the answer).
+    pub grammar_resamples: u64,
 }
 
 /// The shared counters.

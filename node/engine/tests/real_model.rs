@@ -1,6 +1,7 @@
 //! The engine with a real model (SmolLM2-135M-Instruct Q4_1, found through
 //! `PORFIRY_TEST_GGUF`): a streamed answer, cancel, `max_tokens`, prefix
-//! reuse, the bounded queue, and a truncated copy of the real file. Every
+//! reuse, the bounded queue, a reply grammar and stop texts, and a
+//! truncated copy of the real file. Every
 //! test here is named `real_model_…`: nextest runs them one at a time
 //! (.config/nextest.toml) so that two do not share the 2 cores.
 
@@ -233,4 +234,65 @@ fn real_model_embeds_texts_closer_by_meaning() {
         .block_on(engine.complete(&ask("What is the capital of France?", Some(16))))
         .unwrap();
     assert!(!answer.text.is_empty());
+}
+
+#[test]
+fn real_model_a_grammar_holds_the_answer_to_its_text() {
+    let engine = engine(EngineOptions::default());
+    let request = ask("What is the capital of France?", Some(32)).with_grammar(Some(
+        r#"root ::= "TOOL_CALL: get_current_time" "\n"?"#.into(),
+    ));
+    let done = runtime().block_on(engine.complete(&request)).unwrap();
+    assert_eq!(done.text.trim_end(), "TOOL_CALL: get_current_time");
+    assert_eq!(done.finish_reason.as_deref(), Some("stop"));
+    assert!(
+        engine.stats().grammar_resamples > 0,
+        "the model would have answered Paris: the grammar chose for it"
+    );
+}
+
+#[test]
+fn real_model_a_stop_text_ends_the_answer_where_it_starts() {
+    let engine = engine(EngineOptions::default());
+    let request = ask("Count.", Some(32))
+        .with_grammar(Some(r#"root ::= "one two three four""#.into()))
+        .with_stop(&["three"]);
+    let deltas: Vec<Delta> = runtime().block_on(async {
+        let stream = engine.stream(&request).await.unwrap();
+        stream.map(Result::unwrap).collect().await
+    });
+    let text: String = deltas
+        .iter()
+        .filter_map(|d| match d {
+            Delta::Text(t) => Some(t.as_str()),
+            Delta::Done { .. } => None,
+        })
+        .collect();
+    assert_eq!(text, "one two ", "nothing of the stop text is streamed");
+    assert!(
+        matches!(deltas.last(), Some(Delta::Done { finish_reason: Some(r), .. }) if r == "stop"),
+        "{deltas:?}"
+    );
+}
+
+#[test]
+fn real_model_a_grammar_llama_cpp_refuses_fails_that_request_only() {
+    let engine = engine(EngineOptions::default());
+    let rt = runtime();
+    let bad = ask("Hi", Some(4)).with_grammar(Some("root ::= ( \"unclosed\"".into()));
+    let e = rt.block_on(engine.complete(&bad)).unwrap_err().to_string();
+    assert!(e.contains("llama.cpp refused the reply grammar"), "{e}");
+    assert!(e.contains("--constrained off"), "{e}");
+    assert_eq!(
+        engine.stats().decoded_tokens,
+        0,
+        "refused before the prompt was read"
+    );
+    let no_root = ask("Hi", Some(4)).with_grammar(Some("answer ::= \"x\"".into()));
+    assert!(rt.block_on(engine.complete(&no_root)).is_err());
+    let fine = rt.block_on(engine.complete(&ask("Hi", Some(2)))).unwrap();
+    assert!(
+        fine.usage.unwrap().completion_tokens > 0,
+        "the engine goes on"
+    );
 }

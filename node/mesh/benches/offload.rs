@@ -66,6 +66,8 @@ fn request() -> ModelRequest {
         system: "You are a helpful assistant.".into(),
         messages: vec![ChatMessage::user("Tell me something.")],
         max_tokens: None,
+        grammar: None,
+        stop: Vec::new(),
     }
 }
 

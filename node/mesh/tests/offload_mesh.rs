@@ -70,6 +70,8 @@ fn request() -> ModelRequest {
         system: "s".into(),
         messages: vec![ChatMessage::user("hi")],
         max_tokens: None,
+        grammar: None,
+        stop: Vec::new(),
     }
 }
 

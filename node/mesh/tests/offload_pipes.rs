@@ -150,6 +150,8 @@ fn request() -> ModelRequest {
         system: "sys".into(),
         messages: vec![ChatMessage::user("hi")],
         max_tokens: None,
+        grammar: None,
+        stop: Vec::new(),
     }
 }
 

@@ -82,6 +82,8 @@ pub enum StartError {
 pub struct ApiPlan {
     /// Where to listen; `None` with `--no-api`.
     pub addr: Option<SocketAddr>,
+    /// Whether the agent's requests carry their reply grammar (`--constrained`).
+    pub constrained: bool,
 }
 
 impl ApiPlan {
@@ -93,7 +95,10 @@ impl ApiPlan {
         } else {
             Some(api_address(&api.api, api.api_public)?)
         };
-        Ok(Self { addr })
+        Ok(Self {
+            addr,
+            constrained: llm.constrained.mode().builds_grammars(),
+        })
     }
 }
 
@@ -120,18 +125,21 @@ pub fn api_address(given: &str, public: bool) -> Result<SocketAddr, StartError> 
 
 /// The agent over `llm` (the node's own model server, a friend's model, or
 /// whichever friend offers one), with the user's skills from the data dir
-/// and the node's toolsets (`None`: the ones that need no database).
+/// and the node's toolsets (`None`: the ones that need no database); its
+/// requests carry their reply grammar when `constrained`.
 pub fn build_agent(
     dir: &DataDir,
     llm: Arc<dyn Llm>,
     toolsets: Option<porfiry_skills::ToolsetRegistry>,
     language: porfiry_skills::Language,
+    constrained: bool,
 ) -> Result<Arc<dyn Agent>, StartError> {
     let model = llm.model_name();
     let target = LlmTarget::new(String::new(), model.clone());
     let config = ChatConfig {
         skills_dir: Some(dir.skills_dir()),
         language,
+        constrained,
         ..ChatConfig::new(target)
     };
     let engine = match toolsets {
@@ -190,7 +198,13 @@ pub async fn serve_node(
     let Some(addr) = plan.addr else {
         return Ok(None);
     };
-    let agent = Some(build_agent(dir, llm, Some(toolsets), language)?);
+    let agent = Some(build_agent(
+        dir,
+        llm,
+        Some(toolsets),
+        language,
+        plan.constrained,
+    )?);
     let node = Arc::new(porfiry_api::adapters::NodeAdapter::new(node.clone()));
     let clock: Arc<dyn Clock> = Arc::new(porfiry_agent::chat::SystemClock::utc());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
@@ -297,6 +311,7 @@ mod tests {
                 llm_retries: 0,
             },
             file: Default::default(),
+            constrained: Default::default(),
         };
         assert!(ApiPlan::from_args(&api, &llm).unwrap().addr.is_none());
     }

@@ -15,6 +15,7 @@ use anyhow::Context as _;
 use clap::Args;
 use porfiry_skills::limits::DEFAULT_TOOLSET_IDLE_MS;
 
+use crate::commands::constrained_flag::ConstrainedArgs;
 use crate::commands::llm_flags::LlmCallArgs;
 use crate::commands::model_file_flags::{ModelFileArgs, ModelFileConflict, file_entry};
 use porfiry_agent::chat::input::{InputLine, MAX_INPUT_LINE_BYTES, read_line};
@@ -65,6 +66,9 @@ pub struct ChatArgs {
     /// Call settings of the model (shared with `porfiry run`).
     #[command(flatten)]
     pub call: LlmCallArgs,
+    /// Decoding under the reply grammar.
+    #[command(flatten)]
+    pub constrained: ConstrainedArgs,
     /// JSON array of {"id","title","year","description"} for the media toolset
     /// (default: a small built-in sample).
     #[arg(long, value_name = "FILE")]
@@ -93,10 +97,13 @@ impl ChatArgs {
                 let entry = file_entry(path);
                 self.call.target(&entry.endpoint, &entry.model)
             }
-            (None, url, model) => self.call.target(
-                url.as_deref().unwrap_or_default(),
-                model.as_deref().unwrap_or_default(),
-            ),
+            (None, url, model) => porfiry_agent::llm::LlmTarget {
+                send_grammar: self.constrained.mode().sends_to_http(),
+                ..self.call.target(
+                    url.as_deref().unwrap_or_default(),
+                    model.as_deref().unwrap_or_default(),
+                )
+            },
         };
         ChatConfig {
             language: self.language,
@@ -106,6 +113,7 @@ impl ChatArgs {
             },
             skills_dir: Some(dir.skills_dir()),
             toolset_idle: Duration::from_secs(self.toolset_idle_secs),
+            constrained: self.constrained.mode().builds_grammars(),
             ..ChatConfig::new(llm)
         }
     }
@@ -413,5 +421,27 @@ mod tests {
             "0",
         ]);
         assert!(zero.is_err());
+    }
+
+    #[test]
+    fn constrained_attaches_grammars_and_only_on_sends_them_to_a_server() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            chat: ChatArgs,
+        }
+        let config = |extra: &[&str]| {
+            let args = ["chat", "--llm-url", "http://h:1/v1", "--llm-model", "m"];
+            let cli = Cli::try_parse_from(args.iter().chain(extra)).unwrap();
+            let c = cli.chat.config(&DataDir::new("/data"));
+            (c.constrained, c.llm.send_grammar)
+        };
+        assert_eq!(config(&[]), (true, false), "auto: the server gets none");
+        assert_eq!(config(&["--constrained", "on"]), (true, true));
+        assert_eq!(config(&["--constrained", "off"]), (false, false));
+        let file = Cli::try_parse_from(["chat", "--model-file", "/m/smol.gguf"]).unwrap();
+        let c = file.chat.config(&DataDir::new("/data"));
+        assert!(c.constrained, "auto constrains the embedded engine");
     }
 }

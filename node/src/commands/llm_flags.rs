@@ -9,6 +9,7 @@ use std::path::Path;
 
 use clap::Args;
 
+use crate::commands::constrained_flag::ConstrainedArgs;
 use crate::commands::model_file_flags::{ModelFileArgs, ModelFileConflict};
 
 use porfiry_agent::llm::config::{DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT};
@@ -59,6 +60,9 @@ pub struct OptionalLlmArgs {
     /// A local GGUF model instead of a server.
     #[command(flatten)]
     pub file: ModelFileArgs,
+    /// Decoding under the reply grammar.
+    #[command(flatten)]
+    pub constrained: ConstrainedArgs,
 }
 
 /// One of the two model flags without the other.
@@ -86,10 +90,14 @@ impl OptionalLlmArgs {
         Ok(Some(path))
     }
 
-    /// The model these flags name; `None` without both.
+    /// The model these flags name; `None` without both. It is sent reply
+    /// grammars with `--constrained on`.
     pub fn target(&self) -> Result<Option<LlmTarget>, HalfConfiguredModel> {
         match (&self.llm_url, &self.llm_model) {
-            (Some(url), Some(model)) => Ok(Some(self.call.target(url, model))),
+            (Some(url), Some(model)) => Ok(Some(LlmTarget {
+                send_grammar: self.constrained.mode().sends_to_http(),
+                ..self.call.target(url, model)
+            })),
             (None, None) => Ok(None),
             (Some(_), None) => Err(HalfConfiguredModel {
                 given: "llm-url",
@@ -116,6 +124,7 @@ mod tests {
                 llm_retries: 1,
             },
             file: ModelFileArgs::default(),
+            constrained: ConstrainedArgs::default(),
         }
     }
 

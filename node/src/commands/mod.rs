@@ -4,6 +4,7 @@
 pub mod api_start;
 pub mod chat;
 pub mod club;
+pub mod constrained_flag;
 pub mod friends;
 pub mod invite;
 pub mod join;

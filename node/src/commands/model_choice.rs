@@ -38,6 +38,7 @@ pub fn agent_model(plan: &OffloadPlan, node: &NodeHandle) -> Result<Arc<dyn Llm>
         }
         ModelChoice::Registry(entry) => RegistryModels::new(Some(opener))
             .with_engine_options(plan.engine.clone())
+            .with_http_grammars(plan.constrained.sends_to_http())
             .model(entry)?,
         // The model's name does not travel (the friend serves what it
         // serves); it only labels status output.

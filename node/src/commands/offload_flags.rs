@@ -14,7 +14,9 @@ use std::path::PathBuf;
 use crate::commands::llm_flags::{HalfConfiguredModel, OptionalLlmArgs};
 use crate::commands::model_file_flags::ModelFileConflict;
 use porfiry_agent::llm::LlmTarget;
+use porfiry_agent::llm::constrained::{Backend, CannotConstrain, ConstrainedMode};
 use porfiry_agent::llm::local::{EngineOptions, endpoint_file};
+use porfiry_agent::llm::registry_models::parse_endpoint;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::friends::{FriendsError, open, parse_peer_id, resolve_friend};
 use porfiry_mesh::net::PeerId;
@@ -112,6 +114,19 @@ impl ModelChoice {
         }
     }
 
+    /// The kind of backend it is, for `--constrained` (a registry row with
+    /// an unusable endpoint counts as a server: it fails when called).
+    pub fn backend(&self) -> Backend {
+        match self {
+            ModelChoice::Url(_) => Backend::Http,
+            ModelChoice::File(_) => Backend::Engine,
+            ModelChoice::Registry(entry) => {
+                parse_endpoint(&entry.endpoint).map_or(Backend::Http, |e| e.backend())
+            }
+            ModelChoice::Peer(_) | ModelChoice::Learned => Backend::Friend,
+        }
+    }
+
     /// The local file this model runs from, if it is one.
     pub fn file(&self) -> Option<PathBuf> {
         match self {
@@ -144,6 +159,8 @@ pub struct OffloadPlan {
     pub settings: OffloadSettings,
     /// How a local model file is run.
     pub engine: EngineOptions,
+    /// `--constrained`.
+    pub constrained: ConstrainedMode,
 }
 
 /// Why the model or offload flags are unusable.
@@ -169,6 +186,9 @@ pub enum OffloadFlagsError {
     /// --model-file with another model.
     #[error(transparent)]
     ModelFile(#[from] ModelFileConflict),
+    /// --constrained on with a model that cannot follow a grammar.
+    #[error(transparent)]
+    Constrained(#[from] CannotConstrain),
 }
 
 impl OffloadArgs {
@@ -221,11 +241,13 @@ impl OffloadPlan {
                 per_friend: offload.offload_per_friend,
             },
             engine: llm.file.engine_options(),
+            constrained: llm.constrained.mode(),
         })
     }
 
     /// With no model flags, the registry's main model (`main`) when there
-    /// is one; then `--offload` needs a model of this node's own.
+    /// is one; then `--offload` needs a model of this node's own, and
+    /// `--constrained on` one that can follow a grammar.
     pub fn with_registry_main(
         mut self,
         main: Option<LlmEntry>,
@@ -236,7 +258,21 @@ impl OffloadPlan {
         if self.settings.enabled && !self.model.is_own() {
             return Err(OffloadFlagsError::NothingToOffer);
         }
+        let model = match &self.model {
+            ModelChoice::Learned => "a model learned from friends".to_owned(),
+            ModelChoice::Peer(peer) => format!("friend {peer}'s model"),
+            other => other.describe(),
+        };
+        self.constrained.check(self.model.backend(), &model)?;
         Ok(self)
+    }
+
+    /// `constrained decoding: …`, the line `porfiry run` prints after its model's.
+    pub fn describe_constrained(&self) -> String {
+        format!(
+            "constrained decoding: {}",
+            self.constrained.describe(self.model.backend())
+        )
     }
 
     /// What to advertise to friends: the local model when offload is on;
@@ -278,6 +314,7 @@ mod tests {
                 llm_retries: 1,
             },
             file: Default::default(),
+            constrained: Default::default(),
         }
     }
 
@@ -400,5 +437,63 @@ mod tests {
                 .contains("--llm-peer: no friend named \"bob\""),
             "{e}"
         );
+    }
+
+    #[test]
+    fn constrained_on_is_refused_for_a_friends_model_and_kept_for_a_server() {
+        let mut on = llm(None, None);
+        on.constrained.constrained = ConstrainedMode::On;
+        let peer = OffloadPlan::from_args(&on, &off(Some(PEER), false)).unwrap();
+        let e = peer.with_registry_main(None).unwrap_err().to_string();
+        assert!(
+            e.contains(&format!("friend {PEER}'s model cannot be constrained")),
+            "{e}"
+        );
+        let learned = OffloadPlan::from_args(&on, &off(None, false)).unwrap();
+        assert!(learned.with_registry_main(None).is_err());
+        let mut served = llm(Some("http://h/v1"), Some("m"));
+        served.constrained.constrained = ConstrainedMode::On;
+        let plan = OffloadPlan::from_args(&served, &off(None, false))
+            .unwrap()
+            .with_registry_main(None)
+            .unwrap();
+        let ModelChoice::Url(target) = &plan.model else {
+            panic!("{:?}", plan.model);
+        };
+        assert!(target.send_grammar, "on sends the grammar to the server");
+        assert!(
+            plan.describe_constrained()
+                .starts_with("constrained decoding: on")
+        );
+        let auto = OffloadPlan::from_args(&llm(None, None), &off(Some(PEER), false))
+            .unwrap()
+            .with_registry_main(None)
+            .unwrap();
+        assert_eq!(
+            auto.describe_constrained(),
+            "constrained decoding: off (a friend's model gets no grammar over offload)"
+        );
+    }
+
+    #[test]
+    fn each_model_choice_is_its_kind_of_backend() {
+        let row = |endpoint: &str| {
+            ModelChoice::Registry(LlmEntry {
+                endpoint: endpoint.to_owned(),
+                ..LlmEntry::default()
+            })
+        };
+        let kinds = [
+            ModelChoice::Url(LlmTarget::new("http://h/v1", "m")),
+            ModelChoice::File("/m.gguf".into()),
+            ModelChoice::Peer(PEER.parse().unwrap()),
+            ModelChoice::Learned,
+            row("file:/m.gguf"),
+            row(PEER),
+            row("not an endpoint"),
+        ]
+        .map(|m| m.backend());
+        use Backend::*;
+        assert_eq!(kinds, [Http, Engine, Friend, Friend, Engine, Friend, Http]);
     }
 }

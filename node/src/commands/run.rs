@@ -160,6 +160,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     let mut stdout = std::io::stdout();
     print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
     print_line(&mut stdout, &format!("model: {}", offload.model.describe()))?;
+    print_line(&mut stdout, &offload.describe_constrained())?;
     // Publish, replace or retract the LlmAddress advertisement; a failure
     // leaves the node running without it (friends just do not learn it).
     match node.advertise_offload(offload.offer()).await {
@@ -203,7 +204,8 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             })
         }
     };
-    let toolsets = match node_registry(&node, language, &offload.engine) {
+    let send_grammar = offload.constrained.sends_to_http();
+    let toolsets = match node_registry(&node, language, &offload.engine, send_grammar) {
         Ok(toolsets) => toolsets,
         Err(e) => {
             node.shutdown();
@@ -322,6 +324,7 @@ mod tests {
                     llm_retries: 0,
                 },
                 file: Default::default(),
+                constrained: Default::default(),
             },
             api: ApiArgs {
                 api: porfiry_api::limits::DEFAULT_API_ADDR.to_owned(),

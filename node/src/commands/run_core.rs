@@ -64,11 +64,13 @@ impl CoreTask {
 
 /// The node's one toolset registry — the core dispatches through all of
 /// it, the API's chat sessions through `porfiry_agent::toolsets::CHAT_SETS` of the same objects —
-/// and the models its `llm` set builds.
+/// and the models its `llm` set (and the core) builds, which send reply
+/// grammars to HTTP servers when `send_grammar` (`--constrained on`).
 pub fn node_registry(
     node: &NodeHandle,
     language: Language,
     engine: &EngineOptions,
+    send_grammar: bool,
 ) -> Result<(ToolsetRegistry, Arc<RegistryModels>), ToolsetError> {
     let tools = StoreTools {
         db: node.db().clone(),
@@ -77,7 +79,9 @@ pub fn node_registry(
         node: Some(node.clone()),
     };
     let models = Arc::new(
-        RegistryModels::new(Some(Arc::new(node.streams()))).with_engine_options(engine.clone()),
+        RegistryModels::new(Some(Arc::new(node.streams())))
+            .with_engine_options(engine.clone())
+            .with_http_grammars(send_grammar),
     );
     let options = ToolsetOptions {
         language,
@@ -138,6 +142,7 @@ pub async fn start_core(
         language,
         main,
         pause_secs: None,
+        constrained: plan.constrained.builds_grammars(),
     };
     let mut core = CognitiveCore::start(parts, config).await?;
     let (stop, stopped) = oneshot::channel();

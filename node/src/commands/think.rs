@@ -18,7 +18,7 @@ use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_file_flags::file_entry;
 use porfiry_agent::cognition::advice::validator_advice;
 use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
-use porfiry_agent::llm::registry_models::RegistryModels;
+use porfiry_agent::llm::registry_models::{RegistryModels, parse_endpoint};
 use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::init::open_or_init;
@@ -97,10 +97,15 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         .map(|v| v.row.name)
         .collect();
     let validators: Vec<&str> = validators.iter().map(String::as_str).collect();
-    let main_name = main
-        .as_ref()
-        .map(|m| m.name.clone())
-        .or(registry_main.map(|m| m.row.name));
+    let main_row = main.clone().or(registry_main.map(|m| m.row));
+    // A bad endpoint is each tick's error, as without the flag.
+    if let Some(row) = &main_row
+        && let Ok(endpoint) = parse_endpoint(&row.endpoint)
+    {
+        let model = format!("the main model {}", row.name);
+        args.llm.constrained.check(endpoint.backend(), &model)?;
+    }
+    let main_name = main_row.map(|m| m.name);
     if let Some(advice) = validator_advice(&validators, main_name.as_deref()) {
         eprintln!("{advice}");
     }
@@ -113,8 +118,12 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         events: events.clone(),
         node: None,
     };
-    let models =
-        Arc::new(RegistryModels::new(None).with_engine_options(args.llm.file.engine_options()));
+    let constrained = args.llm.constrained.mode();
+    let models = Arc::new(
+        RegistryModels::new(None)
+            .with_engine_options(args.llm.file.engine_options())
+            .with_http_grammars(constrained.sends_to_http()),
+    );
     let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
     let trace = if args.trace {
         Trace::to(|line| eprintln!("{line}"))
@@ -138,6 +147,7 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
         language: args.language,
         main,
         pause_secs: args.pause_secs,
+        constrained: constrained.builds_grammars(),
     };
     let mut core = CognitiveCore::start(parts, config).await?;
     let shutdown = crate::commands::signal::shutdown_signal();

@@ -27,6 +27,8 @@ fn start(previous: Option<&str>, validators: &[&str]) -> TickStart {
                 system: "core".into(),
                 messages: vec![ChatMessage::user("context 1-6")],
                 max_tokens: None,
+                grammar: None,
+                stop: Vec::new(),
             },
             tokens: 42,
             cut: vec![],

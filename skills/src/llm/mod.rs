@@ -25,6 +25,7 @@ pub mod budgets;
 pub mod completion;
 pub mod error;
 pub mod message;
+pub mod stops;
 
 pub use completion::{Completion, Delta, Usage};
 pub use error::{FriendFailure, LlmError, MAX_SNIPPET_CHARS, snippet};
@@ -51,16 +52,43 @@ pub struct ModelRequest {
     /// `finish_reason: "length"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// A GBNF grammar the answer must follow ([`crate::grammar`]), built from
+    /// the same state as the prompt. A backend that can constrain decoding
+    /// applies it (the embedded engine; a llama.cpp server, when the HTTP
+    /// client is set to send it); every other backend ignores it. `None`:
+    /// the answer is free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<String>,
+    /// Texts that end the answer where they start ([`stops`] names them per
+    /// call kind); the stop text itself is not part of the answer, which
+    /// ends with `finish_reason: "stop"`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
 }
 
 impl ModelRequest {
-    /// A request for `system` and `messages` with the answer's budget.
+    /// A request for `system` and `messages` with the answer's budget, no
+    /// grammar and no stop texts.
     pub fn new(system: String, messages: Vec<ChatMessage>, max_tokens: Option<u32>) -> Self {
         Self {
             system,
             messages,
             max_tokens,
+            grammar: None,
+            stop: Vec::new(),
         }
+    }
+
+    /// The same request with the answer's grammar (none when `None`).
+    pub fn with_grammar(mut self, grammar: Option<String>) -> Self {
+        self.grammar = grammar;
+        self
+    }
+
+    /// The same request with these stop texts.
+    pub fn with_stop(mut self, stop: &[&str]) -> Self {
+        self.stop = stop.iter().map(|s| (*s).to_owned()).collect();
+        self
     }
 }
 
@@ -137,11 +165,7 @@ mod tests {
     }
 
     fn request() -> ModelRequest {
-        ModelRequest {
-            system: "s".into(),
-            messages: vec![ChatMessage::user("hi")],
-            max_tokens: None,
-        }
+        ModelRequest::new("s".into(), vec![ChatMessage::user("hi")], None)
     }
 
     fn collect(llm: &dyn Llm) -> Vec<Delta> {

@@ -12,11 +12,16 @@
 //!   are shown once, appended to the next request only, so the model does not
 //!   repeat it; they are never stored.
 //! - the answer: the reply text (think blocks removed).
+//!
+//! Each request carries the chat's stop text, and, when the loop is
+//! constrained ([`crate::LoopConfig::constrained`]), the grammar of a reply
+//! to exactly the prompt it carries.
 
 use std::sync::Arc;
 
 use crate::clock::ZonedTime;
 use crate::limits::{MAX_SKILL_RESULT_CHARS, MAX_TOOL_RESULT_CHARS};
+use crate::llm::stops::CHAT_REPLY_STOP;
 use crate::llm::{ChatMessage, ModelRequest, Usage};
 use crate::session::activation::Activation;
 use crate::session::dispatcher::{Outcome, ResultKind, dispatch};
@@ -365,9 +370,15 @@ impl Session {
         if let Some(note) = self.turn.as_mut().and_then(|t| t.note.take()) {
             messages.extend(note);
         }
-        let config = self.toolbox.config().reply_max_tokens;
-        let max_tokens = self.reply_budget.map_or(config, |asked| asked.min(config));
+        let config = self.toolbox.config();
+        let limit = config.reply_max_tokens;
+        let max_tokens = self.reply_budget.map_or(limit, |asked| asked.min(limit));
+        let grammar = config
+            .constrained
+            .then(|| self.toolbox.prompt().grammar(&active));
         ModelRequest::new(system, messages, Some(max_tokens))
+            .with_grammar(grammar)
+            .with_stop(&CHAT_REPLY_STOP)
     }
 
     /// The system prompt this session would send now (expiring stale sets).

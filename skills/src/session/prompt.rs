@@ -6,11 +6,17 @@
 //! [`PromptBuilder::new`]; a build only concatenates. So the same state gives
 //! byte-identical text, and the core + catalogue prefix never changes, which
 //! lets llama.cpp or vLLM keep it in their KV cache.
+//!
+//! The same state gives the reply's grammar ([`PromptBuilder::grammar`]):
+//! the tools this prompt shows, the set names its catalogue lists and the
+//! skills its index lists, so enabling a set changes both together.
 
 use std::collections::BTreeMap;
 
+use crate::grammar::{ToolShape, chat_reply};
 use crate::skills::registry::SkillRegistry;
 use crate::texts::{self, Language};
+use crate::tools::args::ArgSpec;
 use crate::tools::core_tools::CoreTool;
 use crate::tools::registry::ToolsetRegistry;
 
@@ -20,8 +26,19 @@ pub struct PromptBuilder {
     language: Language,
     prefix: String,
     tool_blocks: BTreeMap<String, String>,
+    /// Each set's tools, for the grammar.
+    tool_shapes: BTreeMap<String, Vec<ToolShape>>,
     skill_heading: &'static str,
-    skill_lines: Vec<(Option<String>, String)>,
+    /// Per index line: the set its skill belongs to, the skill's name, the line.
+    skill_lines: Vec<SkillLine>,
+}
+
+/// One line of the skill index.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct SkillLine {
+    toolset: Option<String>,
+    name: String,
+    line: String,
 }
 
 impl PromptBuilder {
@@ -54,6 +71,13 @@ impl PromptBuilder {
                 (set.name().to_owned(), block)
             })
             .collect();
+        let tool_shapes = toolsets
+            .sets()
+            .map(|set| {
+                let shapes = set.tools().iter().map(ToolShape::from).collect();
+                (set.name().to_owned(), shapes)
+            })
+            .collect();
         // A skill for a set this node does not offer (the diary's skill in
         // `porfiry chat`, which has only films) would send the model to
         // enable a set that is not there: it stays out of the index.
@@ -64,12 +88,17 @@ impl PromptBuilder {
                     .as_deref()
                     .is_none_or(|set| toolsets.get(set).is_some())
             })
-            .map(|s| (s.toolset.clone(), SkillRegistry::index_line(s) + "\n"))
+            .map(|s| SkillLine {
+                toolset: s.toolset.clone(),
+                name: s.name.clone(),
+                line: SkillRegistry::index_line(s) + "\n",
+            })
             .collect();
         Self {
             language,
             prefix,
             tool_blocks,
+            tool_shapes,
             skill_heading: texts::skills_heading(language),
             skill_lines,
         }
@@ -93,13 +122,7 @@ impl PromptBuilder {
     /// The whole prompt for a session whose active sets are `active` (names
     /// not in the registry are ignored; order does not matter).
     pub fn build(&self, active: &[&str]) -> String {
-        let mut known: Vec<&str> = active
-            .iter()
-            .copied()
-            .filter(|s| self.tool_blocks.contains_key(*s))
-            .collect();
-        known.sort_unstable();
-        known.dedup();
+        let known = self.known(active);
         let mut out = String::with_capacity(self.prefix.len() + 64 * (self.skill_lines.len() + 8));
         out.push_str(&self.prefix);
         if !known.is_empty() {
@@ -111,16 +134,72 @@ impl PromptBuilder {
             }
         }
         let mut heading_written = false;
-        for (toolset, line) in &self.skill_lines {
-            if toolset.as_deref().is_some_and(|t| known.contains(&t)) {
-                continue;
-            }
+        for skill in self.shown_skills(&known) {
             if !heading_written {
                 out.push_str(self.skill_heading);
                 heading_written = true;
             }
-            out.push_str(line);
+            out.push_str(&skill.line);
         }
         out
+    }
+
+    /// The tools the prompt for `active` shows, in its order, as a grammar
+    /// takes them: the core tools, whose names choose only among what the
+    /// prompt lists (`read_skill` the index's skills, `enable_toolset` the
+    /// catalogue's sets, `disable_toolset` the active ones; a core tool left
+    /// nothing to choose is left out), then the active sets' tools.
+    pub fn shown_tools(&self, active: &[&str]) -> Vec<ToolShape> {
+        let known = self.known(active);
+        let skills: Vec<&str> = self.shown_skills(&known).map(|s| s.name.as_str()).collect();
+        let sets: Vec<&str> = self.tool_blocks.keys().map(String::as_str).collect();
+        let mut out = Vec::with_capacity(CoreTool::all().len() + 8 * known.len());
+        for tool in CoreTool::all() {
+            let choices: &[&str] = match tool {
+                CoreTool::GetCurrentTime | CoreTool::ShowText => {
+                    out.push(ToolShape::from(&tool.spec(self.language)));
+                    continue;
+                }
+                CoreTool::ReadSkill => &skills,
+                CoreTool::EnableToolset => &sets,
+                CoreTool::DisableToolset => &known,
+            };
+            if !choices.is_empty() {
+                out.push(ToolShape::new(
+                    tool.name(),
+                    vec![ArgSpec::choice("name", choices)],
+                ));
+            }
+        }
+        for set in &known {
+            out.extend(self.tool_shapes.get(*set).into_iter().flatten().cloned());
+        }
+        out
+    }
+
+    /// The GBNF of a reply to the prompt for `active` ([`chat_reply`] of
+    /// [`PromptBuilder::shown_tools`]).
+    pub fn grammar(&self, active: &[&str]) -> String {
+        chat_reply(&self.shown_tools(active))
+    }
+
+    /// The registered sets of `active`, sorted, once each.
+    fn known<'a>(&self, active: &[&'a str]) -> Vec<&'a str> {
+        let mut known: Vec<&str> = active
+            .iter()
+            .copied()
+            .filter(|s| self.tool_blocks.contains_key(*s))
+            .collect();
+        known.sort_unstable();
+        known.dedup();
+        known
+    }
+
+    /// The index lines shown while `known` sets are active: a skill of an
+    /// active set leaves the index (seed §6).
+    fn shown_skills<'b>(&'b self, known: &'b [&str]) -> impl Iterator<Item = &'b SkillLine> {
+        self.skill_lines
+            .iter()
+            .filter(move |s| !s.toolset.as_deref().is_some_and(|t| known.contains(&t)))
     }
 }

@@ -23,6 +23,10 @@ pub struct LoopConfig {
     pub max_tool_rounds: u32,
     /// The most tokens one model reply may have (every round of a turn).
     pub reply_max_tokens: u32,
+    /// Whether each request carries the reply's grammar
+    /// ([`crate::ModelRequest::grammar`], built from the same state as the
+    /// prompt), which a backend that can constrain decoding applies.
+    pub constrained: bool,
 }
 
 impl Default for LoopConfig {
@@ -32,6 +36,7 @@ impl Default for LoopConfig {
             toolset_idle_ms: DEFAULT_TOOLSET_IDLE_MS,
             max_tool_rounds: MAX_TOOL_ROUNDS,
             reply_max_tokens: DEFAULT_CHAT_REPLY_MAX_TOKENS,
+            constrained: false,
         }
     }
 }

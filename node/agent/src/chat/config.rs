@@ -33,6 +33,10 @@ pub struct ChatConfig {
     pub max_tool_rounds: u32,
     /// The most tokens one model reply may have.
     pub reply_max_tokens: u32,
+    /// Whether each request carries its reply's grammar, which a backend
+    /// that can constrain decoding applies (`--constrained`, see
+    /// [`crate::llm::constrained`]).
+    pub constrained: bool,
 }
 
 impl ChatConfig {
@@ -46,6 +50,7 @@ impl ChatConfig {
             toolset_idle: Duration::from_millis(DEFAULT_TOOLSET_IDLE_MS),
             max_tool_rounds: MAX_TOOL_ROUNDS,
             reply_max_tokens: DEFAULT_CHAT_REPLY_MAX_TOKENS,
+            constrained: false,
         }
     }
 
@@ -56,6 +61,7 @@ impl ChatConfig {
             toolset_idle_ms: u64::try_from(self.toolset_idle.as_millis()).unwrap_or(u64::MAX),
             max_tool_rounds: self.max_tool_rounds,
             reply_max_tokens: self.reply_max_tokens,
+            constrained: self.constrained,
         }
     }
 
@@ -80,14 +86,17 @@ mod tests {
         assert_eq!(l.max_tool_rounds, MAX_TOOL_ROUNDS);
         assert_eq!(l.language, Language::En);
         assert_eq!(l.reply_max_tokens, 512);
+        assert!(!l.constrained);
         let c = ChatConfig {
             toolset_idle: Duration::from_secs(3),
             language: Language::Ru,
             reply_max_tokens: 64,
+            constrained: true,
             ..c
         };
         assert_eq!(c.loop_config().toolset_idle_ms, 3_000);
         assert_eq!(c.loop_config().reply_max_tokens, 64);
+        assert!(c.loop_config().constrained);
         assert_eq!(c.toolset_options().language, Language::Ru);
         let huge = ChatConfig {
             toolset_idle: Duration::MAX,

@@ -30,6 +30,7 @@ pub(crate) mod model;
 pub(crate) mod model_failure;
 pub mod session;
 pub mod tool_use;
+pub mod tool_use_run;
 pub mod transcript;
 
 pub use clock::local_clock;

@@ -20,9 +20,7 @@ impl Llm for OpenAiClient {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
-            let c = self
-                .complete_within(&request.system, &request.messages, request.max_tokens)
-                .await?;
+            let c = self.complete_request(request).await?;
             Ok(Completion {
                 text: c.text,
                 usage: c.usage.map(crate::llm::wire::Usage::counts),
@@ -36,9 +34,7 @@ impl Llm for OpenAiClient {
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<DeltaStream, LlmError>> {
         Box::pin(async move {
-            let pieces = self
-                .stream_chat_within(&request.system, &request.messages, request.max_tokens)
-                .await?;
+            let pieces = self.stream_request(request).await?;
             Ok(deltas(self.url(), pieces))
         })
     }

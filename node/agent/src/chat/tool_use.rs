@@ -4,15 +4,19 @@
 //!
 //! - **format-valid**: each model reply of the turn is either plain text
 //!   (no `TOOL_CALL` marker at all) or a call the parser reads whose name is
-//!   a tool the prompt shows (a core tool or a registered set's tool);
+//!   a tool the prompt can show (a core tool or a registered set's tool) and
+//!   whose arguments fit that tool's schema;
 //! - **right tool**: the turn called one of the request's expected tools.
 //!
-//! `cargo bench -p porfiry-agent --bench tool_use -- --llm-url URL --llm-model
-//! NAME` runs the set against any OpenAI-compatible server (Ollama, llama.cpp,
-//! …) and prints the table `docs/benchmarks.md` shows.
+//! [`super::tool_use_run`] runs the set against a model; `cargo bench -p
+//! porfiry-agent --bench tool_use` runs it against any OpenAI-compatible
+//! server (Ollama, llama.cpp, …) or a GGUF file and prints the table
+//! `docs/benchmarks.md` shows.
 
 use porfiry_skills::Toolbox;
-use porfiry_skills::session::parser::{MARKER, parse_line, strip_think};
+use porfiry_skills::session::parser::{MARKER, ToolCall, parse_line, strip_think};
+use porfiry_skills::tools::args::bind;
+use porfiry_skills::tools::core_tools::CoreTool;
 
 /// One request of the set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -88,9 +92,11 @@ pub const TOOL_USE_CASES: &[ToolUseCase] = &[
 pub enum ReplyForm {
     /// Plain text: no marker anywhere.
     Text,
-    /// A call the parser reads, to a tool the prompt shows.
+    /// A call the parser reads, to a tool the prompt can show, with
+    /// arguments that fit its schema.
     Call(String),
-    /// A marker the parser cannot read, or a call to no such tool.
+    /// A marker the parser cannot read, a call to no such tool, or one
+    /// whose arguments do not fit.
     Garbled,
 }
 
@@ -105,17 +111,18 @@ pub fn reply_form(toolbox: &Toolbox, reply: &str) -> ReplyForm {
         return ReplyForm::Text;
     };
     match parse_line(first) {
-        Some(call) if is_known(toolbox, &call.name) => ReplyForm::Call(call.name),
+        Some(call) if fits(toolbox, &call) => ReplyForm::Call(call.name),
         _ => ReplyForm::Garbled,
     }
 }
 
-fn is_known(toolbox: &Toolbox, name: &str) -> bool {
-    porfiry_skills::tools::core_tools::CORE_TOOL_NAMES.contains(&name)
-        || toolbox
-            .toolsets()
-            .sets()
-            .any(|set| set.tools().iter().any(|t| t.name == name))
+/// Whether `call` names a core tool or a registered set's tool and its
+/// arguments bind to that tool's schema.
+fn fits(toolbox: &Toolbox, call: &ToolCall) -> bool {
+    match CoreTool::from_name(&call.name) {
+        Some(core) => bind(&core.spec(toolbox.language()).args, &call.args).is_ok(),
+        None => toolbox.prepare(&call.name, &call.args).is_ok(),
+    }
 }
 
 /// The score of one turn.
@@ -203,6 +210,16 @@ mod tests {
             ReplyForm::Garbled
         );
         assert_eq!(reply_form(&tb, "TOOL_CALL:"), ReplyForm::Garbled);
+        assert_eq!(
+            reply_form(&tb, "TOOL_CALL: media_search"),
+            ReplyForm::Garbled,
+            "a required argument is missing"
+        );
+        assert_eq!(reply_form(&tb, "TOOL_CALL: read_skill"), ReplyForm::Garbled);
+        assert_eq!(
+            reply_form(&tb, "TOOL_CALL: enable_toolset|media"),
+            ReplyForm::Call("enable_toolset".into())
+        );
         assert_eq!(
             reply_form(&tb, "TOOL_CALL {\"name\": 1}"),
             ReplyForm::Garbled

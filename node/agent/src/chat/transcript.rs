@@ -233,6 +233,8 @@ mod tests {
             system: system.into(),
             messages: vec![ChatMessage::user("films?")],
             max_tokens: None,
+            grammar: None,
+            stop: Vec::new(),
         };
         let first = w.render(&TraceEvent::Request(&req("STATE 1\ncore")));
         assert!(first.contains("request 1: new prompt state"), "{first}");

@@ -10,6 +10,7 @@ use std::sync::Arc;
 use porfiry_skills::cognition::CycleSettings;
 use porfiry_skills::cognition::context::build_prompt;
 use porfiry_skills::cognition::tick::{Tick, TickReport, TickStart, TickStep};
+use porfiry_skills::llm::stops::tick_answer_stop;
 use porfiry_skills::{Clock, Language, ToolEffect, ToolsetRegistry};
 use porfiry_storage::{LlmEntry, Store};
 use tokio::sync::broadcast;
@@ -43,6 +44,10 @@ pub struct CoreConfig {
     /// (`porfiry think --pause-secs`), and the most any pause may last,
     /// strategy pauses included; idle mode still waits as set.
     pub pause_secs: Option<u64>,
+    /// Whether each tick's request carries the grammar of a reply whose
+    /// commands are catalogue tools (`--constrained`; a backend that can
+    /// constrain decoding applies it, see `crate::llm::constrained`).
+    pub constrained: bool,
 }
 
 /// The core's parts, given once.
@@ -84,6 +89,8 @@ pub struct CognitiveCore {
     stagnation: Stagnation,
     embedder: Embedder,
     next_tick: u64,
+    /// The reply grammar every tick's request carries, when constrained.
+    grammar: Option<String>,
 }
 
 impl CognitiveCore {
@@ -110,6 +117,12 @@ impl CognitiveCore {
         catalogue.push(crate::cognition::texts::mesh_catalogue_line(
             config.language,
         ));
+        let grammar = config.constrained.then(|| {
+            porfiry_skills::grammar::core_reply(
+                config.language,
+                &porfiry_skills::grammar::core_catalogue(&parts.registry),
+            )
+        });
         let runner = CommandRunner::new(parts.registry.clone(), config.language)
             .with_mesh(parts.db.clone(), parts.asker.clone());
         let events = parts.events.subscribe();
@@ -123,6 +136,7 @@ impl CognitiveCore {
             stagnation,
             embedder: Embedder::new(),
             next_tick: last.map_or(1, |t| u64::try_from(t).unwrap_or(0).saturating_add(1)),
+            grammar,
             parts,
             config,
         })
@@ -236,7 +250,11 @@ impl CognitiveCore {
             // Context 5 shows the pause this run really keeps.
             loaded.data.cycle.pause_secs = secs;
         }
-        let prompt = build_prompt(&loaded.data, self.config.context_tokens);
+        let mut prompt = build_prompt(&loaded.data, self.config.context_tokens);
+        prompt.request.grammar.clone_from(&self.grammar);
+        prompt.request.stop = tick_answer_stop(self.config.language)
+            .map(str::to_owned)
+            .into();
         self.parts.trace.prompt(&prompt);
         let shown_processes: Vec<i64> = loaded
             .data

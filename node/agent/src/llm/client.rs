@@ -5,7 +5,7 @@ use std::error::Error as _;
 use std::future::Future;
 use std::time::Duration;
 
-use porfiry_skills::llm::{ChatMessage, LlmError, snippet};
+use porfiry_skills::llm::{ChatMessage, LlmError, ModelRequest, snippet};
 use reqwest::Url;
 use reqwest::header::{ACCEPT, CONTENT_TYPE, RETRY_AFTER};
 use tracing::{debug, warn};
@@ -121,32 +121,45 @@ impl OpenAiClient {
         messages: &[ChatMessage],
         max_tokens: Option<u32>,
     ) -> Result<Completion, LlmError> {
-        let request = self.request(system, messages, max_tokens);
-        let body = encode(&request)?;
-        debug!(url = %self.url, model = %self.target.model, messages = messages.len() + 1, "LLM request");
+        self.complete_request(&ModelRequest::new(
+            system.to_owned(),
+            messages.to_vec(),
+            max_tokens,
+        ))
+        .await
+    }
+
+    /// The whole answer to `request`: its budget, its stop texts, and its
+    /// grammar when this client sends grammars ([`LlmTarget::send_grammar`]).
+    pub async fn complete_request(&self, request: &ModelRequest) -> Result<Completion, LlmError> {
+        let body = encode(&self.request(request))?;
+        debug!(url = %self.url, model = %self.target.model, messages = request.messages.len() + 1, "LLM request");
         self.with_retries(|| self.attempt(body.clone()))
             .await
             .map(|(done, _)| done)
     }
 
-    /// The request body for `system` and `messages` with this model's
-    /// settings; the budget sent is the smaller of the call's and the model's.
-    pub(super) fn request<'a>(
-        &'a self,
-        system: &'a str,
-        messages: &'a [ChatMessage],
-        max_tokens: Option<u32>,
-    ) -> ChatRequest<'a> {
-        let budget =
-            porfiry_skills::llm::budgets::smaller(max_tokens, self.target.config.max_tokens);
+    /// The request body for `request` with this model's settings; the budget
+    /// sent is the smaller of the call's and the model's, the grammar goes
+    /// only where this client sends grammars.
+    pub(super) fn request<'a>(&'a self, request: &'a ModelRequest) -> ChatRequest<'a> {
+        let budget = porfiry_skills::llm::budgets::smaller(
+            request.max_tokens,
+            self.target.config.max_tokens,
+        );
+        let grammar = request
+            .grammar
+            .as_deref()
+            .filter(|_| self.target.send_grammar);
         ChatRequest::new(
             &self.target.model,
             self.target.temperature(),
-            system,
-            messages,
+            &request.system,
+            &request.messages,
         )
         .with_presence_penalty(self.target.config.presence_penalty)
         .with_max_tokens(budget)
+        .with_shape(&request.stop, grammar)
     }
 
     /// Runs `attempt_fn` until it succeeds, fails for good, or the

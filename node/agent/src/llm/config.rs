@@ -61,6 +61,11 @@ pub struct LlmTarget {
     pub api_key: Option<String>,
     /// Call settings: temperature, timeouts, retries.
     pub config: LlmConfig,
+    /// Whether a request's grammar ([`porfiry_skills::ModelRequest::grammar`])
+    /// goes out as llama.cpp's `grammar` field: only when the user says the
+    /// server takes it (`--constrained on`), since another OpenAI-compatible
+    /// server may refuse a field it does not know ([`super::constrained`]).
+    pub send_grammar: bool,
 }
 
 impl LlmTarget {
@@ -71,6 +76,7 @@ impl LlmTarget {
             model: model.into(),
             api_key: None,
             config: LlmConfig::default(),
+            send_grammar: false,
         }
     }
 
@@ -163,6 +169,7 @@ impl fmt::Debug for LlmTarget {
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .field("config", &self.config)
+            .field("send_grammar", &self.send_grammar)
             .finish()
     }
 }

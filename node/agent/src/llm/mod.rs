@@ -21,8 +21,9 @@
 //! and for streamed answers [`sse`] (the event-stream line parser), [`chunk`] (one
 //! streamed chunk's JSON), [`stream`] (the streaming call and its deadlines) and
 //! [`deltas`] (a streamed answer in the tool loop's words); [`embeddings`] asks
-//! `{base}/embeddings` for vectors. [`local`] opens models in
-//! local GGUF files (`file:` endpoints) with the embedded engine.
+//! `{base}/embeddings` for vectors. [`local`] opens models in local GGUF files
+//! (`file:` endpoints) with the embedded engine. [`constrained`] is the
+//! `--constrained` rule: which backend decodes under a reply's grammar.
 //! The vocabulary — the history the caller passes ([`ChatMessage`], [`Role`]) and every
 //! failure in words ([`LlmError`]) — is `porfiry_skills::llm`'s, shared with the tool
 //! loop, and re-exported here with the [`Llm`] trait this client implements
@@ -31,6 +32,7 @@
 pub mod chunk;
 pub mod client;
 pub mod config;
+pub mod constrained;
 pub(crate) mod deltas;
 pub mod embeddings;
 pub(crate) mod endpoint;

@@ -13,6 +13,7 @@ use std::sync::Arc;
 use porfiry_mesh::PeerId;
 use porfiry_storage::LlmEntry;
 
+use crate::llm::constrained::Backend;
 use crate::llm::local::{EngineOptions, endpoint_file, open_model_file};
 use crate::llm::{Llm, LlmError, LlmTarget, OpenAiClient};
 use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
@@ -29,6 +30,17 @@ pub enum Endpoint {
     Peer(PeerId),
     /// A local GGUF file, run by the embedded engine.
     File(std::path::PathBuf),
+}
+
+impl Endpoint {
+    /// The kind of backend it is, for `--constrained`.
+    pub fn backend(&self) -> Backend {
+        match self {
+            Endpoint::Url(_) => Backend::Http,
+            Endpoint::Peer(_) => Backend::Friend,
+            Endpoint::File(_) => Backend::Engine,
+        }
+    }
 }
 
 /// Reads a row's `endpoint`: a URL or a peer id; anything else is refused
@@ -61,12 +73,14 @@ pub fn parse_endpoint(endpoint: &str) -> Result<Endpoint, LlmError> {
 pub struct RegistryModels {
     opener: Option<Arc<dyn OffloadOpener>>,
     engine: EngineOptions,
+    send_grammar: bool,
 }
 
 impl std::fmt::Debug for RegistryModels {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RegistryModels")
             .field("offload", &self.opener.is_some())
+            .field("send_grammar", &self.send_grammar)
             .finish()
     }
 }
@@ -78,6 +92,7 @@ impl RegistryModels {
         Self {
             opener,
             engine: EngineOptions::default(),
+            send_grammar: false,
         }
     }
 
@@ -87,12 +102,22 @@ impl RegistryModels {
         self
     }
 
+    /// Whether the servers of URL rows are sent a request's grammar
+    /// ([`LlmTarget::send_grammar`]: `--constrained on`).
+    pub fn with_http_grammars(mut self, send: bool) -> Self {
+        self.send_grammar = send;
+        self
+    }
+
     /// The model `entry` names, with its stored call settings. Nothing is
     /// sent yet; a bad endpoint or setting is an error now.
     pub fn model(&self, entry: &LlmEntry) -> Result<Arc<dyn Llm>, LlmError> {
         match parse_endpoint(&entry.endpoint)? {
             Endpoint::Url(_) => {
-                let target = LlmTarget::from_entry(entry).with_api_key_from_env();
+                let target = LlmTarget {
+                    send_grammar: self.send_grammar,
+                    ..LlmTarget::from_entry(entry).with_api_key_from_env()
+                };
                 Ok(Arc::new(OpenAiClient::new(target)?))
             }
             Endpoint::File(path) => {

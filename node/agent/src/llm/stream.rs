@@ -36,7 +36,7 @@ use std::pin::Pin;
 use std::time::Duration;
 
 use futures::Stream;
-use porfiry_skills::llm::{ChatMessage, LlmError};
+use porfiry_skills::llm::{ChatMessage, LlmError, ModelRequest};
 use reqwest::header::CONTENT_TYPE;
 use tokio::time::{Instant, timeout_at};
 use tracing::{debug, warn};
@@ -149,11 +149,21 @@ impl OpenAiClient {
         messages: &[ChatMessage],
         max_tokens: Option<u32>,
     ) -> Result<PieceStream, LlmError> {
-        let request = self.request(system, messages, max_tokens).streaming();
-        let body = encode(&request)?;
+        self.stream_request(&ModelRequest::new(
+            system.to_owned(),
+            messages.to_vec(),
+            max_tokens,
+        ))
+        .await
+    }
+
+    /// Streams the answer to `request`: its budget, its stop texts, and its
+    /// grammar when this client sends grammars ([`crate::llm::LlmTarget::send_grammar`]).
+    pub async fn stream_request(&self, request: &ModelRequest) -> Result<PieceStream, LlmError> {
+        let body = encode(&self.request(request).streaming())?;
         let started = Instant::now();
         let deadlines = Deadlines::new(self.target(), started);
-        debug!(url = %self.url(), model = %self.target().model, messages = messages.len() + 1, "LLM stream request");
+        debug!(url = %self.url(), model = %self.target().model, messages = request.messages.len() + 1, "LLM stream request");
         let (opened, attempt) = self
             .with_retries(|| self.open(body.clone(), deadlines))
             .await?;

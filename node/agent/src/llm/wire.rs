@@ -23,6 +23,15 @@ pub struct ChatRequest<'a> {
     /// newer name, which llama.cpp and Ollama do not all read).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Texts that end the answer, sent only when there are some (every
+    /// server of the four reads OpenAI's `stop`; none takes more than 4).
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    pub stop: &'a [String],
+    /// A GBNF grammar for the answer: llama.cpp's server reads `grammar`;
+    /// sent only when the client is set to ([`super::LlmTarget::send_grammar`]),
+    /// since another server may refuse a field it does not know.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grammar: Option<&'a str>,
     /// The system prompt, then the history.
     pub messages: Vec<WireMessage<'a>>,
     /// `false`: one whole reply; `true`: server-sent events ([`super::stream`]).
@@ -70,6 +79,8 @@ impl<'a> ChatRequest<'a> {
             temperature,
             presence_penalty: None,
             max_tokens: None,
+            stop: &[],
+            grammar: None,
             messages,
             stream: false,
             stream_options: None,
@@ -85,6 +96,13 @@ impl<'a> ChatRequest<'a> {
     /// The same request with the answer's budget (none when `None`).
     pub fn with_max_tokens(mut self, max_tokens: Option<u32>) -> Self {
         self.max_tokens = max_tokens;
+        self
+    }
+
+    /// The same request with these stop texts and grammar (none when `None`).
+    pub fn with_shape(mut self, stop: &'a [String], grammar: Option<&'a str>) -> Self {
+        self.stop = stop;
+        self.grammar = grammar;
         self
     }
 
@@ -295,6 +313,23 @@ mod tests {
         let req = ChatRequest::new("m", 0.9, "sys", &history).with_max_tokens(None);
         let body = serde_json::to_value(&req).unwrap();
         assert!(body.get("max_tokens").is_none(), "{body}");
+    }
+
+    #[test]
+    fn stop_and_grammar_are_sent_only_when_there_are_some() {
+        let history = [ChatMessage::user("q")];
+        let stop = ["TOOL_RESULT".to_owned()];
+        let req =
+            ChatRequest::new("m", 0.9, "sys", &history).with_shape(&stop, Some("root ::= \"a\""));
+        let body = serde_json::to_value(&req).unwrap();
+        assert_eq!(body["stop"], json!(["TOOL_RESULT"]));
+        assert_eq!(body["grammar"], json!("root ::= \"a\""));
+        let req = ChatRequest::new("m", 0.9, "sys", &history).with_shape(&[], None);
+        let body = serde_json::to_value(&req).unwrap();
+        assert!(
+            body.get("stop").is_none() && body.get("grammar").is_none(),
+            "{body}"
+        );
     }
 
     #[test]

@@ -185,7 +185,7 @@ pub async fn core_with_pause(
         events,
         trace,
         pause_secs,
-        asker: None,
+        ..Setup::default()
     };
     core_from(db, Arc::new(maker), main, clock, setup).await
 }
@@ -200,6 +200,8 @@ pub struct Setup {
     pub pause_secs: Option<u64>,
     /// Who posts to friends.
     pub asker: Option<Arc<dyn FriendsAsker>>,
+    /// Whether ticks carry their reply grammar (`--constrained`).
+    pub constrained: bool,
 }
 
 impl Default for Setup {
@@ -210,6 +212,7 @@ impl Default for Setup {
             trace: Trace::off(),
             pause_secs: Some(0),
             asker: None,
+            constrained: false,
         }
     }
 }
@@ -227,6 +230,7 @@ pub async fn core_from(
         trace,
         pause_secs,
         asker,
+        constrained,
     } = setup;
     let tools = StoreTools {
         db: db.clone(),
@@ -256,6 +260,7 @@ pub async fn core_from(
             language: Language::En,
             main: Some(entry(main)),
             pause_secs,
+            constrained,
         },
     )
     .await

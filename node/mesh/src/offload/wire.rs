@@ -43,7 +43,10 @@ pub enum ClientFrame {
 /// whether the answer is wanted in pieces as it is made (`stream`) or in one
 /// piece at the end. Sampling settings are the server's own (its `--llm-*`
 /// configuration): the `Llm` trait carries none, so none travel. The budget
-/// does, and the server's model sends the smaller of it and its own limit.
+/// does, and the server's model sends the smaller of it and its own limit;
+/// so do the stop texts, which any model honours. The reply grammar does
+/// not: the friend's node decodes as its own model does, and whether that
+/// model may be sent a grammar is its owner's setting, not the asker's.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OffloadRequest {
     /// The system prompt.
@@ -56,6 +59,10 @@ pub struct OffloadRequest {
     /// (then the server's own limit alone applies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_tokens: Option<u32>,
+    /// Texts that end the answer (`ModelRequest::stop`); absent when none,
+    /// and from older clients' frames.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stop: Vec<String>,
 }
 
 impl OffloadRequest {
@@ -66,12 +73,16 @@ impl OffloadRequest {
             messages: request.messages.clone(),
             stream,
             max_tokens: request.max_tokens,
+            stop: request.stop.clone(),
         }
     }
 
-    /// The model call it asks for.
+    /// The model call it asks for (no grammar: see the type's doc).
     pub fn model_request(&self) -> ModelRequest {
-        ModelRequest::new(self.system.clone(), self.messages.clone(), self.max_tokens)
+        ModelRequest {
+            stop: self.stop.clone(),
+            ..ModelRequest::new(self.system.clone(), self.messages.clone(), self.max_tokens)
+        }
     }
 }
 

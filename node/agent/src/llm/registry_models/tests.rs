@@ -19,6 +19,8 @@ fn request() -> ModelRequest {
         system: "sys".into(),
         messages: vec![ChatMessage::user("hello")],
         max_tokens: None,
+        grammar: None,
+        stop: Vec::new(),
     }
 }
 
@@ -39,6 +41,29 @@ async fn a_url_row_calls_its_server_with_the_rows_sampling_settings() {
     let bodies = server.bodies.lock().unwrap();
     assert_eq!(bodies[0]["temperature"], serde_json::json!(0.7));
     assert_eq!(bodies[0]["presence_penalty"], serde_json::json!(1.25));
+}
+
+#[tokio::test]
+async fn a_url_row_sends_the_grammar_only_when_told_and_the_stop_always() {
+    let server = ScriptedServer::start().await;
+    let entry = server.entry("local", "qwen");
+    let request = request()
+        .with_grammar(Some("root ::= \"x\"".into()))
+        .with_stop(&["TOOL_RESULT"]);
+    let quiet = RegistryModels::new(None).model(&entry).unwrap();
+    quiet.complete(&request).await.unwrap();
+    let told = RegistryModels::new(None)
+        .with_http_grammars(true)
+        .model(&entry)
+        .unwrap();
+    let mut stream = told.stream(&request).await.unwrap();
+    while futures::StreamExt::next(&mut stream).await.is_some() {}
+    let bodies = server.bodies.lock().unwrap();
+    assert!(bodies[0].get("grammar").is_none(), "{}", bodies[0]);
+    assert_eq!(bodies[0]["stop"], serde_json::json!(["TOOL_RESULT"]));
+    assert_eq!(bodies[1]["grammar"], serde_json::json!("root ::= \"x\""));
+    assert_eq!(bodies[1]["stop"], serde_json::json!(["TOOL_RESULT"]));
+    assert_eq!(bodies[1]["stream"], serde_json::json!(true));
 }
 
 #[tokio::test]
@@ -66,6 +91,15 @@ async fn a_peer_row_is_a_friends_model_through_the_opener() {
     assert!(model.model_name().contains(&peer.to_string()));
     let e = model.complete(&request()).await.unwrap_err().to_string();
     assert!(e.contains("no route to the friend"), "{e}");
+}
+
+#[test]
+fn each_endpoint_is_its_kind_of_backend() {
+    use crate::llm::constrained::Backend;
+    let peer = PeerId::random();
+    let kinds = ["http://h/v1", &format!("peer:{peer}"), "file:/m/smol.gguf"]
+        .map(|e| parse_endpoint(e).unwrap().backend());
+    assert_eq!(kinds, [Backend::Http, Backend::Friend, Backend::Engine]);
 }
 
 #[test]

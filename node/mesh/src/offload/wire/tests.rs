@@ -13,6 +13,7 @@ fn request() -> ClientFrame {
         messages: vec![ChatMessage::user("привет")],
         stream: true,
         max_tokens: Some(48),
+        stop: vec![],
     })
 }
 
@@ -31,6 +32,21 @@ fn the_budget_travels_and_an_older_clients_frame_has_none() {
     };
     assert_eq!(back.max_tokens, None);
     assert_eq!(back.model_request().max_tokens, None);
+    assert!(back.model_request().stop.is_empty());
+}
+
+#[test]
+fn stop_texts_travel_and_the_grammar_does_not() {
+    let asked = ModelRequest::new("s".into(), vec![], Some(8))
+        .with_grammar(Some("root ::= \"x\"".into()))
+        .with_stop(&["TOOL_RESULT"]);
+    let sent = OffloadRequest::new(&asked, false);
+    let json = serde_json::to_value(&sent).unwrap();
+    assert_eq!(json["stop"], json!(["TOOL_RESULT"]));
+    assert!(json.get("grammar").is_none(), "{json}");
+    let served = sent.model_request();
+    assert_eq!(served.stop, ["TOOL_RESULT"]);
+    assert_eq!(served.grammar, None);
 }
 
 fn read<T: DeserializeOwned>(bytes: &[u8], limit: usize) -> Result<Option<T>, WireError> {

@@ -6,19 +6,15 @@
 //! (running now or started later) admits whoever presents the code in time.
 
 use clap::Args;
-use porfiry_storage::{MAX_INVITATION_NAME_BYTES, NewInvitation, StorageError, check_groups};
+use porfiry_storage::{MAX_INVITATION_NAME_BYTES, StorageError};
 use qrcode::QrCode;
 use qrcode::render::unicode::Dense1x2;
 
 use porfiry_mesh::data_dir::DataDir;
-use porfiry_mesh::friends::{FriendsError, open, parse_address};
-use porfiry_mesh::invite::code::MAX_CODE_ADDRESSES;
+use porfiry_mesh::friends::{FriendsError, open};
 use porfiry_mesh::invite::duration::parse_valid_for;
-use porfiry_mesh::invite::secret::{hash_secret, new_secret};
 use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
-use porfiry_mesh::invite::{CodeError, InviteCode};
-use porfiry_mesh::net::Multiaddr;
-use porfiry_mesh::net::Protocol;
+use porfiry_mesh::invite::{InvitationRequest, MakeError, make_invitation};
 
 /// Arguments of `porfiry invite`.
 #[derive(Debug, Args)]
@@ -47,23 +43,15 @@ pub enum InviteError {
     /// A flag's value was refused.
     #[error("{0}")]
     BadArgument(String),
-    /// No address to put in the code.
-    #[error(
-        "no address to put in the code: start the daemon (`porfiry run`, which listens) once, or pass --address"
-    )]
-    NoAddress,
-    /// The OS random source failed.
-    #[error("cannot make a secret: {0}")]
-    Random(String),
-    /// Friends-style failure (no node, bad address).
+    /// Making the invitation failed.
+    #[error(transparent)]
+    Make(#[from] MakeError),
+    /// Friends-style failure (no node).
     #[error(transparent)]
     Friends(#[from] FriendsError),
     /// The database refused.
     #[error(transparent)]
     Storage(#[from] StorageError),
-    /// The code could not be made.
-    #[error(transparent)]
-    Code(#[from] CodeError),
     /// The QR code could not be made.
     #[error("cannot draw the QR code: {0}")]
     Qr(String),
@@ -80,50 +68,21 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
             name.len()
         )));
     }
-    check_groups(&args.groups)?;
     let (key, store) = open(dir)?;
-    let peer = key.peer_id();
-    let given: Vec<String> = if args.addresses.is_empty() {
+    let addresses: Vec<String> = if args.addresses.is_empty() {
         store
             .config_get::<Vec<String>>(LISTENING_CONFIG_KEY)?
             .unwrap_or_default()
     } else {
         args.addresses.clone()
     };
-    let mut addresses: Vec<Multiaddr> = Vec::new();
-    for a in &given {
-        let m = parse_address(a, &peer)?;
-        // The code names the peer once; drop a trailing /p2p/<id> (a relay
-        // circuit address keeps its relay's /p2p/<relay>/p2p-circuit).
-        let bare = porfiry_mesh::net::without_peer_suffix(m, &peer);
-        if !addresses.contains(&bare) {
-            addresses.push(bare);
-        }
-    }
-    // Relay circuit addresses first, so the cut below never drops the only
-    // way to reach a node that cannot be dialled (the joiner tries all at once).
-    addresses.sort_by_key(|a| !a.iter().any(|p| p == Protocol::P2pCircuit));
-    addresses.truncate(MAX_CODE_ADDRESSES);
-    if addresses.is_empty() {
-        return Err(InviteError::NoAddress);
-    }
-    let secret = new_secret().map_err(|e| InviteError::Random(e.to_string()))?;
-    let code = InviteCode {
-        peer,
+    let request = InvitationRequest {
+        name: name.clone(),
+        groups: args.groups.clone(),
+        valid_for,
         addresses,
-        secret,
-    }
-    .encode()?;
-    let valid_ms = u64::try_from(valid_for.as_millis()).unwrap_or(u64::MAX);
-    store.add_invitation(
-        &NewInvitation {
-            secret_hash: hash_secret(&secret),
-            name: name.clone(),
-            groups: args.groups.clone(),
-            expires_ms: now_ms.saturating_add(valid_ms),
-        },
-        now_ms,
-    )?;
+    };
+    let code = make_invitation(&store, &key.peer_id(), &request, now_ms)?;
     let mut out = code.clone();
     if !args.no_qr {
         let qr = QrCode::new(code.as_bytes()).map_err(|e| InviteError::Qr(e.to_string()))?;
@@ -151,37 +110,4 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
         args.valid_for.trim()
     ));
     Ok(out)
-}
-
-#[cfg(test)]
-mod reach_tests {
-    use super::*;
-    use porfiry_mesh::init::open_or_init;
-
-    #[test]
-    fn a_code_carries_a_relay_circuit_address_first() {
-        let tmp = tempfile::tempdir().unwrap();
-        let dir = DataDir::new(tmp.path());
-        let (key, _) = open_or_init(&dir).unwrap();
-        let me = key.peer_id();
-        let relay = porfiry_mesh::net::Keypair::generate_ed25519()
-            .public()
-            .to_peer_id();
-        let mut addresses: Vec<String> = (1..=8)
-            .map(|port| format!("/ip4/10.0.0.1/tcp/{port}/p2p/{me}"))
-            .collect();
-        let circuit = format!("/ip4/192.0.2.1/tcp/4001/p2p/{relay}/p2p-circuit");
-        addresses.push(format!("{circuit}/p2p/{me}"));
-        let args = InviteArgs {
-            name: None,
-            groups: Vec::new(),
-            valid_for: "1h".into(),
-            addresses,
-            no_qr: true,
-        };
-        let out = invite(&dir, &args, 1).unwrap();
-        let code = InviteCode::decode(out.lines().next().unwrap()).unwrap();
-        assert_eq!(code.addresses.len(), MAX_CODE_ADDRESSES);
-        assert_eq!(code.addresses[0].to_string(), circuit);
-    }
 }

@@ -450,5 +450,8 @@ fn db_err(e: DbError) -> NodeError {
     }
 }
 
+mod invitations;
 #[cfg(test)]
 mod tests;
+
+pub use invitations::InvitationError;

@@ -20,6 +20,6 @@ pub(crate) mod views;
 pub use crate::friends::FriendView;
 pub use config::NodeConfig;
 pub use error::NodeError;
-pub use handle::NodeHandle;
+pub use handle::{InvitationError, NodeHandle};
 pub use spawn::{Node, NodeJoin, Stopped};
 pub use views::{FriendCatchup, NodeStatus, NotePost, NoteView, NotesQuery, Origin, Posted};

@@ -1,0 +1,32 @@
+//! `porfiry-ffi`: the node as a phone app's engine. One object,
+//! [`PorfiryNode`], that an app written in Kotlin, Swift or Python holds
+//! through bindings UniFFI generates from this library: start it on a data
+//! dir, post and read notes, manage friends and invitations, chat with the
+//! agent (streamed to a listener, cancellable), hear new notes and link
+//! changes, and follow the lifecycle the OS imposes — [`PorfiryNode::pause`]
+//! when the app goes to the background, [`PorfiryNode::resume`], and
+//! [`PorfiryNode::sync_now`] for a push notification's short wake.
+//!
+//! Files by job: [`settings`] (what `start` takes, checked), [`error`] (the
+//! one error enum), [`views`] (the records returned), [`listeners`] (the
+//! traits the app implements), [`chat`] (turns and their handles),
+//! `running` (the started parts), [`node`] (the object and its lifecycle),
+//! `sync` (one bounded catch-up).
+
+uniffi::setup_scaffolding!();
+
+pub mod chat;
+pub mod error;
+pub mod listeners;
+pub mod node;
+mod running;
+pub mod settings;
+mod sync;
+pub mod views;
+
+pub use chat::TaskHandle;
+pub use error::PorfiryError;
+pub use listeners::{ChatListener, NodeListener};
+pub use node::PorfiryNode;
+pub use settings::{ModelSource, NodeProfile, NodeSettings};
+pub use views::{ChatAnswer, Friend, FriendLink, Note, Status, SyncReport};

@@ -1,0 +1,408 @@
+//! [`PorfiryNode`]: the object an app holds. Its lifecycle is a small
+//! state machine — running, paused, shut down — and each running spell has
+//! its own tokio runtime, made at start and resume and shut down at pause
+//! and shutdown, so a paused node owns no thread at all: nothing of it
+//! wakes until [`PorfiryNode::resume`]. Several nodes live in one process
+//! (distinct data dirs); a data dir's node can be started again after
+//! [`PorfiryNode::shutdown`] (its lock is released when that returns).
+//!
+//! Lifecycle calls block for the short time starting or stopping takes
+//! (call them off the UI thread); the rest are async.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use porfiry_mesh::invite::InvitationRequest;
+use porfiry_mesh::node::{NodeHandle, NotePost, NotesQuery, Origin};
+use porfiry_storage::Note as NoteRow;
+use tokio::runtime::Runtime;
+
+use crate::chat::{Chats, TaskHandle};
+use crate::error::PorfiryError;
+use crate::listeners::{ChatListener, NodeListener};
+use crate::running::Running;
+use crate::settings::{Checked, NodeSettings};
+use crate::views::{Friend, Note, Status, SyncReport};
+
+/// Worker threads of a node's runtime: the mesh and database have threads
+/// of their own; this one runs chat turns, event forwarding and the async
+/// calls, which a phone needs one core for at most.
+pub const RUNTIME_WORKERS: usize = 1;
+
+/// The longest an invitation may be valid: as `porfiry invite --valid-for`.
+pub const MAX_INVITATION_SECS: u64 = 30 * 24 * 3600;
+
+pub(crate) enum State {
+    Running { runtime: Runtime, parts: Running },
+    Paused,
+    ShutDown,
+}
+
+/// A Porfiry node inside an app.
+#[derive(uniffi::Object)]
+pub struct PorfiryNode {
+    settings: Checked,
+    peer_id: String,
+    pub(crate) state: Mutex<State>,
+    listener: Mutex<Option<Arc<dyn NodeListener>>>,
+}
+
+impl std::fmt::Debug for PorfiryNode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PorfiryNode")
+            .field("peer_id", &self.peer_id)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Starts the parts of `settings` on a fresh runtime.
+pub(crate) fn start_parts(
+    settings: &Checked,
+    listener: Option<Arc<dyn NodeListener>>,
+) -> Result<(Runtime, Running), PorfiryError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(RUNTIME_WORKERS)
+        .thread_name("porfiry-ffi")
+        .enable_all()
+        .build()
+        .map_err(|e| PorfiryError::Start(format!("cannot start the node's runtime: {e}")))?;
+    let mut parts = {
+        let _entered = runtime.enter();
+        Running::start(settings)?
+    };
+    if let Some(listener) = listener {
+        parts.forwarders = crate::sync::forward_events(runtime.handle(), &parts, listener);
+    }
+    Ok((runtime, parts))
+}
+
+/// Stops `parts`, then the runtime (its threads end soon after).
+pub(crate) async fn stop_parts(runtime: Runtime, parts: Running) -> Result<(), PorfiryError> {
+    let stopped = runtime.spawn(parts.stop()).await;
+    runtime.shutdown_background();
+    stopped.map_err(|e| PorfiryError::Internal(format!("stopping the node: {e}")))?
+}
+
+impl PorfiryNode {
+    fn running<T>(&self, f: impl FnOnce(&Runtime, &Running) -> T) -> Result<T, PorfiryError> {
+        match &*self.state.lock().unwrap_or_else(PoisonError::into_inner) {
+            State::Running { runtime, parts } => Ok(f(runtime, parts)),
+            State::Paused => Err(PorfiryError::NotRunning(
+                "the node is paused; call resume() first".into(),
+            )),
+            State::ShutDown => Err(PorfiryError::NotRunning(
+                "the node is shut down; start a new one".into(),
+            )),
+        }
+    }
+
+    /// Runs `f` with the node's handle on the node's runtime.
+    async fn on_node<T, F, Fut>(&self, f: F) -> Result<T, PorfiryError>
+    where
+        F: FnOnce(NodeHandle) -> Fut,
+        Fut: std::future::Future<Output = Result<T, PorfiryError>> + Send + 'static,
+        T: Send + 'static,
+    {
+        let task = self.running(|runtime, parts| runtime.spawn(f(parts.node.clone())))?;
+        task.await
+            .map_err(|e| PorfiryError::Internal(format!("the call was dropped: {e}")))?
+    }
+
+    pub(crate) fn settings(&self) -> &Checked {
+        &self.settings
+    }
+
+    pub(crate) fn listener(&self) -> Option<Arc<dyn NodeListener>> {
+        self.listener
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+#[uniffi::export(async_runtime = "tokio")]
+impl PorfiryNode {
+    /// Starts a node on `settings.data_dir` (created when missing). A bad
+    /// setting is [`PorfiryError::Config`] and creates nothing; a data dir
+    /// another node holds is [`PorfiryError::Start`].
+    #[uniffi::constructor]
+    pub fn start(settings: NodeSettings) -> Result<Arc<PorfiryNode>, PorfiryError> {
+        let checked = settings.check()?;
+        let (runtime, parts) = start_parts(&checked, None)?;
+        let peer_id = parts.node.peer_id().to_owned();
+        Ok(Arc::new(PorfiryNode {
+            settings: checked,
+            peer_id,
+            state: Mutex::new(State::Running { runtime, parts }),
+            listener: Mutex::new(None),
+        }))
+    }
+
+    /// This node's peer id (what friends add).
+    pub fn peer_id(&self) -> String {
+        self.peer_id.clone()
+    }
+
+    /// Sets the listener that hears new notes and link changes (replacing
+    /// any earlier one); kept across pause and resume.
+    pub fn set_listener(&self, listener: Arc<dyn NodeListener>) {
+        *self.listener.lock().unwrap_or_else(PoisonError::into_inner) = Some(Arc::clone(&listener));
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let State::Running { runtime, parts } = &mut *state {
+            for f in parts.forwarders.drain(..) {
+                f.abort();
+            }
+            parts.forwarders = crate::sync::forward_events(runtime.handle(), parts, listener);
+        }
+    }
+
+    /// The node now; a paused or shut-down node says so and lists no links.
+    pub async fn status(&self) -> Result<Status, PorfiryError> {
+        let model = self
+            .running(|_, parts| parts.chats.as_ref().map(|c| c.model_name()))
+            .ok()
+            .flatten();
+        let state = match &*self.state.lock().unwrap_or_else(PoisonError::into_inner) {
+            State::Running { .. } => None,
+            State::Paused => Some("paused"),
+            State::ShutDown => Some("shut down"),
+        };
+        if let Some(state) = state {
+            return Ok(Status {
+                peer_id: self.peer_id.clone(),
+                profile: self.settings.profile.to_string(),
+                state: state.into(),
+                listening: Vec::new(),
+                friends: Vec::new(),
+                items_held: 0,
+                model: None,
+            });
+        }
+        self.on_node(move |node| async move {
+            let listening = node.listening().borrow().clone();
+            Ok(Status::running(node.status().await?, listening, model))
+        })
+        .await
+    }
+
+    /// Posts a note to `audience`: `private`, `friends`, `public`,
+    /// `group:NAME`, `peer:ID`, a friend's name, `club:NAME`.
+    pub async fn post_note(&self, text: String, audience: String) -> Result<Note, PorfiryError> {
+        self.on_node(move |node| async move {
+            let audience = node.resolve_audience(&audience).await?;
+            let posted = node.post_note(NotePost { text, audience }).await?;
+            note_by_id(&node, posted.id).await
+        })
+        .await
+    }
+
+    /// Notes, oldest first: `origin` `own`, `friends` or `all` (`None`:
+    /// all), at most `limit` (`None`: every one).
+    pub async fn notes(
+        &self,
+        origin: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<Vec<Note>, PorfiryError> {
+        let origin = match origin.as_deref() {
+            None | Some("all") => None,
+            Some("own") => Some(Origin::Own),
+            Some("friends") => Some(Origin::Friends),
+            Some(other) => {
+                return Err(PorfiryError::BadInput(format!(
+                    "origin {other:?}: use own, friends or all"
+                )));
+            }
+        };
+        let query = NotesQuery {
+            origin,
+            limit: limit.map(|l| l as usize),
+        };
+        self.on_node(move |node| async move {
+            Ok(node
+                .notes(query)
+                .await?
+                .into_iter()
+                .map(Note::from)
+                .collect())
+        })
+        .await
+    }
+
+    /// The friends.
+    pub async fn friends(&self) -> Result<Vec<Friend>, PorfiryError> {
+        self.on_node(|node| async move {
+            Ok(node
+                .friends()
+                .await?
+                .into_iter()
+                .map(Friend::from)
+                .collect())
+        })
+        .await
+    }
+
+    /// Adds (or updates) a friend by peer id, with addresses to dial it at
+    /// and a name (`None` keeps an existing friend's).
+    pub async fn add_friend(
+        &self,
+        peer_id: String,
+        addresses: Vec<String>,
+        name: Option<String>,
+    ) -> Result<Friend, PorfiryError> {
+        self.on_node(move |node| async move {
+            Ok(node
+                .add_named_friend(&peer_id, addresses, Vec::new(), name, None)
+                .await?
+                .into())
+        })
+        .await
+    }
+
+    /// Renames a friend (by peer id or its current name).
+    pub async fn rename_friend(
+        &self,
+        friend: String,
+        name: String,
+    ) -> Result<Friend, PorfiryError> {
+        self.on_node(
+            move |node| async move { Ok(node.rename_friend(&friend, &name).await?.into()) },
+        )
+        .await
+    }
+
+    /// Removes a friend (by peer id or name); its links close.
+    pub async fn remove_friend(&self, friend: String) -> Result<(), PorfiryError> {
+        self.on_node(move |node| async move { Ok(node.remove_friend(&friend).await?) })
+            .await
+    }
+
+    /// Makes a one-time invitation valid for `valid_secs` and returns its
+    /// code; whoever presents it in time becomes a friend named `name`.
+    /// The code carries the addresses this node listens on now, so a phone
+    /// (which never listens) cannot invite: its friends invite it.
+    pub async fn invite(
+        &self,
+        name: Option<String>,
+        valid_secs: u64,
+    ) -> Result<String, PorfiryError> {
+        if valid_secs == 0 || valid_secs > MAX_INVITATION_SECS {
+            return Err(PorfiryError::BadInput(format!(
+                "an invitation is valid for 1 s to {MAX_INVITATION_SECS} s, not {valid_secs}"
+            )));
+        }
+        let request = InvitationRequest {
+            name: name.unwrap_or_default(),
+            valid_for: std::time::Duration::from_secs(valid_secs),
+            ..Default::default()
+        };
+        self.on_node(move |node| async move {
+            node.invite(request)
+                .await
+                .map_err(|e| PorfiryError::Invitation(e.to_string()))
+        })
+        .await
+    }
+
+    /// Presents an invitation code; once the inviter admits this node it
+    /// is a friend here (named `name`, if given) and the two replicate.
+    pub async fn join(&self, code: String, name: Option<String>) -> Result<Friend, PorfiryError> {
+        self.on_node(move |node| async move {
+            node.join(code.trim(), name)
+                .await
+                .map(Friend::from)
+                .map_err(|e| match e {
+                    porfiry_mesh::node::InvitationError::Code(_) => {
+                        PorfiryError::BadInput(e.to_string())
+                    }
+                    _ => PorfiryError::Invitation(e.to_string()),
+                })
+        })
+        .await
+    }
+
+    /// Sends `text` in chat `session` (sessions keep their history); the
+    /// answer streams to `listener`. A node without a model answers
+    /// [`PorfiryError::Model`] through the listener.
+    pub fn chat(
+        &self,
+        session: String,
+        text: String,
+        listener: Arc<dyn ChatListener>,
+    ) -> Result<Arc<TaskHandle>, PorfiryError> {
+        let (handle, chats) =
+            self.running(|runtime, parts| (runtime.handle().clone(), parts.chats.clone()))?;
+        let Some(chats) = chats else {
+            return Err(PorfiryError::Model(
+                "no model is set: start the node with a model (a GGUF file, a URL or a friend)"
+                    .into(),
+            ));
+        };
+        Ok(Chats::start(&chats, &handle, &session, text, listener))
+    }
+
+    /// The app goes to the background: every link closes, everything is
+    /// written and the database closed, and the node's threads end; nothing
+    /// wakes until [`PorfiryNode::resume`]. Pausing a paused node is fine.
+    pub fn pause(&self) -> Result<(), PorfiryError> {
+        self.stop_to(State::Paused)
+    }
+
+    /// Starts a paused node again: links come back and it catches up.
+    pub fn resume(&self) -> Result<(), PorfiryError> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*state {
+            State::Running { .. } => Ok(()),
+            State::ShutDown => Err(PorfiryError::NotRunning(
+                "the node is shut down; start a new one".into(),
+            )),
+            State::Paused => {
+                let (runtime, parts) = start_parts(&self.settings, self.listener())?;
+                *state = State::Running { runtime, parts };
+                Ok(())
+            }
+        }
+    }
+
+    /// Stops the node for good (its data dir can be started again).
+    pub fn shutdown(&self) -> Result<(), PorfiryError> {
+        self.stop_to(State::ShutDown)
+    }
+
+    /// What a push notification's wake does: connect to friends, catch up
+    /// and publish what waits, and return within `deadline_ms` with counts.
+    /// A paused node is resumed for it and paused again after.
+    pub async fn sync_now(&self, deadline_ms: u64) -> Result<SyncReport, PorfiryError> {
+        crate::sync::sync_now(self, deadline_ms).await
+    }
+}
+
+impl PorfiryNode {
+    fn stop_to(&self, next: State) -> Result<(), PorfiryError> {
+        let previous = {
+            let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+            let was_shut = matches!(*state, State::ShutDown);
+            let previous = std::mem::replace(&mut *state, next);
+            if was_shut {
+                // Shut down stays shut down.
+                *state = State::ShutDown;
+            }
+            previous
+        };
+        match previous {
+            State::Running { runtime, parts } => {
+                futures::executor::block_on(stop_parts(runtime, parts))
+            }
+            State::Paused | State::ShutDown => Ok(()),
+        }
+    }
+}
+
+/// Note `id` as the bindings show it.
+pub(crate) async fn note_by_id(node: &NodeHandle, id: i64) -> Result<Note, PorfiryError> {
+    let stored = node
+        .db()
+        .read(move |s| s.get::<NoteRow>(id))
+        .await
+        .map_err(|e| PorfiryError::Internal(e.to_string()))?
+        .map_err(|e| PorfiryError::Internal(e.to_string()))?;
+    Ok(Note::from(porfiry_mesh::node::NoteView::from(stored)))
+}

@@ -1,0 +1,126 @@
+//! [`Running`]: the parts of a started node — the mesh node (its own
+//! thread), the invitation service, the agent — started together from
+//! checked settings and stopped together, the node's database committed
+//! and its lock released when [`Running::stop`] returns.
+
+use std::sync::Arc;
+
+use porfiry_agent::llm::OpenAiClient;
+use porfiry_agent::llm::local::{EngineOptions, open_model_file};
+use porfiry_agent::{ChatConfig, ChatEngine, LlmTarget};
+use porfiry_api::adapters::ChatAgent;
+use porfiry_mesh::invite::InviteService;
+use porfiry_mesh::net::LinksWatch;
+use porfiry_mesh::node::{Node, NodeConfig, NodeHandle, NodeJoin};
+use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
+use porfiry_skills::llm::Llm;
+
+use crate::chat::Chats;
+use crate::error::PorfiryError;
+use crate::settings::{Checked, ModelSource};
+
+/// A started node.
+pub(crate) struct Running {
+    pub node: NodeHandle,
+    join: NodeJoin,
+    invites: Option<InviteService>,
+    pub chats: Option<Arc<Chats>>,
+    pub links: LinksWatch,
+    /// Tasks that forward the node's events to the app's listener.
+    pub forwarders: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl Running {
+    /// Starts the node of `settings` on the current runtime.
+    pub(crate) fn start(settings: &Checked) -> Result<Running, PorfiryError> {
+        let mut config = NodeConfig::new(
+            settings.dir.clone(),
+            settings.profile,
+            settings.listen.clone(),
+        );
+        let links = LinksWatch::default();
+        config.reach.links_watch = links.clone();
+        let (node, join) = Node::spawn(config).map_err(|e| PorfiryError::Start(e.to_string()))?;
+        // Without it the node runs; it just takes no invitations.
+        let invites = InviteService::start(&node)
+            .inspect_err(|e| tracing::warn!("invitations are off: {e}"))
+            .ok();
+        let chats = match &settings.model {
+            None => None,
+            Some(source) => match agent(source, &node, settings) {
+                Ok(chats) => Some(Arc::new(chats)),
+                Err(e) => {
+                    node.shutdown();
+                    return Err(e);
+                }
+            },
+        };
+        Ok(Running {
+            node,
+            join,
+            invites,
+            chats,
+            links,
+            forwarders: Vec::new(),
+        })
+    }
+
+    /// Stops everything; the database is committed and closed on return.
+    pub(crate) async fn stop(self) -> Result<(), PorfiryError> {
+        for f in &self.forwarders {
+            f.abort();
+        }
+        if let Some(invites) = self.invites {
+            invites.stop();
+        }
+        drop(self.chats);
+        self.node.shutdown();
+        self.join
+            .await
+            .map(|_| ())
+            .map_err(|e| PorfiryError::Internal(format!("the node stopped with an error: {e}")))
+    }
+}
+
+fn agent(
+    source: &ModelSource,
+    node: &NodeHandle,
+    settings: &Checked,
+) -> Result<Chats, PorfiryError> {
+    let model = |e: String| PorfiryError::Config(e);
+    let llm: Arc<dyn Llm> = match source {
+        ModelSource::Url { url, model: name } => Arc::new(
+            OpenAiClient::new(LlmTarget::new(url.clone(), name.clone()))
+                .map_err(|e| model(e.to_string()))?,
+        ),
+        ModelSource::Friend { peer_id } => {
+            let peer = peer_id
+                .parse()
+                .map_err(|e| model(format!("model friend {peer_id}: {e}")))?;
+            let opener: Arc<dyn OffloadOpener> = Arc::new(node.streams());
+            Arc::new(FriendLlm::new(
+                opener,
+                format!("friend-model@{peer_id}"),
+                vec![peer],
+                FriendLlmConfig::default(),
+            ))
+        }
+        ModelSource::File { path } => local_model(path)?,
+    };
+    let name = llm.model_name();
+    let config = ChatConfig {
+        skills_dir: Some(settings.dir.skills_dir()),
+        language: settings.language,
+        ..ChatConfig::new(LlmTarget::new(String::new(), name.clone()))
+    };
+    let engine = ChatEngine::with_llm(&config, llm).map_err(|e| model(e.to_string()))?;
+    Ok(Chats::new(Arc::new(ChatAgent::new(Arc::new(engine), name))))
+}
+
+/// A GGUF file through the embedded engine; a build without it (feature
+/// `engine` off) answers that it has none, naming the file.
+fn local_model(path: &str) -> Result<Arc<dyn Llm>, PorfiryError> {
+    let engine = open_model_file(std::path::Path::new(path), &EngineOptions::default())
+        .map_err(|e| PorfiryError::Config(e.to_string()))?;
+    Ok(engine)
+}

@@ -1,0 +1,196 @@
+//! What runs between the node and the app besides calls: the forwarders
+//! that tell a [`NodeListener`] of new notes and link changes as they
+//! happen (awaiting the node's events, never polling), and
+//! [`sync_now`]: one catch-up bounded by a deadline, as a push
+//! notification's short wake allows.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, PoisonError};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use porfiry_mesh::CoreEvent;
+use porfiry_mesh::net::Link;
+use tokio::runtime::Handle;
+use tokio::sync::broadcast::error::RecvError;
+use tokio::task::JoinHandle;
+use tokio::time::Instant;
+
+use crate::error::PorfiryError;
+use crate::listeners::NodeListener;
+use crate::node::{PorfiryNode, State, start_parts, stop_parts};
+use crate::running::Running;
+use crate::views::{FriendLink, SyncReport};
+
+/// How often a sync looks at its friends' catch-up state: it runs only for
+/// the sync's few seconds, and 100 ms is well under a catch-up's own time
+/// on a link (hundreds of ms) while costing nothing between syncs.
+pub const SYNC_CHECK_INTERVAL: Duration = Duration::from_millis(100);
+
+/// The longest deadline `sync_now` takes: iOS gives a background push about
+/// 30 s, Android a little more; a longer one is cut to this.
+pub const MAX_SYNC_DEADLINE: Duration = Duration::from_secs(60);
+
+/// Starts the tasks that tell `listener` what happens on `parts`' node.
+pub(crate) fn forward_events(
+    runtime: &Handle,
+    parts: &Running,
+    listener: Arc<dyn NodeListener>,
+) -> Vec<JoinHandle<()>> {
+    let node = parts.node.clone();
+    let mut events = node.events().subscribe();
+    let notes_listener = Arc::clone(&listener);
+    let notes = runtime.spawn(async move {
+        loop {
+            match events.recv().await {
+                Ok(CoreEvent::NoteArrived { id }) => match crate::node::note_by_id(&node, id).await
+                {
+                    Ok(note) => notes_listener.on_note(note),
+                    Err(e) => tracing::warn!(id, "cannot read the note that arrived: {e}"),
+                },
+                Ok(CoreEvent::ProcessFinished { .. }) => {}
+                // Missed some: the app re-reads its notes list anyway.
+                Err(RecvError::Lagged(n)) => tracing::warn!(n, "note events were missed"),
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
+    let node = parts.node.clone();
+    let mut links = parts.links.subscribe();
+    let links = runtime.spawn(async move {
+        let mut known: BTreeMap<String, Link> = BTreeMap::new();
+        while links.changed().await.is_ok() {
+            let now: BTreeMap<String, Link> = links
+                .borrow_and_update()
+                .friends
+                .iter()
+                .map(|(peer, record)| (peer.clone(), record.link))
+                .collect();
+            let changed: Vec<String> = now
+                .iter()
+                .filter(|(peer, link)| known.get(*peer) != Some(link))
+                .map(|(peer, _)| peer.clone())
+                .chain(known.keys().filter(|p| !now.contains_key(*p)).cloned())
+                .collect();
+            known = now;
+            if changed.is_empty() {
+                continue;
+            }
+            let status = match node.status().await {
+                Ok(s) => s,
+                Err(e) => {
+                    tracing::warn!("cannot read the friends' links: {e}");
+                    continue;
+                }
+            };
+            for friend in status.friends {
+                if changed.contains(&friend.peer_id) {
+                    listener.on_link(FriendLink::from(friend));
+                }
+            }
+        }
+    });
+    vec![notes, links]
+}
+
+fn unix_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX))
+}
+
+/// One bounded catch-up (see [`PorfiryNode::sync_now`]).
+pub(crate) async fn sync_now(
+    node: &PorfiryNode,
+    deadline_ms: u64,
+) -> Result<SyncReport, PorfiryError> {
+    let budget = Duration::from_millis(deadline_ms).min(MAX_SYNC_DEADLINE);
+    let started = Instant::now();
+    let started_ms = unix_ms();
+    // A paused node is started for the sync and paused after it.
+    let was_paused = {
+        let mut state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*state {
+            State::Running { .. } => false,
+            State::ShutDown => {
+                return Err(PorfiryError::NotRunning(
+                    "the node is shut down; start a new one".into(),
+                ));
+            }
+            State::Paused => {
+                let (runtime, parts) = start_parts(node.settings(), node.listener())?;
+                *state = State::Running { runtime, parts };
+                true
+            }
+        }
+    };
+    let (runtime, handle) = {
+        let state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*state {
+            State::Running { runtime, parts } => (runtime.handle().clone(), parts.node.clone()),
+            _ => {
+                return Err(PorfiryError::NotRunning(
+                    "the node stopped during the sync".into(),
+                ));
+            }
+        }
+    };
+    let deadline = started + budget;
+    let watch = runtime.spawn(async move {
+        let mut events = handle.events().subscribe();
+        let mut received = 0u32;
+        let mut check = tokio::time::interval(SYNC_CHECK_INTERVAL);
+        loop {
+            tokio::select! {
+                () = tokio::time::sleep_until(deadline) => break,
+                event = events.recv() => {
+                    if matches!(event, Ok(CoreEvent::NoteArrived { .. })) {
+                        received += 1;
+                    }
+                }
+                _ = check.tick() => {
+                    let Ok(status) = handle.status().await else { break };
+                    let done = !status.friends.is_empty()
+                        && status.friends.iter().all(|f| f.last_catchup_ms.is_some_and(|t| t >= started_ms));
+                    if done {
+                        return (status, received, false);
+                    }
+                }
+            }
+        }
+        let status = handle.status().await.ok();
+        match status {
+            Some(s) => (s, received, true),
+            None => (porfiry_mesh::node::NodeStatus {
+                peer_id: String::new(),
+                profile: String::new(),
+                friends_connected: 0,
+                friends: Vec::new(),
+                items_per_kind: Default::default(),
+                items_held: 0,
+            }, received, true),
+        }
+    });
+    let outcome = watch.await;
+    if was_paused {
+        let previous = {
+            let mut state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
+            std::mem::replace(&mut *state, State::Paused)
+        };
+        if let State::Running { runtime, parts } = previous {
+            stop_parts(runtime, parts).await?;
+        }
+    }
+    let (status, received, deadline_reached) =
+        outcome.map_err(|e| PorfiryError::Internal(format!("the sync was dropped: {e}")))?;
+    Ok(SyncReport {
+        friends_connected: status.friends.iter().filter(|f| f.connected).count() as u32,
+        friends_caught_up: status
+            .friends
+            .iter()
+            .filter(|f| f.last_catchup_ms.is_some_and(|t| t >= started_ms))
+            .count() as u32,
+        notes_received: received,
+        elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+        deadline_reached,
+    })
+}

@@ -1,0 +1,149 @@
+//! The records the bindings return: notes, friends, the node's status, a
+//! sync's report and a chat's answer, each a plain copy of the node's own
+//! view (`porfiry_mesh::node::views`) in types every binding language has.
+
+use porfiry_mesh::FriendView;
+use porfiry_mesh::node::{FriendCatchup, NodeStatus, NoteView};
+
+/// One note.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Note {
+    /// Row id on this node.
+    pub id: i64,
+    /// The text.
+    pub text: String,
+    /// `private`, `friends`, `public`, `group:NAME`, `peer:ID`, `club:ID`.
+    pub audience: String,
+    /// The author's peer id; `None` for this node's own notes.
+    pub author: Option<String>,
+    /// What this node calls the author.
+    pub author_name: Option<String>,
+    /// When it was written (Unix ms).
+    pub created_ms: u64,
+    /// Hashtags in the text.
+    pub hashtags: Vec<String>,
+}
+
+impl From<NoteView> for Note {
+    fn from(n: NoteView) -> Self {
+        Note {
+            id: n.id,
+            text: n.text,
+            audience: n.audience,
+            author: n.author,
+            author_name: n.author_name,
+            created_ms: n.created_ms,
+            hashtags: n.hashtags,
+        }
+    }
+}
+
+/// One friend.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Friend {
+    /// Its peer id.
+    pub peer_id: String,
+    /// What this node calls it.
+    pub name: Option<String>,
+    /// Where it is dialled.
+    pub addresses: Vec<String>,
+    /// Groups it is in.
+    pub groups: Vec<String>,
+    /// May it use this node's model.
+    pub allow_offload: bool,
+}
+
+impl From<FriendView> for Friend {
+    fn from(f: FriendView) -> Self {
+        Friend {
+            peer_id: f.peer_id,
+            name: f.name,
+            addresses: f.addresses,
+            groups: f.groups,
+            allow_offload: f.allow_offload,
+        }
+    }
+}
+
+/// A friend's link now.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct FriendLink {
+    /// The friend's peer id.
+    pub peer_id: String,
+    /// What this node calls it.
+    pub name: Option<String>,
+    /// Connected now.
+    pub connected: bool,
+    /// When a catch-up with it last ended (Unix ms), since the node started.
+    pub last_catchup_ms: Option<u64>,
+}
+
+impl From<FriendCatchup> for FriendLink {
+    fn from(f: FriendCatchup) -> Self {
+        FriendLink {
+            peer_id: f.peer_id,
+            name: f.name,
+            connected: f.connected,
+            last_catchup_ms: f.last_catchup_ms,
+        }
+    }
+}
+
+/// The node now.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Status {
+    /// This node's peer id.
+    pub peer_id: String,
+    /// `phone` or `server`.
+    pub profile: String,
+    /// `running`, `paused` or `shut down`.
+    pub state: String,
+    /// Addresses it listens on (`<addr>/p2p/<id>`).
+    pub listening: Vec<String>,
+    /// Every friend's link.
+    pub friends: Vec<FriendLink>,
+    /// Items it holds.
+    pub items_held: u64,
+    /// The chat model's name, if one is set.
+    pub model: Option<String>,
+}
+
+impl Status {
+    pub(crate) fn running(s: NodeStatus, listening: Vec<String>, model: Option<String>) -> Self {
+        Status {
+            peer_id: s.peer_id,
+            profile: s.profile,
+            state: "running".into(),
+            listening,
+            friends: s.friends.into_iter().map(FriendLink::from).collect(),
+            items_held: s.items_held as u64,
+            model,
+        }
+    }
+}
+
+/// What [`crate::PorfiryNode::sync_now`] did.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct SyncReport {
+    /// Friends connected at the end.
+    pub friends_connected: u32,
+    /// Friends whose catch-up ended during the sync.
+    pub friends_caught_up: u32,
+    /// Friends' notes that arrived during the sync.
+    pub notes_received: u32,
+    /// Time it took (ms).
+    pub elapsed_ms: u64,
+    /// Whether the deadline came before every friend had caught up.
+    pub deadline_reached: bool,
+}
+
+/// A chat turn's end.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ChatAnswer {
+    /// The whole answer.
+    pub text: String,
+    /// Tools called, in order.
+    pub tools: Vec<String>,
+    /// Why the model stopped (`stop`, `length`).
+    pub finish_reason: Option<String>,
+}

@@ -1,0 +1,192 @@
+"""What a phone app does with the bindings, done from Python through the
+generated module: start nodes, make friends by invitation, hear notes
+arrive, chat with a streamed and a cancelled answer, pause with no thread
+awake, resume and sync within a deadline, and get typed errors."""
+
+import asyncio
+import os
+import time
+
+import pytest
+
+import porfiry_ffi as porfiry
+from conftest import WAIT_SECS, Notes, Turn, settings
+
+# The quiet window of the paused-node test: what the issue asks (30 s).
+PAUSED_WINDOW_SECS = 30
+
+
+def run(coroutine):
+    return asyncio.run(coroutine)
+
+
+def friends_by_invitation(make_node):
+    """A home server and a phone that joined it by invitation, linked."""
+    server = make_node("server", server=True)
+    phone = make_node("phone")
+    heard = Notes()
+    phone.set_listener(heard)
+    code = run(server.invite("phone", 600))
+    friend = run(phone.join(code, "home"))
+    assert friend.peer_id == server.peer_id()
+    assert friend.name == "home"
+    link = heard.wait_link(connected=True)
+    assert link.peer_id == server.peer_id()
+    return server, phone, heard, code
+
+
+def other_threads():
+    """{tid: (name, voluntary context switches)} of every thread but the main one."""
+    threads = {}
+    for tid in os.listdir("/proc/self/task"):
+        if int(tid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/self/task/{tid}/status") as f:
+                fields = dict(line.split(":\t", 1) for line in f if ":\t" in line)
+        except FileNotFoundError:
+            continue  # it ended while we looked
+        threads[int(tid)] = (
+            fields["Name"].strip(),
+            int(fields["voluntary_ctxt_switches"]),
+        )
+    return threads
+
+
+def test_a_bad_setting_is_a_config_error_and_creates_nothing(tmp_path):
+    where = tmp_path / "never"
+    with pytest.raises(porfiry.PorfiryError.Config, match="phone never listens"):
+        porfiry.PorfiryNode.start(
+            settings(where, porfiry.NodeProfile.PHONE, ["/ip4/127.0.0.1/tcp/0"])
+        )
+    with pytest.raises(porfiry.PorfiryError.Config, match="language"):
+        porfiry.PorfiryNode.start(settings(where, porfiry.NodeProfile.PHONE, language="xx"))
+    with pytest.raises(porfiry.PorfiryError.Config, match="missing.gguf"):
+        porfiry.PorfiryNode.start(
+            settings(
+                where,
+                porfiry.NodeProfile.PHONE,
+                model=porfiry.ModelSource.FILE(path=str(tmp_path / "missing.gguf")),
+            )
+        )
+    assert not where.exists()
+
+
+def test_invite_join_then_a_note_arrives_through_the_listener(make_node):
+    server, phone, heard, code = friends_by_invitation(make_node)
+    assert [f.peer_id for f in run(server.friends())] == [phone.peer_id()]
+    posted = run(server.post_note("dinner at seven", "friends"))
+    assert posted.audience == "friends"
+    note = heard.wait_note("dinner at seven")
+    assert note.author == server.peer_id()
+    assert [n.text for n in run(phone.notes("friends", None))] == ["dinner at seven"]
+    # A code is used once: presenting it again is refused, with a reason;
+    # what is not a code at all is bad input.
+    with pytest.raises(porfiry.PorfiryError.Invitation):
+        run(make_node("stranger").join(code, None))
+    with pytest.raises(porfiry.PorfiryError.BadInput, match="code"):
+        run(phone.join("not a code", None))
+
+
+def test_a_streamed_chat_answer_then_a_cancelled_one(make_node, scripted_model):
+    phone = make_node(
+        "phone", model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted")
+    )
+    scripted_model.answer(["Hello", " from", " the scripted model."])
+    turn = Turn()
+    handle = phone.chat("kitchen", "say hello", turn)
+    assert turn.ended.wait(WAIT_SECS), "the turn never ended"
+    assert turn.error is None, turn.error
+    assert turn.answer.text == "Hello from the scripted model."
+    assert "".join(turn.texts) == "Hello from the scripted model."
+    assert handle.is_finished()
+    assert scripted_model.requests[0]["stream"] is True
+    assert scripted_model.requests[0]["messages"][-1]["content"] == "say hello"
+
+    scripted_model.started.clear()
+    scripted_model.hold(["Let me think"])
+    cancelled = Turn()
+    handle = phone.chat("kitchen", "and now a long one", cancelled)
+    assert scripted_model.started.wait(WAIT_SECS), "the second request never came"
+    assert not handle.is_finished()
+    handle.cancel()
+    assert scripted_model.closed.wait(WAIT_SECS), "the server never saw the stream close"
+    assert handle.is_finished()
+    assert cancelled.answer is None and cancelled.error is None
+    # The session kept the first exchange: the held request carried it.
+    history = [m["content"] for m in scripted_model.requests[1]["messages"]]
+    assert "say hello" in history and "and now a long one" in history
+
+
+def test_chat_without_a_model_is_a_model_error(make_node):
+    phone = make_node("phone")
+    with pytest.raises(porfiry.PorfiryError.Model, match="no model"):
+        phone.chat("s", "hi", Turn())
+
+
+def test_paused_nothing_wakes_and_resume_catches_up(make_node):
+    server, phone, heard, _ = friends_by_invitation(make_node)
+    phone.pause()
+    assert run(phone.status()).state == "paused"
+    with pytest.raises(porfiry.PorfiryError.NotRunning):
+        run(phone.notes(None, None))
+    server_heard = Notes()
+    server.set_listener(server_heard)
+    server.pause()  # so that only the paused phone's threads could wake
+    time.sleep(2)  # the runtimes' threads end just after pause returns
+    before = other_threads()
+    time.sleep(PAUSED_WINDOW_SECS)
+    after = other_threads()
+    woke = {
+        tid: (name, count - before.get(tid, (name, 0))[1])
+        for tid, (name, count) in after.items()
+        if count != before.get(tid, (name, 0))[1]
+    }
+    print(f"paused {PAUSED_WINDOW_SECS} s: threads before {before}, after {after}")
+    assert woke == {}, f"threads woke while paused: {woke}"
+
+    server.resume()
+    run(server.post_note("while you slept", "friends"))
+    phone.resume()
+    heard.wait_note("while you slept")
+
+
+def test_sync_now_fetches_within_its_deadline(make_node):
+    server, phone, heard, _ = friends_by_invitation(make_node)
+    phone.pause()
+    for i in range(3):
+        run(server.post_note(f"news {i}", "friends"))
+    report = run(phone.sync_now(20_000))
+    print(f"sync_now on loopback: {report}")
+    assert report.notes_received >= 3
+    assert report.friends_caught_up == 1
+    assert not report.deadline_reached
+    assert report.elapsed_ms < 20_000
+    assert run(phone.status()).state == "paused"
+    phone.resume()
+    texts = [n.text for n in run(phone.notes("friends", None))]
+    assert texts == ["news 0", "news 1", "news 2"]
+
+    # Its friend gone, a sync ends at its deadline and says so.
+    server.shutdown()
+    phone.pause()
+    began = time.monotonic()
+    report = run(phone.sync_now(1_500))
+    assert report.deadline_reached
+    assert report.friends_caught_up == 0
+    assert time.monotonic() - began < 10
+
+
+def test_nodes_share_a_process_and_a_data_dir_starts_again(make_node, tmp_path):
+    first = make_node("one")
+    second = make_node("two")
+    assert first.peer_id() != second.peer_id()
+    with pytest.raises(porfiry.PorfiryError.Start):
+        porfiry.PorfiryNode.start(settings(tmp_path / "one", porfiry.NodeProfile.PHONE))
+    run(first.post_note("kept", "private"))
+    first.shutdown()
+    with pytest.raises(porfiry.PorfiryError.NotRunning):
+        first.resume()
+    again = make_node("one")
+    assert again.peer_id() == first.peer_id()
+    assert [n.text for n in run(again.notes("own", None))] == ["kept"]

@@ -11,13 +11,14 @@
 //! one error enum), [`views`] (the records returned), [`listeners`] (the
 //! traits the app implements), [`chat`] (turns and their handles),
 //! `running` (the started parts), [`node`] (the object and its lifecycle),
-//! `sync` (one bounded catch-up).
+//! `sync` (one bounded catch-up), [`logging`] (`PORFIRY_LOG`).
 
 uniffi::setup_scaffolding!();
 
 pub mod chat;
 pub mod error;
 pub mod listeners;
+pub mod logging;
 pub mod node;
 mod running;
 pub mod settings;

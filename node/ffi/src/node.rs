@@ -126,6 +126,7 @@ impl PorfiryNode {
     /// another node holds is [`PorfiryError::Start`].
     #[uniffi::constructor]
     pub fn start(settings: NodeSettings) -> Result<Arc<PorfiryNode>, PorfiryError> {
+        crate::logging::init_from_env();
         let checked = settings.check()?;
         let (runtime, parts) = start_parts(&checked, None)?;
         let peer_id = parts.node.peer_id().to_owned();

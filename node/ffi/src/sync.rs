@@ -65,27 +65,39 @@ pub(crate) fn forward_events(
                 .iter()
                 .map(|(peer, record)| (peer.clone(), record.link))
                 .collect();
-            let changed: Vec<String> = now
+            let changed: Vec<(String, bool)> = now
                 .iter()
                 .filter(|(peer, link)| known.get(*peer) != Some(link))
-                .map(|(peer, _)| peer.clone())
-                .chain(known.keys().filter(|p| !now.contains_key(*p)).cloned())
+                .map(|(peer, link)| (peer.clone(), *link != Link::NotConnected))
+                .chain(
+                    known
+                        .keys()
+                        .filter(|p| !now.contains_key(*p))
+                        .map(|p| (p.clone(), false)),
+                )
                 .collect();
             known = now;
             if changed.is_empty() {
                 continue;
             }
-            let status = match node.status().await {
-                Ok(s) => s,
+            // Whether it is connected comes from the watch itself (the
+            // status is read after it and may lag); its name and last
+            // catch-up from the status.
+            let friends = match node.status().await {
+                Ok(s) => s.friends,
                 Err(e) => {
-                    tracing::warn!("cannot read the friends' links: {e}");
-                    continue;
+                    tracing::warn!("cannot read the friends' names: {e}");
+                    Vec::new()
                 }
             };
-            for friend in status.friends {
-                if changed.contains(&friend.peer_id) {
-                    listener.on_link(FriendLink::from(friend));
-                }
+            for (peer, connected) in changed {
+                let known_friend = friends.iter().find(|f| f.peer_id == peer);
+                listener.on_link(FriendLink {
+                    name: known_friend.and_then(|f| f.name.clone()),
+                    last_catchup_ms: known_friend.and_then(|f| f.last_catchup_ms),
+                    peer_id: peer,
+                    connected,
+                });
             }
         }
     });

@@ -10,8 +10,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The built cdylib: next to the test's binaries (cargo puts the lib's
-/// every crate type there), or in `deps/` beside this test.
+/// The built cdylib: in `deps/` beside this test's binary (where a test
+/// build leaves it) or in the profile folder (where `cargo build` copies
+/// it); the newer of the two, so a stale copy is never tested.
 fn built_library() -> PathBuf {
     let name = format!(
         "{}porfiry_ffi{}",
@@ -21,13 +22,14 @@ fn built_library() -> PathBuf {
     let bindgen = PathBuf::from(env!("CARGO_BIN_EXE_uniffi-bindgen"));
     let profile_dir = bindgen.parent().expect("the binary has a folder");
     let candidates = [
-        profile_dir.join(&name),
         profile_dir.join("deps").join(&name),
+        profile_dir.join(&name),
     ];
     candidates
         .iter()
-        .find(|p| p.is_file())
-        .cloned()
+        .filter_map(|p| Some((std::fs::metadata(p).ok()?.modified().ok()?, p)))
+        .max()
+        .map(|(_, p)| p.clone())
         .unwrap_or_else(|| panic!("the cdylib is not built: looked at {candidates:?}"))
 }
 

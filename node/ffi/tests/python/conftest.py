@@ -73,30 +73,27 @@ class Notes(porfiry.NodeListener):
         self.links.put(link)
 
     def wait_note(self, text, secs=WAIT_SECS):
-        deadline = time.monotonic() + secs
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no note {text!r} in {secs} s")
-            try:
-                note = self.notes.get(timeout=left)
-            except queue.Empty:
-                continue
-            if note.text == text:
-                return note
+        return wait_for(self.notes, lambda n: n.text == text, f"note {text!r}", secs)
 
     def wait_link(self, connected, secs=WAIT_SECS):
-        deadline = time.monotonic() + secs
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError(f"no link with connected={connected} in {secs} s")
-            try:
-                link = self.links.get(timeout=left)
-            except queue.Empty:
-                continue
-            if link.connected == connected:
-                return link
+        return wait_for(
+            self.links, lambda l: l.connected == connected, f"link connected={connected}", secs
+        )
+
+
+def wait_for(heard, wanted, what, secs):
+    """The first item of queue `heard` that is `wanted`, within `secs`."""
+    deadline = time.monotonic() + secs
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise AssertionError(f"no {what} in {secs} s")
+        try:
+            item = heard.get(timeout=left)
+        except queue.Empty:
+            continue
+        if wanted(item):
+            return item
 
 
 class Turn(porfiry.ChatListener):

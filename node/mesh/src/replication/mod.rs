@@ -5,7 +5,7 @@
 //! outputs), [`chunks`] (one catch-up chunk: a page read, packed, tracked),
 //! [`frame_sink`] (where frames go, and the counts),
 //! [`engine_clock`] (engine time: wall clock, never back), [`verify_stage`] (decoding and verifying frames on their own thread), [`parallel_verify`] (one batch over several cores), [`outgoing`] (the task feeding the driver), [`watch`] (noticing
-//! other processes' writes), [`friend_set`] (friends and their changes),
+//! other processes' writes; `watch_events` drives it by file events on Linux and Android), [`friend_set`] (friends and their changes),
 //! [`limits`], [`error`]. Turning rows into items and items into rows is
 //! `crate::sharing`'s job, shared with the CLI.
 
@@ -21,6 +21,8 @@ pub(crate) mod parallel_verify;
 pub(crate) mod service;
 pub(crate) mod verify_stage;
 pub(crate) mod watch;
+#[cfg(any(target_os = "linux", target_os = "android"))]
+pub(crate) mod watch_events;
 
 pub use error::ReplicationError;
 pub use service::{DaemonOptions, LoopCommand, LoopIo, LoopStatus, Stopped, run_node};

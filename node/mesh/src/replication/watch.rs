@@ -15,12 +15,17 @@
 //!   at most four scans a second.
 //!
 //! Either change sends one signal, and the loop scans (friends, rows to
-//! publish, items signed elsewhere). [`spawn_watch`] polls on a plain thread
-//! that sleeps in `recv_timeout`, not on a tokio interval: tokio's
-//! hierarchical timer wheel reaches a deadline seconds away in steps (one
-//! wake-up per wheel level crossed), which made an idle phone's 5 s poll
-//! cost three wake-ups of the node thread instead of one. The thread wakes
-//! once per interval and wakes the loop only when something changed.
+//! publish, items signed elsewhere). The checks run on a plain thread of
+//! their own, never on a tokio interval: tokio's hierarchical timer wheel
+//! reaches a deadline seconds away in steps (one wake-up per wheel level
+//! crossed), which made an idle phone's 5 s poll cost three wake-ups of the
+//! node thread instead of one.
+//!
+//! When the operating system reports writes to files (inotify on Linux and
+//! Android, [`super::watch_events`]) the thread sleeps until the database's
+//! files are written and checks only while they are: an idle node does not
+//! wake at all. Elsewhere, or when inotify refuses a watch, it checks once
+//! per interval forever ([`spawn_polling`]).
 
 use std::sync::mpsc as std_mpsc;
 
@@ -73,27 +78,69 @@ impl ChangeWatcher {
     }
 }
 
-/// The polling thread; dropping this stops it at once (or after the check
-/// under way, which waits its turn on the writer).
+/// The watching thread; dropping this stops it at once (or after the
+/// check under way, which waits its turn on the writer).
 #[derive(Debug)]
 pub struct WatchThread {
-    _stop: std_mpsc::Sender<()>,
+    _stop: Stop,
 }
 
-/// Polls `watcher` on a thread of its own, for others' commits every
-/// `intervals.others` and for any commit about every `intervals.any`, and
-/// sends `()` to `changed` when either moved. `changed` has room for one
-/// signal: a change seen while a scan is already due adds nothing. The
-/// thread ends when dropped, when the loop is gone or when the database
-/// closes.
+/// What keeps a watching thread alive: dropping it ends the thread (it is
+/// held, never read).
+#[derive(Debug)]
+#[allow(dead_code)]
+enum Stop {
+    /// The polling thread's stop channel.
+    Poll(std_mpsc::Sender<()>),
+    /// The file-event subscription; dropping it closes the thread's events.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    Events(super::watch_events::Subscription),
+}
+
+/// Watches `watcher`'s database for others' commits (about every
+/// `intervals.others`) and any commit (about every `intervals.any`), and
+/// sends `()` to `changed` when either moved: driven by the file events of
+/// the database's files where the system gives them, by a poll elsewhere.
+/// `changed` has room for one signal: a change seen while a scan is already
+/// due adds nothing. The thread ends when dropped, when the loop is gone or
+/// when the database closes.
 pub fn spawn_watch(
+    watcher: ChangeWatcher,
+    intervals: PollIntervals,
+    changed: mpsc::Sender<()>,
+) -> Result<WatchThread, ReplicationError> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        let path = watcher.db.path().to_path_buf();
+        match super::watch_events::Subscription::start(&path) {
+            Ok((subscription, events)) => {
+                std::thread::Builder::new()
+                    .name("porfiry-watch".into())
+                    .spawn(move || {
+                        super::watch_events::run(watcher, intervals, &events, &changed);
+                    })
+                    .map_err(ReplicationError::Thread)?;
+                return Ok(WatchThread {
+                    _stop: Stop::Events(subscription),
+                });
+            }
+            Err(error) => {
+                tracing::info!(%error, path = %path.display(), "no file events for the database; polling it instead");
+            }
+        }
+    }
+    spawn_polling(watcher, intervals, changed)
+}
+
+/// [`spawn_watch`] without file events: checks once every
+/// `intervals.others` whether or not anything was written.
+pub fn spawn_polling(
     mut watcher: ChangeWatcher,
     intervals: PollIntervals,
     changed: mpsc::Sender<()>,
 ) -> Result<WatchThread, ReplicationError> {
     let (stop, stopped) = std_mpsc::channel::<()>();
-    // Every how many ticks the "any commit" check comes along.
-    let every = (intervals.any.as_nanos() / intervals.others.as_nanos().max(1)).max(1);
+    let every = any_every(intervals);
     std::thread::Builder::new()
         .name("porfiry-watch".into())
         .spawn(move || {
@@ -103,24 +150,52 @@ pub fn spawn_watch(
                 stopped.recv_timeout(intervals.others)
             {
                 tick += 1;
-                let seen = watcher.others_changed().and_then(|others| {
-                    let any = tick.is_multiple_of(every) && watcher.any_changed()?;
-                    Ok(others || any)
-                });
-                match seen {
-                    Ok(false) => {}
-                    Ok(true) => match changed.try_send(()) {
-                        Ok(()) | Err(mpsc::error::TrySendError::Full(())) => {}
-                        Err(mpsc::error::TrySendError::Closed(())) => return,
-                    },
-                    Err(ReplicationError::Db(DbError::Closed)) => return,
-                    // Retried at the next interval: nothing is lost by waiting.
-                    Err(e) => tracing::warn!(error = %e, "change check failed"),
+                if check(&mut watcher, tick.is_multiple_of(every), &changed) == Checked::Stop {
+                    return;
                 }
             }
         })
         .map_err(ReplicationError::Thread)?;
-    Ok(WatchThread { _stop: stop })
+    Ok(WatchThread {
+        _stop: Stop::Poll(stop),
+    })
+}
+
+/// Every how many checks of others' commits the "any commit" check comes
+/// along.
+pub(super) fn any_every(intervals: PollIntervals) -> u128 {
+    (intervals.any.as_nanos() / intervals.others.as_nanos().max(1)).max(1)
+}
+
+/// How a check went, for the thread running it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Checked {
+    /// Go on watching.
+    Go,
+    /// The loop or the database is gone: end the thread.
+    Stop,
+}
+
+/// Asks whether others committed (and, with `any`, whether anyone did) and
+/// signals the loop when so.
+pub(super) fn check(watcher: &mut ChangeWatcher, any: bool, changed: &mpsc::Sender<()>) -> Checked {
+    let seen = watcher.others_changed().and_then(|others| {
+        let any = any && watcher.any_changed()?;
+        Ok(others || any)
+    });
+    match seen {
+        Ok(false) => Checked::Go,
+        Ok(true) => match changed.try_send(()) {
+            Ok(()) | Err(mpsc::error::TrySendError::Full(())) => Checked::Go,
+            Err(mpsc::error::TrySendError::Closed(())) => Checked::Stop,
+        },
+        Err(ReplicationError::Db(DbError::Closed)) => Checked::Stop,
+        // Retried at the next check: nothing is lost by waiting.
+        Err(e) => {
+            tracing::warn!(error = %e, "change check failed");
+            Checked::Go
+        }
+    }
 }
 
 #[cfg(test)]
@@ -192,8 +267,22 @@ mod tests {
         Store::open(&path).unwrap().add(&note("hi"), 1).unwrap();
         assert_eq!(rx.recv().await, Some(()));
         drop(thread);
-        // The thread ends and drops its sender.
-        assert_eq!(rx.recv().await, None);
+        // The thread ends and drops its sender (after any signal it had
+        // already sent: the "any commit" check sees the same commit).
+        while rx.recv().await.is_some() {}
+    }
+
+    #[tokio::test]
+    async fn the_polling_thread_signals_another_process_and_stops_when_dropped() {
+        let (_dir, db, path) = temp_db();
+        let (tx, mut rx) = mpsc::channel(1);
+        let thread = spawn_polling(ChangeWatcher::start(&db).await.unwrap(), fast(), tx).unwrap();
+        Store::open(&path).unwrap().add(&note("hi"), 1).unwrap();
+        assert_eq!(rx.recv().await, Some(()));
+        drop(thread);
+        // The thread ends and drops its sender (after any signal it had
+        // already sent: the "any commit" check sees the same commit).
+        while rx.recv().await.is_some() {}
     }
 
     #[tokio::test]

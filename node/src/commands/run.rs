@@ -24,6 +24,7 @@ use porfiry_mesh::init::InitError;
 use porfiry_mesh::lock::LockError;
 use porfiry_mesh::net::Multiaddr;
 use porfiry_mesh::net::limits::DEFAULT_SERVER_LISTEN_QUIC;
+use porfiry_mesh::net::swarm::QUIC_BUILT;
 use porfiry_mesh::node::{Node, NodeConfig, NodeError};
 use porfiry_mesh::replication::ReplicationError;
 use porfiry_mesh::replication::limits::DEFAULT_SERVER_LISTEN;
@@ -35,7 +36,8 @@ pub use porfiry_mesh::net::Profile;
 pub struct RunArgs {
     /// Address to listen on (repeatable), e.g. /ip4/127.0.0.1/tcp/4001.
     /// A server without one listens on /ip4/0.0.0.0/tcp/4001 and
-    /// /ip4/0.0.0.0/udp/4001/quic-v1; a phone never listens.
+    /// /ip4/0.0.0.0/udp/4001/quic-v1 (TCP only in a phone build); a phone
+    /// never listens.
     #[arg(long = "listen", value_name = "MULTIADDR")]
     pub listen: Vec<String>,
     /// Network profile.
@@ -105,12 +107,22 @@ pub enum RunError {
     LocalModel(#[from] porfiry_agent::llm::local::EngineError),
 }
 
+/// Where a server listens without `--listen`: TCP and, where this build has
+/// it, QUIC on the same port number.
+fn default_listen() -> Vec<&'static str> {
+    if QUIC_BUILT {
+        vec![DEFAULT_SERVER_LISTEN, DEFAULT_SERVER_LISTEN_QUIC]
+    } else {
+        vec![DEFAULT_SERVER_LISTEN]
+    }
+}
+
 /// The listen addresses `args` ask for, parsed.
 pub fn listen_addresses(args: &RunArgs) -> Result<Vec<Multiaddr>, ReplicationError> {
     let given: Vec<&str> = if args.reach.no_listen {
         Vec::new()
     } else if args.listen.is_empty() && args.profile == Profile::Server {
-        vec![DEFAULT_SERVER_LISTEN, DEFAULT_SERVER_LISTEN_QUIC]
+        default_listen()
     } else {
         args.listen.iter().map(String::as_str).collect()
     };
@@ -346,8 +358,9 @@ mod tests {
             [
                 DEFAULT_SERVER_LISTEN.parse::<Multiaddr>().unwrap(),
                 DEFAULT_SERVER_LISTEN_QUIC.parse::<Multiaddr>().unwrap()
-            ]
+            ][..default_listen().len()]
         );
+        assert_eq!(default_listen().len(), if QUIC_BUILT { 2 } else { 1 });
         let mut hidden = args(&[], Profile::Server);
         hidden.reach.no_listen = true;
         assert!(listen_addresses(&hidden).unwrap().is_empty());

@@ -19,10 +19,11 @@ use libp2p::swarm::behaviour::toggle::Toggle;
 use libp2p::{PeerId, dcutr, identify, mdns, ping, relay};
 
 use super::codec::{Frame, FrameCodec};
+use super::config::Profile;
 use super::gate::{FriendGate, InviteDoor};
 use super::limits::{
     FRAME_PROTOCOL, IDENTIFY_PROTOCOL_VERSION, MAX_CONCURRENT_STREAMS, MAX_ESTABLISHED_PER_PEER,
-    MAX_PENDING_INCOMING, PING_INTERVAL, REQUEST_TIMEOUT,
+    MAX_PENDING_INCOMING, REQUEST_TIMEOUT,
 };
 use super::reach::ReachConfig;
 use super::relay::relay_config;
@@ -67,9 +68,11 @@ pub struct ReachParts {
 
 impl MeshBehaviour {
     /// A behaviour with an empty friend list and a frame cap of
-    /// `max_frame_bytes`, admitting guests while `door` is open.
+    /// `max_frame_bytes`, admitting guests while `door` is open, pinging and
+    /// identifying on `profile`'s clock.
     pub fn new(
         local_key: &PublicKey,
+        profile: Profile,
         max_frame_bytes: u32,
         streams: libp2p_stream::Behaviour,
         door: InviteDoor,
@@ -104,11 +107,11 @@ impl MeshBehaviour {
         Self {
             gate: FriendGate::new(door),
             limits: connection_limits::Behaviour::new(limits),
-            identify: identify::Behaviour::new(identify::Config::new(
-                IDENTIFY_PROTOCOL_VERSION.to_owned(),
-                local_key.clone(),
-            )),
-            ping: ping::Behaviour::new(ping::Config::new().with_interval(PING_INTERVAL)),
+            identify: identify::Behaviour::new(
+                identify::Config::new(IDENTIFY_PROTOCOL_VERSION.to_owned(), local_key.clone())
+                    .with_interval(profile.identify_interval()),
+            ),
+            ping: ping::Behaviour::new(ping::Config::new().with_interval(profile.ping_interval())),
             frames: request_response::Behaviour::with_codec(
                 FrameCodec::new(max_frame_bytes),
                 [(FRAME_PROTOCOL, ProtocolSupport::Full)],

@@ -8,7 +8,10 @@ use std::time::Duration;
 use libp2p::{Multiaddr, PeerId};
 
 use super::error::MeshError;
-use super::limits::{MAX_TRANSPORT_FRAME_BYTES, PHONE_IDLE_TIMEOUT, SERVER_IDLE_TIMEOUT};
+use super::limits::{
+    MAX_TRANSPORT_FRAME_BYTES, PHONE_IDENTIFY_INTERVAL, PHONE_IDLE_TIMEOUT, PHONE_PING_INTERVAL,
+    PING_INTERVAL, SERVER_IDENTIFY_INTERVAL, SERVER_IDLE_TIMEOUT,
+};
 use super::reach::ReachConfig;
 use super::redial::{Backoff, REDIAL_BACKOFF};
 use super::streams::StreamControl;
@@ -29,6 +32,22 @@ impl Profile {
         match self {
             Profile::Server => SERVER_IDLE_TIMEOUT,
             Profile::Phone => PHONE_IDLE_TIMEOUT,
+        }
+    }
+
+    /// How often this profile pings each connection (see the constants).
+    pub fn ping_interval(self) -> Duration {
+        match self {
+            Profile::Server => PING_INTERVAL,
+            Profile::Phone => PHONE_PING_INTERVAL,
+        }
+    }
+
+    /// How often this profile repeats identify on a connection.
+    pub fn identify_interval(self) -> Duration {
+        match self {
+            Profile::Server => SERVER_IDENTIFY_INTERVAL,
+            Profile::Phone => PHONE_IDENTIFY_INTERVAL,
         }
     }
 
@@ -125,8 +144,23 @@ impl MeshConfig {
         if self.max_frame_bytes == 0 {
             return Err(MeshError::ZeroFrameCap);
         }
+        if !super::swarm::QUIC_BUILT
+            && let Some(quic) = self.listen.iter().find(|a| is_quic(a))
+        {
+            return Err(MeshError::NoQuic(quic.clone()));
+        }
         Ok(())
     }
+}
+
+/// Whether `address` is a QUIC one (`/udp/…/quic-v1`).
+pub fn is_quic(address: &Multiaddr) -> bool {
+    address.iter().any(|p| {
+        matches!(
+            p,
+            libp2p::multiaddr::Protocol::QuicV1 | libp2p::multiaddr::Protocol::Quic
+        )
+    })
 }
 
 #[cfg(test)]
@@ -148,6 +182,33 @@ mod tests {
     #[test]
     fn server_keeps_idle_links_longer_than_a_phone() {
         assert!(Profile::Server.idle_timeout() > Profile::Phone.idle_timeout());
+    }
+
+    #[test]
+    fn a_phone_pings_and_identifies_less_often_than_a_server() {
+        assert!(Profile::Phone.ping_interval() > Profile::Server.ping_interval());
+        assert!(Profile::Phone.identify_interval() > Profile::Server.identify_interval());
+        // The server's pings keep a phone's NAT mapping alive: they must come
+        // before common gateways' ~60 s idle timeout.
+        assert!(Profile::Server.ping_interval() < Duration::from_secs(60));
+    }
+
+    #[test]
+    fn a_quic_listen_address_is_refused_only_where_quic_is_not_built() {
+        let quic: Multiaddr = "/ip4/127.0.0.1/udp/0/quic-v1".parse().unwrap();
+        assert!(is_quic(&quic));
+        assert!(!is_quic(&"/ip4/127.0.0.1/tcp/0".parse().unwrap()));
+        let mut config = MeshConfig::phone();
+        config.profile = Profile::Server;
+        config.listen.push(quic.clone());
+        let result = config.validate();
+        if super::super::swarm::QUIC_BUILT {
+            assert!(result.is_ok());
+        } else {
+            let err = result.unwrap_err();
+            assert!(matches!(err, MeshError::NoQuic(ref a) if *a == quic));
+            assert!(err.to_string().contains("TCP only"), "{err}");
+        }
     }
 
     #[test]

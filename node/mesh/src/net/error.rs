@@ -14,6 +14,9 @@ pub enum MeshError {
     /// The phone profile was given addresses to listen on.
     #[error("the phone profile does not listen, but listen addresses were given: {0:?}")]
     PhoneListens(Vec<Multiaddr>),
+    /// A QUIC listen address in a build without QUIC (a phone build).
+    #[error("cannot listen on {0}: this build speaks TCP only (no QUIC); use a /tcp/ address")]
+    NoQuic(Multiaddr),
     /// A frame cap of zero would refuse every frame.
     #[error("the frame size cap must be above zero")]
     ZeroFrameCap,

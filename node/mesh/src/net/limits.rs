@@ -94,10 +94,30 @@ pub const MAX_IN_FLIGHT_PER_PEER: usize = 8;
 /// until it fits, so its senders wait.
 pub const MAX_QUEUED_BYTES_PER_PEER: usize = 4 * MAX_TRANSPORT_FRAME_BYTES as usize;
 
-/// Interval between pings on each connection: 30 s is under the ~60 s idle
-/// timeout of common NATs and carrier gateways, at half the wake-ups of
-/// libp2p's 15 s default.
+/// Interval between a server's pings on each connection: 30 s is under the
+/// ~60 s idle timeout of common NATs and carrier gateways (UDP mappings, which
+/// QUIC links ride, are the shortest lived), at half the wake-ups of libp2p's
+/// 15 s default. The phones connected to a server are kept mapped by these.
 pub const PING_INTERVAL: Duration = Duration::from_secs(30);
+
+/// Interval between a phone's own pings: 2 min. A phone never listens, so its
+/// links are to servers (directly or through a relaying one), whose pings
+/// every 30 s already keep the phone's NAT mapping alive in both directions;
+/// the phone's ping only has to notice a server gone silent (a network switch
+/// the OS did not report), which within 2 min 20 s (with the ping's 20 s
+/// timeout) is soon enough for notes that wait in the outbox anyway. Each
+/// ping wakes the phone twice (its timer, its answer): 1 a minute instead of
+/// 4 at the server's interval.
+pub const PHONE_PING_INTERVAL: Duration = Duration::from_secs(2 * 60);
+
+/// Interval between a phone's periodic identify exchanges on a link: 30 min
+/// instead of libp2p's 5 min. Identify runs at once on every new connection,
+/// which is when a phone's addresses change (a network switch drops the
+/// link); the periodic repeat only refreshes what friends already know.
+pub const PHONE_IDENTIFY_INTERVAL: Duration = Duration::from_secs(30 * 60);
+
+/// Interval between a server's periodic identify exchanges: libp2p's 5 min.
+pub const SERVER_IDENTIFY_INTERVAL: Duration = Duration::from_secs(5 * 60);
 
 /// First redial delay after a working link drops, in ms: 1 s, since a restarted
 /// server is usually back within seconds.

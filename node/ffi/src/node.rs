@@ -96,7 +96,7 @@ impl PorfiryNode {
     }
 
     /// Runs `f` with the node's handle on the node's runtime.
-    async fn on_node<T, F, Fut>(&self, f: F) -> Result<T, PorfiryError>
+    pub(crate) async fn on_node<T, F, Fut>(&self, f: F) -> Result<T, PorfiryError>
     where
         F: FnOnce(NodeHandle) -> Fut,
         Fut: std::future::Future<Output = Result<T, PorfiryError>> + Send + 'static,

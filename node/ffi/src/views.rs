@@ -4,6 +4,34 @@
 
 use porfiry_mesh::FriendView;
 use porfiry_mesh::node::{FriendCatchup, NodeStatus, NoteView};
+use porfiry_mesh::sharing::clubs::ClubListing;
+
+/// A club this node knows.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Club {
+    /// `NAME@FOUNDER`: the audience `club:…` takes it.
+    pub club: String,
+    /// The short name.
+    pub name: String,
+    /// The founder's peer id.
+    pub founder: String,
+    /// This node's role: `founder`, `admin`, `member` or `outside`.
+    pub role: String,
+    /// Members now.
+    pub members: u32,
+}
+
+impl From<ClubListing> for Club {
+    fn from(c: ClubListing) -> Self {
+        Club {
+            club: c.club,
+            name: c.name,
+            founder: c.founder,
+            role: c.role.to_owned(),
+            members: u32::try_from(c.members).unwrap_or(u32::MAX),
+        }
+    }
+}
 
 /// One note.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]

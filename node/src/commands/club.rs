@@ -5,7 +5,7 @@
 //! that is unambiguous among the clubs known here, else `NAME@FOUNDER`.
 
 use clap::{Args, Subcommand};
-use porfiry_protocol::club::{ClubAction, ClubRef, ClubRole};
+use porfiry_protocol::club::ClubAction;
 use serde::Serialize;
 
 use porfiry_mesh::data_dir::DataDir;
@@ -116,16 +116,6 @@ struct Changed {
     item_id: String,
 }
 
-/// A club as `club list` prints it.
-#[derive(Debug, Serialize)]
-struct Listed {
-    club: String,
-    name: String,
-    founder: String,
-    role: &'static str,
-    members: usize,
-}
-
 /// Runs one `club` command; returns what to print.
 pub fn club(dir: &DataDir, command: &ClubCommand, now_ms: u64) -> Result<String, ClubCommandError> {
     let (key, store) = open(dir)?;
@@ -181,23 +171,7 @@ pub fn club(dir: &DataDir, command: &ClubCommand, now_ms: u64) -> Result<String,
         }
         ClubCommand::Leave { club, out } => change(club, ClubAction::Leave, me.clone(), out.json)?,
         ClubCommand::List { out } => {
-            let book = store.club_book()?;
-            let listed: Vec<Listed> = store
-                .known_clubs()?
-                .into_iter()
-                .map(|c: ClubRef| Listed {
-                    role: match book.role_now(&c, &me) {
-                        _ if c.founder == me => "founder",
-                        ClubRole::Admin => "admin",
-                        ClubRole::Member => "member",
-                        ClubRole::Outside => "outside",
-                    },
-                    members: book.members(&c).len(),
-                    club: c.to_string(),
-                    name: c.name,
-                    founder: c.founder,
-                })
-                .collect();
+            let listed = clubs::list(&store, &me)?;
             if out.json {
                 serde_json::to_string_pretty(&listed)?
             } else if listed.is_empty() {

@@ -88,6 +88,34 @@ def test_invite_join_then_a_note_arrives_through_the_listener(make_node):
         run(phone.join("not a code", None))
 
 
+def test_a_club_note_reaches_a_member_and_a_member_can_leave(make_node):
+    server, phone, heard, _ = friends_by_invitation(make_node)
+    club = run(server.create_club("family"))
+    assert club == f"family@{server.peer_id()}"
+    [listed] = run(server.clubs())
+    assert (listed.club, listed.role, listed.members) == (club, "founder", 1)
+    with pytest.raises(porfiry.PorfiryError.NotFound, match="no club"):
+        run(server.add_to_club("chess", "phone", False))
+    with pytest.raises(porfiry.PorfiryError.NotFound):
+        run(server.add_to_club("family", "nobody-by-that-name", False))
+    # The server calls the phone "phone" (the invitation's name).
+    run(server.add_to_club("family", "phone", False))
+    assert run(server.clubs())[0].members == 2
+    run(server.post_note("club supper at eight", f"club:{club}"))
+    note = heard.wait_note("club supper at eight")
+    assert note.audience == f"club:{club}"
+    deadline = time.monotonic() + WAIT_SECS
+    while [(c.club, c.role) for c in run(phone.clubs())] != [(club, "member")]:
+        assert time.monotonic() < deadline, run(phone.clubs())
+        time.sleep(0.05)
+    run(phone.leave_club("family"))
+    assert [(c.club, c.role) for c in run(phone.clubs())] == [(club, "outside")]
+    deadline = time.monotonic() + WAIT_SECS
+    while run(server.clubs())[0].members != 1:
+        assert time.monotonic() < deadline, "the server never heard the phone leave"
+        time.sleep(0.05)
+
+
 def test_a_streamed_chat_answer_then_a_cancelled_one(make_node, scripted_model):
     phone = make_node(
         "phone", model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted")

@@ -37,6 +37,9 @@ pub enum NodeError {
     /// The database refused a read.
     #[error(transparent)]
     Storage(#[from] StorageError),
+    /// A club change was refused (no such club, not a member, no right).
+    #[error(transparent)]
+    Clubs(#[from] crate::sharing::clubs::ClubsError),
     /// An advertisement could not be signed or stored.
     #[error(transparent)]
     Sharing(#[from] SharingError),
@@ -73,6 +76,12 @@ impl NodeError {
                 }
                 _ => false,
             },
+            // Not a member, no right, a bad name; not a failing database.
+            NodeError::Clubs(c) => !matches!(
+                c,
+                crate::sharing::clubs::ClubsError::Storage(_)
+                    | crate::sharing::clubs::ClubsError::Item(_)
+            ),
             NodeError::Friends(e) => match e {
                 FriendsError::BadPeerId { .. }
                 | FriendsError::BadAddress { .. }
@@ -91,6 +100,7 @@ impl NodeError {
             self,
             NodeError::Friends(FriendsError::NotAFriend(_) | FriendsError::NoFriendNamed(_))
                 | NodeError::Notes(NotesError::NoSuchItem(_))
+                | NodeError::Clubs(crate::sharing::clubs::ClubsError::NoSuchClub(_))
         )
     }
 }

@@ -450,6 +450,7 @@ fn db_err(e: DbError) -> NodeError {
     }
 }
 
+mod clubs;
 mod invitations;
 #[cfg(test)]
 mod tests;

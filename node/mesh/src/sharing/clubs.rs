@@ -130,6 +130,42 @@ pub fn change_club(
     Ok(item)
 }
 
+/// A club as `club list` and the bindings show it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ClubListing {
+    /// `NAME@FOUNDER`, what audiences and commands take.
+    pub club: String,
+    /// The short name.
+    pub name: String,
+    /// The founder's peer id.
+    pub founder: String,
+    /// This node's role now: `founder`, `admin`, `member` or `outside`.
+    pub role: &'static str,
+    /// How many members the club book holds now.
+    pub members: usize,
+}
+
+/// Every club this node knows (founded here or heard of), with `me`'s role.
+pub fn list(store: &Store, me: &str) -> Result<Vec<ClubListing>, ClubsError> {
+    let book = store.club_book()?;
+    Ok(store
+        .known_clubs()?
+        .into_iter()
+        .map(|c| ClubListing {
+            role: match book.role_now(&c, me) {
+                _ if c.founder == me => "founder",
+                ClubRole::Admin => "admin",
+                ClubRole::Member => "member",
+                ClubRole::Outside => "outside",
+            },
+            members: book.members(&c).len(),
+            club: c.to_string(),
+            name: c.name,
+            founder: c.founder,
+        })
+        .collect())
+}
+
 /// One member as `club members` shows it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct MemberView {

@@ -44,8 +44,10 @@ snapshot() {
 snapshot >"$dir/a"
 sleep "$secs"
 snapshot >"$dir/b"
+rss=$(awk '/^VmRSS|^VmHWM/ {printf "%s %s kB  ", $1, $2}' /proc/"$pid"/status)
 link=$("$bin" --data-dir "$dir/phone" status --json |
     python3 -c 'import json,sys; print(",".join(f.get("link") or "none" for f in json.load(sys.stdin)["friends"]))')
 echo "friend link: $link; voluntary switches over ${secs} s:"
 join -t'|' -j1 "$dir/a" <(cut -d'|' -f1,3 "$dir/b") |
     awk -F'|' '{d = $4 - $3; total += d; printf "%-18s %6d\n", $2, d} END {printf "%-18s %6d\n", "total", total}'
+echo "phone memory: $rss"

@@ -107,10 +107,6 @@ impl PorfiryNode {
             .map_err(|e| PorfiryError::Internal(format!("the call was dropped: {e}")))?
     }
 
-    pub(crate) fn settings(&self) -> &Checked {
-        &self.settings
-    }
-
     pub(crate) fn listener(&self) -> Option<Arc<dyn NodeListener>> {
         self.listener
             .lock()
@@ -349,18 +345,7 @@ impl PorfiryNode {
 
     /// Starts a paused node again: links come back and it catches up.
     pub fn resume(&self) -> Result<(), PorfiryError> {
-        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
-        match &*state {
-            State::Running { .. } => Ok(()),
-            State::ShutDown => Err(PorfiryError::NotRunning(
-                "the node is shut down; start a new one".into(),
-            )),
-            State::Paused => {
-                let (runtime, parts) = start_parts(&self.settings, self.listener())?;
-                *state = State::Running { runtime, parts };
-                Ok(())
-            }
-        }
+        self.start_if_paused().map(|_| ())
     }
 
     /// Stops the node for good (its data dir can be started again).
@@ -377,6 +362,23 @@ impl PorfiryNode {
 }
 
 impl PorfiryNode {
+    /// Starts the node if it is paused; says whether it was. A running node
+    /// is left as it is; a shut-down one is an error.
+    pub(crate) fn start_if_paused(&self) -> Result<bool, PorfiryError> {
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        match &*state {
+            State::Running { .. } => Ok(false),
+            State::ShutDown => Err(PorfiryError::NotRunning(
+                "the node is shut down; start a new one".into(),
+            )),
+            State::Paused => {
+                let (runtime, parts) = start_parts(&self.settings, self.listener())?;
+                *state = State::Running { runtime, parts };
+                Ok(true)
+            }
+        }
+    }
+
     fn stop_to(&self, next: State) -> Result<(), PorfiryError> {
         let previous = {
             let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);

@@ -17,7 +17,7 @@ use tokio::time::Instant;
 
 use crate::error::PorfiryError;
 use crate::listeners::NodeListener;
-use crate::node::{PorfiryNode, State, start_parts, stop_parts};
+use crate::node::{PorfiryNode, State, stop_parts};
 use crate::running::Running;
 use crate::views::{FriendLink, SyncReport};
 
@@ -119,22 +119,7 @@ pub(crate) async fn sync_now(
     let started = Instant::now();
     let started_ms = unix_ms();
     // A paused node is started for the sync and paused after it.
-    let was_paused = {
-        let mut state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
-        match &*state {
-            State::Running { .. } => false,
-            State::ShutDown => {
-                return Err(PorfiryError::NotRunning(
-                    "the node is shut down; start a new one".into(),
-                ));
-            }
-            State::Paused => {
-                let (runtime, parts) = start_parts(node.settings(), node.listener())?;
-                *state = State::Running { runtime, parts };
-                true
-            }
-        }
-    };
+    let was_paused = node.start_if_paused()?;
     let (runtime, handle) = {
         let state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
         match &*state {
@@ -164,23 +149,14 @@ pub(crate) async fn sync_now(
                     let done = !status.friends.is_empty()
                         && status.friends.iter().all(|f| f.last_catchup_ms.is_some_and(|t| t >= started_ms));
                     if done {
-                        return (status, received, false);
+                        return (status.friends, received, false);
                     }
                 }
             }
         }
-        let status = handle.status().await.ok();
-        match status {
-            Some(s) => (s, received, true),
-            None => (porfiry_mesh::node::NodeStatus {
-                peer_id: String::new(),
-                profile: String::new(),
-                friends_connected: 0,
-                friends: Vec::new(),
-                items_per_kind: Default::default(),
-                items_held: 0,
-            }, received, true),
-        }
+        // A node that cannot say (it stopped) reports no friends.
+        let friends = handle.status().await.map(|s| s.friends).unwrap_or_default();
+        (friends, received, true)
     });
     let outcome = watch.await;
     if was_paused {
@@ -192,12 +168,11 @@ pub(crate) async fn sync_now(
             stop_parts(runtime, parts).await?;
         }
     }
-    let (status, received, deadline_reached) =
+    let (friends, received, deadline_reached) =
         outcome.map_err(|e| PorfiryError::Internal(format!("the sync was dropped: {e}")))?;
     Ok(SyncReport {
-        friends_connected: status.friends.iter().filter(|f| f.connected).count() as u32,
-        friends_caught_up: status
-            .friends
+        friends_connected: friends.iter().filter(|f| f.connected).count() as u32,
+        friends_caught_up: friends
             .iter()
             .filter(|f| f.last_catchup_ms.is_some_and(|t| t >= started_ms))
             .count() as u32,

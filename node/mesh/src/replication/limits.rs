@@ -25,9 +25,10 @@ pub const CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(50);
 /// times a second.
 pub const ANY_CHANGE_POLL_INTERVAL: Duration = Duration::from_millis(250);
 
-/// Both polls on a phone: at most once every 5 s, so an idle phone node
-/// wakes for them no more than 12 times a minute (the radio and CPU sleep
-/// in between). On a phone the app writes through its `NodeHandle`, which
+/// Both checks on a phone: at most once every 5 s, and with inotify
+/// (Linux, Android) only while the database's files are written, so an
+/// idle phone does not wake for them at all; where the watch has to poll,
+/// no more than 12 times a minute. On a phone the app writes through its `NodeHandle`, which
 /// notifies the loop at once; only another process writing the file (rare
 /// there) or a core's shareable rating waits up to 5 s.
 pub const PHONE_CHANGE_POLL_INTERVAL: Duration = Duration::from_secs(5);

@@ -58,6 +58,10 @@ pub enum Command {
     /// The models this node knows: its own and those friends offer.
     #[command(subcommand)]
     Llm(crate::commands::llm::LlmCommand),
+    /// Download model files (a catalogue of small models, or any GGUF by
+    /// URL and SHA-256) into the data dir and register them.
+    #[command(subcommand)]
+    Model(crate::commands::model::ModelCommand),
     /// Chat with the model in the terminal: one message per line on stdin,
     /// answers on stdout; ends at the end of input. Needs no identity.
     Chat(crate::commands::chat::ChatArgs),

@@ -88,6 +88,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             say(rt.block_on(commands::join::join(&dir, &args, now))?)?;
         }
         Command::Llm(cmd) => say(commands::llm::llm(&dir, &cmd)?)?,
+        Command::Model(commands::model::ModelCommand::List { json }) => {
+            say(commands::model::list(&dir, json)?)?;
+        }
+        Command::Model(commands::model::ModelCommand::Pull(args)) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            say(rt.block_on(commands::model::pull(&dir, &args))?)?;
+        }
         Command::Club(cmd) => {
             let now = now_ms();
             say(commands::club::club(&dir, &cmd, now)?)?;

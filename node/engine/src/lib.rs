@@ -13,7 +13,9 @@
 //! KV cache is the state prefix reuse keeps, and it applies a request's
 //! grammar and stop texts (`stops`); `embed` (feature `llama`) vectors of
 //! texts in a small context of their own; [`stats`] the counters tests and
-//! benches read; [`test_model`] where real-model tests find their GGUF.
+//! benches read; [`test_model`] where real-model tests find their GGUF;
+//! [`pull`] downloads model files (`porfiry model pull`): a catalogue of
+//! small models with pinned hashes, resumed and verified downloads.
 //!
 //! Without the `llama` feature the crate still reads GGUF headers, and
 //! [`Engine::open`] answers that this build has no embedded engine.
@@ -27,6 +29,7 @@ pub mod gguf;
 #[cfg(all(test, feature = "llama"))]
 mod grammar_check;
 pub mod options;
+pub mod pull;
 pub mod stats;
 #[cfg(feature = "llama")]
 mod stops;

@@ -8,6 +8,8 @@ pub const DB_FILE: &str = "porfiry.db";
 pub const IDENTITY_FILE: &str = "identity.key";
 /// Folder of the user's own skills inside the data dir.
 pub const SKILLS_DIR: &str = "skills";
+/// Folder `porfiry model pull` downloads model files into.
+pub const MODELS_DIR: &str = "models";
 /// File a running daemon holds an exclusive lock on, so two `porfiry run`
 /// on one data dir (one identity seen twice on the network) cannot happen.
 pub const DAEMON_LOCK_FILE: &str = "daemon.lock";
@@ -52,6 +54,11 @@ impl DataDir {
         self.root.join(SKILLS_DIR)
     }
 
+    /// `<data-dir>/models`.
+    pub fn models_dir(&self) -> PathBuf {
+        self.root.join(MODELS_DIR)
+    }
+
     /// `<data-dir>/daemon.lock`.
     pub fn daemon_lock_path(&self) -> PathBuf {
         self.root.join(DAEMON_LOCK_FILE)
@@ -69,5 +76,6 @@ mod tests {
         assert_eq!(d.identity_path(), PathBuf::from("/x/y/identity.key"));
         assert_eq!(d.skills_dir(), PathBuf::from("/x/y/skills"));
         assert_eq!(d.daemon_lock_path(), PathBuf::from("/x/y/daemon.lock"));
+        assert_eq!(d.models_dir(), PathBuf::from("/x/y/models"));
     }
 }

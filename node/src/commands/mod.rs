@@ -11,6 +11,7 @@ pub mod join;
 pub mod llm;
 pub mod llm_flags;
 pub mod llm_registry;
+pub mod model;
 pub mod model_choice;
 pub mod model_file_flags;
 pub mod notes;

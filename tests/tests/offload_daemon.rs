@@ -3,7 +3,8 @@
 //! `/v1/chat/completions` through the server's model over the mesh — named with
 //! `--llm-peer`, or learned from the server's advertisement — plain and
 //! streamed; a friend the server does not allow is refused before the model
-//! sees anything.
+//! sees anything; and the same through a server running the real test model
+//! in its embedded engine (`--model-file`), within the client's `max_tokens`.
 
 use porfiry_tests::api_client::{call, chat_body, chat_until};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
@@ -208,6 +209,97 @@ fn a_chat_client_hanging_up_on_the_phone_closes_the_servers_model_request() {
     wait_for("the server's model to see its request closed", || {
         llm.disconnects() >= 1
     });
+    assert!(phone.terminate().status.success());
+    assert!(server.terminate().status.success());
+}
+
+/// Offload of the embedded engine (issue 30 §5): the server runs the real
+/// test model in-process (`--model-file`, no HTTP server behind it), and a
+/// phone with no model answers through it, plain and streamed, each model
+/// call within the budget the phone's client asked for.
+#[test]
+fn real_model_a_phone_answers_through_its_servers_embedded_model() {
+    let model = porfiry_engine::test_model::test_model_path().unwrap_or_else(|e| panic!("{e}"));
+    let model = model.display().to_string();
+    let mut server = MeshNode::init("server");
+    let mut phone = MeshNode::init("phone");
+    server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
+    let address = server.start_server_with(
+        0,
+        &["--model-file", &model, "--model-threads", "1", "--offload"],
+    );
+    phone.cli_ok(&[
+        "friends",
+        "add",
+        &server.peer_id,
+        &address,
+        "--name",
+        "home",
+    ]);
+    phone.start(&["--profile", "phone", "--llm-peer", "home"]);
+    wait_connected(&mut phone, &server);
+    let addr = phone.api_address();
+    let token = phone.api_token();
+    let budget: u32 = 16;
+    let with_budget = |stream: bool| {
+        let mut body: serde_json::Value =
+            serde_json::from_str(&chat_body("ann", "Say hello.", stream)).unwrap();
+        body["max_tokens"] = budget.into();
+        body.to_string()
+    };
+
+    let plain = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &with_budget(false),
+    );
+    assert_eq!(plain.status, 200, "{}", plain.body);
+    let answer = plain.json();
+    let text = answer["choices"][0]["message"]["content"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(!text.trim().is_empty(), "{}", plain.body);
+    // Each model call of the turn (a tool round, then the answer) stops at
+    // the budget; a model that ignored it would run to hundreds of tokens.
+    let most = u64::from(budget) * (u64::from(porfiry_skills::limits::MAX_TOOL_ROUNDS) + 1);
+    let completion = answer["usage"]["completion_tokens"].as_u64().unwrap();
+    assert!((1..=most).contains(&completion), "{}", plain.body);
+    eprintln!("the server's embedded model said {text:?} ({completion} tokens)");
+
+    let streamed = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &with_budget(true),
+    );
+    assert_eq!(streamed.status, 200, "{}", streamed.body);
+    assert!(
+        streamed.body.ends_with("data: [DONE]\n\n"),
+        "{}",
+        streamed.body
+    );
+    let chunks: Vec<serde_json::Value> = streamed
+        .body
+        .split_terminator("\n\n")
+        .filter_map(|e| e.strip_prefix("data: "))
+        .filter_map(|d| serde_json::from_str(d).ok())
+        .collect();
+    assert!(
+        chunks
+            .iter()
+            .any(|c| c["choices"][0]["delta"]["content"].is_string()),
+        "{}",
+        streamed.body
+    );
+    let completion = chunks
+        .iter()
+        .find_map(|c| c["usage"]["completion_tokens"].as_u64())
+        .unwrap_or_else(|| panic!("no usage: {}", streamed.body));
+    assert!((1..=most).contains(&completion), "{}", streamed.body);
+
     assert!(phone.terminate().status.success());
     assert!(server.terminate().status.success());
 }

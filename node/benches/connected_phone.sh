@@ -8,6 +8,11 @@
 # Makes two fresh nodes, befriends them (the phone dials the server on
 # loopback), prints one line per thread and the total. Goal (issue 29): <= 12
 # wake-ups a minute.
+#
+# PHONE_ARGS adds flags to the phone's `porfiry run`; with a model
+# (PHONE_ARGS="--model-file M.gguf --model-threads 1", issue 30) the phone
+# answers one chat request before the settle, so the engine's context and
+# buffers are in the memory figure.
 set -euo pipefail
 bin=${1:-target/release/porfiry}
 secs=${2:-60}
@@ -30,10 +35,19 @@ port=$((20000 + RANDOM % 20000))
     >"$dir/server.out" 2>"$dir/server.err" &
 pids+=($!)
 sleep 1
+# shellcheck disable=SC2086 # PHONE_ARGS is a list of flags
 RUST_LOG=${RUST_LOG:-warn} "$bin" --data-dir "$dir/phone" run --profile phone --api 127.0.0.1:0 --no-think \
-    >"$dir/phone.out" 2>"$dir/phone.err" &
+    ${PHONE_ARGS:-} >"$dir/phone.out" 2>"$dir/phone.err" &
 pid=$!
 pids+=("$pid")
+if [ -n "${PHONE_ARGS:-}" ]; then
+    for _ in $(seq 100); do grep -q '^api on http://' "$dir/phone.out" && break; sleep 0.2; done
+    api=$(sed -n 's|^api on http://||p' "$dir/phone.out" | head -1)
+    curl -sf "http://$api/v1/chat/completions" -H "Authorization: Bearer $(cat "$dir/phone/api-token")" \
+        -H 'Content-Type: application/json' \
+        -d '{"model":"porfiry","max_tokens":16,"messages":[{"role":"user","content":"Say hello."}]}' |
+        python3 -c 'import json,sys; print("answer:", json.load(sys.stdin)["choices"][0]["message"]["content"])'
+fi
 sleep "${SETTLE:-10}"
 snapshot() {
     for t in /proc/"$pid"/task/*; do

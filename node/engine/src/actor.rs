@@ -24,14 +24,15 @@ use llama_cpp_2::context::LlamaContext;
 use llama_cpp_2::context::params::LlamaContextParams;
 use llama_cpp_2::llama_backend::LlamaBackend;
 use llama_cpp_2::llama_batch::LlamaBatch;
+use llama_cpp_2::model::LlamaModel;
 use llama_cpp_2::model::params::LlamaModelParams;
-use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 use llama_cpp_2::sampling::LlamaSampler;
 use llama_cpp_2::token::LlamaToken;
 use llama_cpp_2::token::data::LlamaTokenData;
 use llama_cpp_2::token::data_array::LlamaTokenDataArray;
 use porfiry_skills::llm::{Delta, LlmError, ModelRequest, Role, Usage};
 
+use crate::chat_template::ChatTemplate;
 use crate::engine::{EngineError, Job, Work};
 use crate::options::{EngineOptions, PROMPT_BATCH};
 use crate::stats::Counters;
@@ -105,9 +106,7 @@ fn run(
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, &path, &LlamaModelParams::default())
             .map_err(|e| format!("{e} (is it a model llama.cpp supports?)"))?;
-        let template = model
-            .chat_template(None)
-            .map_err(|e| format!("it has no usable chat template ({e})"))?;
+        let template = ChatTemplate::for_model(&model, None)?;
         Ok::<_, String>((backend, model, template))
     })();
     let (backend, model, template) = match loaded {
@@ -163,7 +162,7 @@ fn run(
 /// The thread's state between requests.
 struct Session<'m> {
     model: &'m LlamaModel,
-    template: LlamaChatTemplate,
+    template: ChatTemplate,
     options: EngineOptions,
     /// The tokens the KV cache holds, in order.
     cached: Vec<LlamaToken>,
@@ -292,13 +291,8 @@ impl Session<'_> {
     /// template, ending where the assistant's answer starts.
     fn render(&self, request: &ModelRequest) -> Result<String, String> {
         let mut messages = Vec::with_capacity(request.messages.len() + 1);
-        let mut push = |role: &str, content: &str| {
-            LlamaChatMessage::new(role.to_owned(), content.to_owned())
-                .map(|m| messages.push(m))
-                .map_err(|e| format!("a message cannot be passed to llama.cpp: {e}"))
-        };
         if !request.system.is_empty() {
-            push("system", &request.system)?;
+            messages.push(("system", request.system.as_str()));
         }
         for message in &request.messages {
             let role = match message.role {
@@ -306,11 +300,9 @@ impl Session<'_> {
                 Role::User => "user",
                 Role::Assistant => "assistant",
             };
-            push(role, &message.content)?;
+            messages.push((role, message.content.as_str()));
         }
-        self.model
-            .apply_chat_template(&self.template, &messages, true)
-            .map_err(|e| format!("the model's chat template could not be applied: {e}"))
+        self.template.render(self.model, &messages)
     }
 
     /// Drops the cache after its first `keep` tokens.

@@ -11,7 +11,9 @@
 //! inference thread); `actor` (feature `llama`) the one thread that owns
 //! the model and its context — llama.cpp's context is not `Sync` and its
 //! KV cache is the state prefix reuse keeps, and it applies a request's
-//! grammar and stop texts (`stops`); `embed` (feature `llama`) vectors of
+//! grammar and stop texts (`stops`), and formats prompts with the model's
+//! chat template (`chat_template`: llama.cpp's formatting where it knows the
+//! template, else the template's Jinja text through `jinja`); `embed` (feature `llama`) vectors of
 //! texts in a small context of their own; [`stats`] the counters tests and
 //! benches read; [`test_model`] where real-model tests find their GGUF;
 //! [`pull`] downloads model files (`porfiry model pull`): a catalogue of
@@ -23,11 +25,15 @@
 #[cfg(feature = "llama")]
 mod actor;
 #[cfg(feature = "llama")]
+mod chat_template;
+#[cfg(feature = "llama")]
 mod embed;
 pub mod engine;
 pub mod gguf;
 #[cfg(all(test, feature = "llama"))]
 mod grammar_check;
+#[cfg(feature = "llama")]
+mod jinja;
 pub mod options;
 pub mod pull;
 pub mod stats;

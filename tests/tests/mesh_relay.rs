@@ -3,7 +3,8 @@
 //! (`porfiry run --relay`) by itself; a phone P that knows H only by its
 //! circuit address through R reaches it, a friends-only note from H arrives
 //! at P, and `status` on P shows H as `relayed`. A stranger X cannot use R:
-//! R refuses its connection, so it gets no slot and no circuit.
+//! R refuses its connection, so it gets no slot and no circuit. A phone
+//! that knows H only by its peer id reaches it through R by itself.
 //!
 //! ```text
 //!   H (--no-listen) ──► R (--relay) ◄── P (phone)
@@ -93,4 +94,46 @@ fn a_hidden_server_is_reached_through_a_relaying_friend_and_a_stranger_is_not() 
             .all(|f| f["link"] == "not connected"),
         "{status}"
     );
+}
+
+/// Issue 26, "through friends": the phone knows the hidden server only by
+/// its peer id — no circuit address typed in, none in an invitation. Its
+/// relaying friend R is a path: the phone dials H through R by itself, and
+/// notes flow both ways.
+#[test]
+fn a_friend_known_only_by_its_peer_id_is_reached_through_a_relaying_friend() {
+    let mut r = MeshNode::init("R");
+    let mut h = MeshNode::init("H");
+    let mut p = MeshNode::init("P");
+    r.befriend(&h, false, &[]);
+    r.befriend(&p, false, &[]);
+    r.start_server_with(0, &["--relay"]);
+    h.befriend(&r, true, &[]);
+    h.befriend(&p, false, &[]);
+    h.start(&["--no-listen"]);
+    h.wait_logged(&["relay slot reserved", &r.peer_id]);
+
+    p.befriend(&r, true, &[]);
+    p.befriend(&h, false, &[]);
+    p.start_phone();
+    p.wait_logged(&["friend connected", &h.peer_id]);
+    h.post("friends", "from the server behind the router");
+    wait_for("P to get H's note", || {
+        p.has_note(&h, "from the server behind the router")
+    });
+    p.post("friends", "from the phone");
+    wait_for("H to get P's note", || h.has_note(&p, "from the phone"));
+    let status: serde_json::Value =
+        serde_json::from_str(&p.cli_ok(&["status", "--json"])).expect("status json");
+    let home = status["friends"]
+        .as_array()
+        .expect("friends")
+        .iter()
+        .find(|f| f["peer_id"] == h.peer_id.as_str())
+        .cloned()
+        .expect("H in P's status");
+    assert_eq!(home["link"], "relayed", "{home}");
+    for n in [&mut p, &mut h, &mut r] {
+        n.terminate();
+    }
 }

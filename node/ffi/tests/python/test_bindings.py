@@ -26,12 +26,18 @@ def friends_by_invitation(make_node):
     phone = make_node("phone")
     heard = Notes()
     phone.set_listener(heard)
+    server_heard = Notes()
+    server.set_listener(server_heard)
     code = run(server.invite("phone", 600))
     friend = run(phone.join(code, "home"))
     assert friend.peer_id == server.peer_id()
     assert friend.name == "home"
     link = heard.wait_link(connected=True)
     assert link.peer_id == server.peer_id()
+    # The server met the phone as a guest on the connection it joined over;
+    # that connection is the new friend's link at once, not after a redial.
+    link = server_heard.wait_link(connected=True)
+    assert link.peer_id == phone.peer_id()
     return server, phone, heard, code
 
 

@@ -303,9 +303,9 @@ impl MeshDriver {
             // New or changed addresses: dial them at once, not after old backoff.
             self.redial.remove(&peer);
         }
-        if addresses.is_empty() {
-            return;
-        }
+        // A friend with no address is planned too: it is dialled through
+        // the relaying friends that are connected (none: it backs off until
+        // one connects, which makes it due again).
         self.redial.add(peer, self.now_ms());
         if self.swarm.is_connected(&peer) {
             self.redial.connected(&peer);
@@ -447,7 +447,10 @@ impl MeshDriver {
     fn dial_due(&mut self) {
         let now = self.now_ms();
         for peer in self.redial.take_due(now) {
-            let addresses = self.friends.get(&peer).cloned().unwrap_or_default();
+            let addresses = self.dial_paths(peer);
+            if addresses.is_empty() {
+                continue;
+            }
             let opts = DialOpts::peer_id(peer)
                 .addresses(addresses)
                 .condition(PeerCondition::DisconnectedAndNotDialing)

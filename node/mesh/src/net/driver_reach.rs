@@ -7,6 +7,10 @@
 //!   (hole punching succeeded, or the friend dialled us directly);
 //! - reserves a slot at every friend whose identify lists the relay
 //!   protocol (see [`super::reach`]), and again when the slot ends;
+//! - keeps those relaying friends as paths: a friend with no working
+//!   address is dialled through each of them too ([`dial_addresses`]), and
+//!   a relaying friend that connects makes every unconnected friend due
+//!   again, so a friend known only by its peer id is reached through it;
 //! - on a relay, advertises its listen addresses as external so that the
 //!   reservations it grants carry addresses to dial (unless the operator
 //!   gave its external addresses: `--external-address`);
@@ -16,7 +20,7 @@
 //! Kept apart from `driver.rs` so the two change independently; it touches
 //! only the driver fields named in [`ReachState`] and the swarm.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use libp2p::core::ConnectedPoint;
@@ -27,7 +31,14 @@ use libp2p::{Multiaddr, PeerId, dcutr, identify, mdns, relay};
 use super::MeshDriver;
 use crate::net::behaviour::MeshBehaviourEvent;
 use crate::net::links::Links;
-use crate::net::reach::{ReachConfig, Reservations, Unreachable, circuit_listen_address};
+use crate::net::reach::{
+    ReachConfig, Reservations, Unreachable, circuit_listen_address, dial_addresses,
+};
+use crate::net::redial::Jitter;
+
+/// Why a friend is not dialled at all: nothing to dial it at.
+const NO_PATH: &str =
+    "no address known and no relaying friend connected (it must dial us, or a friend relay for us)";
 
 /// What the driver keeps for reaching friends.
 #[derive(Debug)]
@@ -39,6 +50,9 @@ pub(super) struct ReachState {
     /// The address each friend was last dialled at directly: where to ask
     /// it for a relay slot.
     dialled_at: HashMap<PeerId, Multiaddr>,
+    /// Connected friends that relay (identify lists the relay protocol),
+    /// with the address to reach them at: paths to other friends.
+    relays: BTreeMap<PeerId, Multiaddr>,
 }
 
 impl ReachState {
@@ -50,7 +64,17 @@ impl ReachState {
             reservations: Reservations::new(),
             unreachable: Unreachable::new(),
             dialled_at: HashMap::new(),
+            relays: BTreeMap::new(),
         }
+    }
+
+    /// The connected relaying friends, in peer-id order, with where each
+    /// is reached: the paths a dial may go through.
+    fn relay_paths(&self) -> Vec<(PeerId, Multiaddr)> {
+        self.relays
+            .iter()
+            .map(|(peer, at)| (*peer, at.clone()))
+            .collect()
     }
 }
 
@@ -113,9 +137,13 @@ impl MeshDriver {
             SwarmEvent::ConnectionClosed {
                 peer_id,
                 connection_id,
+                num_established,
                 ..
             } => {
                 let peer = *peer_id;
+                if *num_established == 0 && self.reach.relays.remove(&peer).is_some() {
+                    tracing::debug!(relay = %peer, "relaying friend gone; no longer a path");
+                }
                 let changed = self.reach.links.closed(peer, *connection_id, unix_ms());
                 if !self.is_friend(&peer) {
                     // A friend removed meanwhile leaves the snapshot; a
@@ -183,6 +211,9 @@ impl MeshDriver {
         match event {
             MeshBehaviourEvent::Identify(identify::Event::Received { peer_id, info, .. }) => {
                 let offers = info.protocols.contains(&relay::HOP_PROTOCOL_NAME);
+                if offers && self.is_friend(peer_id) {
+                    self.relay_found(*peer_id);
+                }
                 let we_relay = self.reach.config.relay.is_some();
                 if self.is_friend(peer_id)
                     && self
@@ -249,14 +280,57 @@ impl MeshDriver {
         }
     }
 
-    fn reserve_at(&mut self, relay: PeerId) {
-        let Some(relay_addr) = self
-            .reach
+    /// Where to reach relaying friend `relay` for a slot or a circuit: where
+    /// we last dialled it, else its first configured address.
+    fn relay_address(&self, relay: &PeerId) -> Option<Multiaddr> {
+        self.reach
             .dialled_at
-            .get(&relay)
-            .or_else(|| self.friends.get(&relay).and_then(|a| a.first()))
+            .get(relay)
+            .or_else(|| self.friends.get(relay).and_then(|a| a.first()))
             .cloned()
-        else {
+    }
+
+    /// A connected friend relays: a new path, so every friend not connected
+    /// is dialled again now (through it among its other addresses).
+    fn relay_found(&mut self, relay: PeerId) {
+        let Some(at) = self.relay_address(&relay) else {
+            return;
+        };
+        if self.reach.relays.insert(relay, at).is_some() {
+            return;
+        }
+        let now = self.now_ms();
+        let unconnected: Vec<PeerId> = self
+            .friends
+            .keys()
+            .filter(|f| **f != relay && !self.swarm.is_connected(f))
+            .copied()
+            .collect();
+        for friend in unconnected {
+            self.redial.remove(&friend);
+            self.redial.add(friend, now);
+        }
+        tracing::info!(%relay, "a relaying friend connected; unconnected friends are dialled through it");
+    }
+
+    /// Where to dial `friend` now: its addresses, then circuits through the
+    /// connected relaying friends. Empty: nothing to dial it at (the reason
+    /// is logged once and the dial counts as failed, so it backs off).
+    pub(super) fn dial_paths(&mut self, friend: PeerId) -> Vec<Multiaddr> {
+        let own = self.friends.get(&friend).cloned().unwrap_or_default();
+        let paths = dial_addresses(friend, &own, &self.reach.relay_paths());
+        if paths.is_empty() {
+            self.redial
+                .dial_failed(&friend, self.now_ms(), Jitter::random());
+            if self.reach.unreachable.failed(friend, NO_PATH) {
+                tracing::warn!(peer = %friend, "friend unreachable: {NO_PATH}");
+            }
+        }
+        paths
+    }
+
+    fn reserve_at(&mut self, relay: PeerId) {
+        let Some(relay_addr) = self.relay_address(&relay) else {
             tracing::debug!(%relay, "relaying friend has no address to reserve at");
             return;
         };

@@ -107,6 +107,39 @@ pub fn circuit_listen_address(relay_addr: &Multiaddr, relay: PeerId) -> Multiadd
     base
 }
 
+/// The most relaying friends one dial tries a friend through: each path is
+/// a circuit request a friend's relay must serve, and a family has a home
+/// server or two that relay; four covers a club's few relays without a
+/// dial fanning out to every member that runs `--relay`.
+pub const MAX_RELAY_PATHS: usize = 4;
+
+/// Where to dial `friend`: its own addresses first, then a circuit through
+/// each connected relaying friend (`(relay, where it was dialled)`, in
+/// order), at most [`MAX_RELAY_PATHS`] of them, never through `friend`
+/// itself and never twice the same address.
+pub fn dial_addresses(
+    friend: PeerId,
+    own: &[Multiaddr],
+    relays: &[(PeerId, Multiaddr)],
+) -> Vec<Multiaddr> {
+    let mut out: Vec<Multiaddr> = own.to_vec();
+    let circuits = relays
+        .iter()
+        .filter(|(relay, _)| *relay != friend)
+        .take(MAX_RELAY_PATHS)
+        .map(|(relay, at)| {
+            let mut circuit = circuit_listen_address(at, *relay);
+            circuit.push(Protocol::P2p(friend));
+            circuit
+        });
+    for circuit in circuits {
+        if !out.contains(&circuit) {
+            out.push(circuit);
+        }
+    }
+    out
+}
+
 /// Checks that `address` is a place to dial `peer`: any `/p2p/` before a
 /// `/p2p-circuit` names the relay; after it (or, without a circuit, at the
 /// end) only `peer` may be named. Returns why not.
@@ -227,6 +260,43 @@ mod tests {
 
     fn key(n: u8) -> PeerId {
         porfiry_protocol::NodeKey::from_seed([n; 32]).peer_id()
+    }
+
+    #[test]
+    fn a_friend_is_dialled_at_its_own_addresses_then_through_each_relaying_friend() {
+        let friend = key(9);
+        let own: Multiaddr = "/ip4/10.0.0.9/tcp/4001".parse().unwrap();
+        let relays: Vec<(PeerId, Multiaddr)> = (1..=6)
+            .map(|n| {
+                let at = format!("/ip4/10.0.0.{n}/tcp/4001/p2p/{}", key(n));
+                (key(n), at.parse().unwrap())
+            })
+            .collect();
+        let with_self: Vec<(PeerId, Multiaddr)> = std::iter::once((friend, own.clone()))
+            .chain(relays)
+            .collect();
+        let got = dial_addresses(friend, std::slice::from_ref(&own), &with_self);
+        assert_eq!(
+            got.len(),
+            1 + MAX_RELAY_PATHS,
+            "own + capped relays, never via itself"
+        );
+        assert_eq!(got[0], own);
+        assert_eq!(
+            got[1].to_string(),
+            format!(
+                "/ip4/10.0.0.1/tcp/4001/p2p/{}/p2p-circuit/p2p/{friend}",
+                key(1)
+            )
+        );
+        for circuit in &got[1..] {
+            assert_eq!(check_friend_address(circuit, &friend), Ok(()));
+        }
+        // A circuit already among the friend's own addresses is not repeated;
+        // no addresses and no relays: nothing to dial.
+        let again = dial_addresses(friend, &got[1..2], &with_self[1..2]);
+        assert_eq!(again, got[1..2]);
+        assert!(dial_addresses(friend, &[], &[]).is_empty());
     }
 
     #[test]

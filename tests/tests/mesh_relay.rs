@@ -4,7 +4,9 @@
 //! circuit address through R reaches it, a friends-only note from H arrives
 //! at P, and `status` on P shows H as `relayed`. A stranger X cannot use R:
 //! R refuses its connection, so it gets no slot and no circuit. A phone
-//! that knows H only by its peer id reaches it through R by itself.
+//! that knows H only by its peer id reaches it through R by itself; its
+//! `status --json` names R as the relay (`via`) and says why a friend at a
+//! dead address is unreachable (`why`: `refused`).
 //!
 //! ```text
 //!   H (--no-listen) ──► R (--relay) ◄── P (phone)
@@ -13,6 +15,19 @@
 //! ```
 
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
+
+/// `node`'s `status --json` entry for `peer`.
+fn status_of(node: &MeshNode, peer: &str) -> serde_json::Value {
+    let status: serde_json::Value =
+        serde_json::from_str(&node.cli_ok(&["status", "--json"])).expect("status json");
+    status["friends"]
+        .as_array()
+        .expect("friends")
+        .iter()
+        .find(|f| f["peer_id"] == peer)
+        .cloned()
+        .unwrap_or_else(|| panic!("{peer} in the status: {status}"))
+}
 
 #[test]
 fn a_hidden_server_is_reached_through_a_relaying_friend_and_a_stranger_is_not() {
@@ -53,15 +68,18 @@ fn a_hidden_server_is_reached_through_a_relaying_friend_and_a_stranger_is_not() 
         .find(|f| f["peer_id"] == h.peer_id.as_str())
         .expect("H in P's status");
     assert_eq!(home["link"], "relayed", "{home}");
+    assert_eq!(home["via"], r.peer_id.as_str(), "{home}");
+    assert!(home.get("why").is_none(), "{home}");
     assert!(home["link_since_ms"].as_u64().is_some(), "{home}");
     let relay = friends
         .iter()
         .find(|f| f["peer_id"] == r.peer_id.as_str())
         .expect("R in P's status");
     assert_eq!(relay["link"], "direct", "{relay}");
+    assert!(relay.get("via").is_none(), "{relay}");
     let text = p.cli_ok(&["status"]);
     assert!(
-        text.contains("home") && text.contains("link: relayed"),
+        text.contains("home") && text.contains("link: relayed via "),
         "{text}"
     );
 
@@ -115,6 +133,14 @@ fn a_friend_known_only_by_its_peer_id_is_reached_through_a_relaying_friend() {
 
     p.befriend(&r, true, &[]);
     p.befriend(&h, false, &[]);
+    // A friend at a loopback port nothing listens on: refused at once.
+    let gone = MeshNode::init("D");
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let dead = format!("/ip4/127.0.0.1/tcp/{dead_port}");
+    p.cli_ok(&["friends", "add", &gone.peer_id, &dead, "--name", "gone"]);
     p.start_phone();
     p.wait_logged(&["friend connected", &h.peer_id]);
     h.post("friends", "from the server behind the router");
@@ -133,6 +159,19 @@ fn a_friend_known_only_by_its_peer_id_is_reached_through_a_relaying_friend() {
         .cloned()
         .expect("H in P's status");
     assert_eq!(home["link"], "relayed", "{home}");
+    assert_eq!(
+        home["via"],
+        r.peer_id.as_str(),
+        "the relay P found by itself: {home}"
+    );
+    wait_for("P's status to say why D is unreachable", || {
+        status_of(&p, &gone.peer_id)["why"] == "refused"
+    });
+    let dead_friend = status_of(&p, &gone.peer_id);
+    assert_eq!(dead_friend["link"], "not connected", "{dead_friend}");
+    assert!(dead_friend.get("via").is_none(), "{dead_friend}");
+    let text = p.cli_ok(&["status"]);
+    assert!(text.contains("link: not connected (refused)"), "{text}");
     for n in [&mut p, &mut h, &mut r] {
         n.terminate();
     }

@@ -3,7 +3,9 @@
 //! carries a circuit from another friend to it; a stranger gets neither a
 //! slot nor a circuit, even when the relay's invitation door lets it connect
 //! as a guest; hole punching (DCUtR) replaces a relayed link by a direct one
-//! and the relayed one is closed.
+//! and the relayed one is closed. The links snapshot names a relayed link's
+//! relay, and says why a friend is unreachable: no address, refused at a
+//! dead address, or no relay in common.
 
 mod mesh_support;
 
@@ -18,8 +20,8 @@ use mesh_support::{
 use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
 use porfiry_mesh::net::swarm::build_swarm;
 use porfiry_mesh::net::{
-    InviteDoor, Keypair, Link, LinksFile, LinksWatch, MeshConfig, MeshEvent, Multiaddr, PeerId,
-    Profile, ReachConfig, RelayLimits, StreamControl,
+    InviteDoor, Keypair, Link, LinkRecord, LinksFile, LinksWatch, MeshConfig, MeshEvent, Multiaddr,
+    PeerId, Profile, ReachConfig, RelayLimits, StreamControl,
 };
 use tokio::sync::watch;
 use tokio::time::timeout;
@@ -66,6 +68,32 @@ async fn link_becomes(links: &mut watch::Receiver<LinksFile>, peer: PeerId, want
     .await
     .unwrap_or_else(|_| panic!("{peer} never became {want}"))
     .expect("driver alive");
+}
+
+/// Waits until `peer`'s record in `links` says `why`.
+async fn why_becomes(links: &mut watch::Receiver<LinksFile>, peer: PeerId, want: &str) {
+    let key = peer.to_string();
+    let waited = timeout(
+        WAIT,
+        links.wait_for(|l| {
+            l.friends
+                .get(&key)
+                .is_some_and(|r| r.why.as_deref() == Some(want))
+        }),
+    )
+    .await
+    .map(|seen| seen.expect("driver alive").clone());
+    if waited.is_err() {
+        panic!(
+            "{peer} was never unreachable for {want:?}: {:?}",
+            *links.borrow()
+        );
+    }
+}
+
+/// `peer`'s record in `links` now.
+fn record_of(links: &watch::Receiver<LinksFile>, peer: PeerId) -> LinkRecord {
+    links.borrow().friends[&peer.to_string()].clone()
 }
 
 /// Waits until `node` listens through a relay circuit.
@@ -187,6 +215,14 @@ async fn a_hidden_friend_is_reached_through_a_friends_relay() {
     connected(&mut h, p_peer).await;
     link_becomes(&mut p_view, h_peer, Link::Relayed).await;
     link_becomes(&mut p_view, r_peer, Link::Direct).await;
+    let h_record = record_of(&p_view, h_peer);
+    assert_eq!(h_record.via, Some(r_peer.to_string()), "{h_record:?}");
+    assert_eq!(h_record.why, None, "{h_record:?}");
+    assert_eq!(
+        record_of(&p_view, r_peer).via,
+        None,
+        "a direct link has no relay"
+    );
 
     // Frames cross the circuit both ways.
     p.handle.send(h_peer, b"through R".to_vec()).await.unwrap();
@@ -371,4 +407,53 @@ async fn hole_punching_replaces_a_relayed_link_by_a_direct_one() {
     .await;
     assert!(!before.contains(&MeshEvent::PeerDisconnected { peer: p_peer }));
     drop(r);
+}
+
+#[tokio::test]
+async fn an_unreachable_friend_says_why_no_address_refused_or_no_relay_in_common() {
+    let Trio {
+        r: _relay,
+        r_addr,
+        r_peer,
+        p_key,
+        ..
+    } = relay_of_two_friends().await;
+    // A loopback port nothing listens on: dialling it is refused at once.
+    let dead_port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let dead: Multiaddr = format!("/ip4/127.0.0.1/tcp/{dead_port}").parse().unwrap();
+    let (d_peer, z_peer) = (PeerId::random(), PeerId::random());
+    let p_links = LinksWatch::default();
+    let mut p_view = p_links.subscribe();
+    let p_config = MeshConfig {
+        backoff: FAST,
+        reach: ReachConfig {
+            links_watch: p_links,
+            ..ReachConfig::default()
+        },
+        ..MeshConfig::phone()
+    }
+    .with_friend(d_peer, vec![dead])
+    .with_friend(z_peer, Vec::new());
+    let p = start(p_key, p_config);
+    why_becomes(&mut p_view, d_peer, "refused").await;
+    // Z has no address and no relaying friend is connected yet.
+    why_becomes(&mut p_view, z_peer, "no address").await;
+    // R relays, but Z holds no slot there (R does not even know it).
+    p.handle.add_friend(r_peer, vec![r_addr]).await.unwrap();
+    link_becomes(&mut p_view, r_peer, Link::Direct).await;
+    why_becomes(&mut p_view, z_peer, "no relay in common").await;
+    let z = record_of(&p_view, z_peer);
+    assert_eq!(
+        (z.link, z.via.as_deref()),
+        (Link::NotConnected, None),
+        "{z:?}"
+    );
+    assert_eq!(
+        record_of(&p_view, r_peer).why,
+        None,
+        "a connected friend has no why"
+    );
 }

@@ -1,6 +1,6 @@
 //! `porfiry status`: node id, schema version, friends (by name where they
-//! have one, each with its link: `direct`, `relayed` or `not connected`, and
-//! since when) and row counts per table.
+//! have one, each with its link: `direct`, `relayed` through which relay or
+//! `not connected` and why, and since when) and row counts per table.
 //!
 //! Links come from `links.json`, which the running daemon rewrites whenever
 //! a friend's link changes. It is believed only while a daemon holds the
@@ -49,6 +49,12 @@ pub struct Status {
     pub tables: BTreeMap<String, u64>,
 }
 
+/// How many characters of a relay's peer id the text form shows when the
+/// relay has no name: the last ones, since every ed25519 peer id starts
+/// with the same `12D3KooW`; eight base58 characters tell a handful of
+/// relays apart (`--json` has the whole id).
+const SHORT_PEER_ID_CHARS: usize = 8;
+
 /// A friend as `status` shows it: what `friends list` shows, plus its link.
 #[derive(Debug, Serialize)]
 pub struct StatusFriend {
@@ -58,8 +64,31 @@ pub struct StatusFriend {
     /// `direct`, `relayed` or `not connected`.
     pub link: Link,
     /// Since when it has been so (Unix ms); `null` when unknown (no daemon
-    /// running, or not connected since the daemon started).
+    /// running, or nothing happened on the link since the daemon started).
     pub link_since_ms: Option<u64>,
+    /// For a relayed link, the relay's peer id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<String>,
+    /// For a friend not connected, why the last dial to it failed
+    /// (`no address`, `refused`, `timed out`, `no relay in common`,
+    /// `failed: …`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub why: Option<String>,
+    /// How the text form names the relay: its friend name, else the end of
+    /// its peer id.
+    #[serde(skip)]
+    pub via_shown: Option<String>,
+}
+
+/// The end of `peer_id` (its last [`SHORT_PEER_ID_CHARS`] characters) after
+/// `…`, or all of it when that short.
+fn short_peer_id(peer_id: &str) -> String {
+    let count = peer_id.chars().count();
+    if count <= SHORT_PEER_ID_CHARS {
+        return peer_id.to_owned();
+    }
+    let tail: String = peer_id.chars().skip(count - SHORT_PEER_ID_CHARS).collect();
+    format!("…{tail}")
 }
 
 /// `ms` (Unix ms) as `YYYY-MM-DD hh:mm:ss UTC`, or the raw number if out of range.
@@ -85,19 +114,42 @@ fn daemon_running(dir: &DataDir) -> bool {
     )
 }
 
-/// Each friend with its link from `links` (`not connected` when absent).
+/// Each friend with its link from `links` (`not connected` when absent),
+/// a relay named as in the friend list where it is a named friend.
 pub fn with_links(friends: Vec<FriendView>, links: Option<&LinksFile>) -> Vec<StatusFriend> {
+    let names: BTreeMap<String, String> = friends
+        .iter()
+        .filter_map(|f| Some((f.peer_id.clone(), f.name.clone()?)))
+        .collect();
     friends
         .into_iter()
         .map(|friend| {
             let record = links.and_then(|l| l.friends.get(&friend.peer_id));
+            let via = record.and_then(|r| r.via.clone());
             StatusFriend {
                 link: record.map_or(Link::NotConnected, |r| r.link),
                 link_since_ms: record.map(|r| r.since_ms),
+                via_shown: via
+                    .as_ref()
+                    .map(|v| names.get(v).cloned().unwrap_or_else(|| short_peer_id(v))),
+                via,
+                why: record.and_then(|r| r.why.clone()),
                 friend,
             }
         })
         .collect()
+}
+
+impl StatusFriend {
+    /// The link as the text form shows it: `relayed via NAME`, `not
+    /// connected (refused)`, `direct`.
+    pub fn link_text(&self) -> String {
+        match (&self.via_shown, &self.why) {
+            (Some(via), _) => format!("{} via {via}", self.link),
+            (None, Some(why)) => format!("{} ({why})", self.link),
+            (None, None) => self.link.to_string(),
+        }
+    }
 }
 
 impl Status {
@@ -122,7 +174,9 @@ impl Status {
             let _ = writeln!(
                 s,
                 "  {name}{}  {}  link: {}{since}",
-                f.peer_id, f.status, sf.link
+                f.peer_id,
+                f.status,
+                sf.link_text()
             );
         }
         s.push_str("rows per table:\n");
@@ -179,27 +233,93 @@ mod tests {
         }
     }
 
+    fn record(link: Link, via: Option<&str>, why: Option<&str>) -> LinkRecord {
+        LinkRecord {
+            link,
+            since_ms: 1_700_000_000_000,
+            via: via.map(Into::into),
+            why: why.map(Into::into),
+        }
+    }
+
     #[test]
     fn each_friend_gets_its_link_or_not_connected() {
         let mut links = LinksFile::default();
-        links.friends.insert(
-            "a".into(),
-            LinkRecord {
-                link: Link::Relayed,
-                since_ms: 1_700_000_000_000,
-            },
-        );
+        links
+            .friends
+            .insert("a".into(), record(Link::Direct, None, None));
         let shown = with_links(vec![view("a"), view("b")], Some(&links));
-        assert_eq!(shown[0].link, Link::Relayed);
+        assert_eq!(shown[0].link, Link::Direct);
         assert_eq!(shown[0].link_since_ms, Some(1_700_000_000_000));
+        assert_eq!(shown[0].link_text(), "direct");
         assert_eq!(shown[1].link, Link::NotConnected);
         assert_eq!(shown[1].link_since_ms, None);
+        assert_eq!(shown[1].link_text(), "not connected");
         let json = serde_json::to_value(&shown[0]).unwrap();
-        assert_eq!(json["link"], "relayed");
+        assert_eq!(json["link"], "direct");
         assert_eq!(json["peer_id"], "a");
         assert_eq!(json["link_since_ms"], 1_700_000_000_000_u64);
+        assert!(
+            json.get("via").is_none() && json.get("why").is_none(),
+            "{json}"
+        );
+        assert!(json.get("via_shown").is_none(), "{json}");
         let none = with_links(vec![view("a")], None);
         assert_eq!(none[0].link, Link::NotConnected);
         assert_eq!(utc_text(0), "1970-01-01 00:00:00 UTC");
+    }
+
+    #[test]
+    fn a_relayed_friend_shows_its_relay_by_name_or_short_id() {
+        let named_relay = "12D3KooWRelayNamedAAAAAAAAAAAAAAAAAAAAAAAAAAA1";
+        let bare_relay = "12D3KooWRelayBareBBBBBBBBBBBBBBBBBBBBBBBBBBxyz98765";
+        let mut links = LinksFile::default();
+        links
+            .friends
+            .insert("a".into(), record(Link::Relayed, Some(named_relay), None));
+        links
+            .friends
+            .insert("b".into(), record(Link::Relayed, Some(bare_relay), None));
+        let mut relay = view(named_relay);
+        relay.name = Some("home".into());
+        let shown = with_links(vec![view("a"), view("b"), relay], Some(&links));
+        assert_eq!(shown[0].link_text(), "relayed via home");
+        assert_eq!(
+            shown[1].link_text(),
+            "relayed via …xyz98765",
+            "the end of its id"
+        );
+        let json = serde_json::to_value(&shown[0]).unwrap();
+        assert_eq!(json["link"], "relayed");
+        assert_eq!(json["via"], named_relay, "the whole id, not the name");
+        assert!(json.get("why").is_none(), "{json}");
+        let status = Status {
+            peer_id: "me".into(),
+            data_dir: "/d".into(),
+            schema_version: 1,
+            friends: shown,
+            tables: BTreeMap::new(),
+        };
+        let text = status.to_text();
+        assert!(
+            text.contains("link: relayed via home since 2023-11-14"),
+            "{text}"
+        );
+        assert_eq!(short_peer_id("short"), "short");
+    }
+
+    #[test]
+    fn an_unreachable_friend_shows_why() {
+        let mut links = LinksFile::default();
+        links.friends.insert(
+            "a".into(),
+            record(Link::NotConnected, None, Some("refused")),
+        );
+        let shown = with_links(vec![view("a")], Some(&links));
+        assert_eq!(shown[0].link_text(), "not connected (refused)");
+        let json = serde_json::to_value(&shown[0]).unwrap();
+        assert_eq!(json["link"], "not connected");
+        assert_eq!(json["why"], "refused");
+        assert!(json.get("via").is_none(), "{json}");
     }
 }

@@ -319,6 +319,7 @@ impl MeshDriver {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(&peer);
         self.redial.remove(&peer);
+        self.reach_friend_removed(&peer);
         // Disallowing closes every connection to the peer.
         if self.swarm.behaviour_mut().disallow(peer) {
             tracing::info!(%peer, "friend removed; closing its connections");

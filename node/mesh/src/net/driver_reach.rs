@@ -1,8 +1,9 @@
 //! The driver's hooks for reaching friends that cannot be dialled: it sees
 //! every swarm event before the driver's own handling and
 //!
-//! - keeps each friend's link (direct / relayed / not connected, since when)
-//!   and writes it to `links.json` when it changes;
+//! - keeps each friend's link (direct / relayed through which relay / not
+//!   connected and why, since when) and writes it to `links.json` when it
+//!   changes;
 //! - closes a relayed connection once a direct one to the same friend is up
 //!   (hole punching succeeded, or the friend dialled us directly);
 //! - reserves a slot at every friend whose identify lists the relay
@@ -30,9 +31,10 @@ use libp2p::{Multiaddr, PeerId, dcutr, identify, mdns, relay};
 
 use super::MeshDriver;
 use crate::net::behaviour::MeshBehaviourEvent;
-use crate::net::links::Links;
+use crate::net::links::{LinkRecord, Links, Unreachable, connection_relay};
 use crate::net::reach::{
-    ReachConfig, Reservations, Unreachable, circuit_listen_address, dial_addresses,
+    ReachConfig, Reservations, UnreachableLog, circuit_listen_address, dial_addresses, error_text,
+    why_unreachable,
 };
 use crate::net::redial::Jitter;
 
@@ -46,7 +48,7 @@ pub(super) struct ReachState {
     config: ReachConfig,
     links: Links,
     reservations: Reservations,
-    unreachable: Unreachable,
+    unreachable: UnreachableLog,
     /// The address each friend was last dialled at directly: where to ask
     /// it for a relay slot.
     dialled_at: HashMap<PeerId, Multiaddr>,
@@ -62,7 +64,7 @@ impl ReachState {
             config,
             links: Links::new(),
             reservations: Reservations::new(),
-            unreachable: Unreachable::new(),
+            unreachable: UnreachableLog::new(),
             dialled_at: HashMap::new(),
             relays: BTreeMap::new(),
         }
@@ -91,7 +93,10 @@ fn dial_reason(error: &DialError) -> String {
     match error {
         DialError::Transport(attempts) => attempts
             .iter()
-            .map(|(addr, e)| format!("{addr}: {e}"))
+            .map(|(addr, e)| match e {
+                libp2p::TransportError::Other(e) => format!("{addr}: {}", error_text(e)),
+                other => format!("{addr}: {other}"),
+            })
             .collect::<Vec<_>>()
             .join("; "),
         DialError::NoAddresses => {
@@ -106,6 +111,26 @@ impl MeshDriver {
         self.friends.contains_key(peer)
     }
 
+    /// Logs `record`, `peer`'s new link, and writes the snapshot.
+    fn link_changed(&self, peer: PeerId, record: &LinkRecord) {
+        tracing::info!(
+            %peer,
+            link = %record.link,
+            via = record.via.as_deref().unwrap_or("-"),
+            why = record.why.as_deref().unwrap_or("-"),
+            "friend link changed"
+        );
+        self.write_links();
+    }
+
+    /// A dial of friend `peer` failed for `why`: kept for `status` while it
+    /// is not connected.
+    fn friend_unreachable(&mut self, peer: PeerId, why: &Unreachable) {
+        if let Some(record) = self.reach.links.unreachable(peer, why, unix_ms()) {
+            self.link_changed(peer, &record);
+        }
+    }
+
     fn write_links(&self) {
         let snapshot = self.reach.links.snapshot(unix_ms());
         if let Some(path) = &self.reach.config.links_file
@@ -114,6 +139,15 @@ impl MeshDriver {
             tracing::warn!(path = %path.display(), %error, "cannot write the links file");
         }
         self.reach.config.links_watch.publish(snapshot);
+    }
+
+    /// `peer` is no friend any more: it leaves the snapshot (a connection
+    /// still closing finds no record).
+    pub(super) fn reach_friend_removed(&mut self, peer: &PeerId) {
+        self.reach.unreachable.reached(peer);
+        if self.reach.links.forget(peer) {
+            self.write_links();
+        }
     }
 
     /// Sees `event` before the driver handles it.
@@ -152,8 +186,7 @@ impl MeshDriver {
                         self.write_links();
                     }
                 } else if let Some(record) = changed {
-                    tracing::info!(%peer, link = %record.link, "friend link changed");
-                    self.write_links();
+                    self.link_changed(peer, &record);
                 }
             }
             SwarmEvent::OutgoingConnectionError {
@@ -164,6 +197,9 @@ impl MeshDriver {
                 let reason = dial_reason(error);
                 if self.reach.unreachable.failed(*peer, &reason) {
                     tracing::warn!(%peer, "friend unreachable: {reason}");
+                }
+                if let Some(why) = why_unreachable(error) {
+                    self.friend_unreachable(*peer, &why);
                 }
             }
             SwarmEvent::ListenerClosed { listener_id, .. } => {
@@ -186,24 +222,23 @@ impl MeshDriver {
             return;
         }
         let now = unix_ms();
-        let relayed = endpoint.is_relayed();
+        let relay = connection_relay(endpoint);
         self.reach.unreachable.reached(&peer);
         if let ConnectedPoint::Dialer { address, .. } = endpoint
-            && !relayed
+            && relay.is_none()
         {
             self.reach.dialled_at.insert(peer, address.clone());
         }
         let tracked = self.reach.links.track(peer, now);
-        let changed = self.reach.links.established(peer, id, relayed, now);
+        let changed = self.reach.links.established(peer, id, relay, now);
         for redundant in self.reach.links.redundant_relayed(&peer) {
             tracing::info!(%peer, "direct link up; closing the relayed one");
             self.swarm.close_connection(redundant);
         }
-        if let Some(record) = changed {
-            tracing::info!(%peer, link = %record.link, "friend link changed");
-        }
-        if tracked || changed.is_some() {
-            self.write_links();
+        match changed {
+            Some(record) => self.link_changed(peer, &record),
+            None if tracked => self.write_links(),
+            None => {}
         }
     }
 
@@ -325,6 +360,7 @@ impl MeshDriver {
             if self.reach.unreachable.failed(friend, NO_PATH) {
                 tracing::warn!(peer = %friend, "friend unreachable: {NO_PATH}");
             }
+            self.friend_unreachable(friend, &Unreachable::NoAddress);
         }
         paths
     }

@@ -172,12 +172,56 @@ impl AgentSession for ChatAgentSession {
 /// The running node as the API's [`NodeApi`].
 pub struct NodeAdapter {
     node: NodeHandle,
+    links_file: Option<std::path::PathBuf>,
 }
 
 impl NodeAdapter {
     /// The adapter over `node`.
     pub fn new(node: NodeHandle) -> Self {
-        Self { node }
+        Self {
+            node,
+            links_file: None,
+        }
+    }
+
+    /// The adapter over `node`, whose friends carry their link (`"link"`:
+    /// direct, relayed or not connected, and since when) as the daemon last
+    /// wrote it to `links_file` (`links.json` in the data dir).
+    pub fn with_links_file(node: NodeHandle, links_file: std::path::PathBuf) -> Self {
+        Self {
+            node,
+            links_file: Some(links_file),
+        }
+    }
+
+    /// `friends` with each one's link record merged in as `"link"`.
+    fn with_links(&self, mut friends: serde_json::Value) -> serde_json::Value {
+        let Some(path) = &self.links_file else {
+            return friends;
+        };
+        let links = porfiry_mesh::net::LinksFile::read(path);
+        if let Some(list) = friends.as_array_mut() {
+            for friend in list {
+                let record = friend
+                    .get("peer_id")
+                    .and_then(|p| p.as_str())
+                    .and_then(|p| links.as_ref()?.friends.get(p))
+                    .and_then(|r| serde_json::to_value(r).ok())
+                    .unwrap_or_else(|| serde_json::json!({"link": "not connected"}));
+                if let Some(object) = friend.as_object_mut() {
+                    object.insert("link".to_owned(), record);
+                }
+            }
+        }
+        friends
+    }
+}
+
+fn invitation_error(error: porfiry_mesh::node::InvitationError) -> NodeApiError {
+    use porfiry_mesh::node::InvitationError as E;
+    match error {
+        E::Node(e) => node_error(e),
+        E::Code(_) | E::Make(_) | E::Present(_) => NodeApiError::BadInput(error.to_string()),
     }
 }
 
@@ -236,7 +280,10 @@ impl NodeApi for NodeAdapter {
     }
 
     fn friends(&self) -> BoxFuture<'_, NodeResult> {
-        Box::pin(async move { json(&self.node.friends().await.map_err(node_error)?) })
+        Box::pin(async move {
+            let friends = json(&self.node.friends().await.map_err(node_error)?)?;
+            Ok(self.with_links(friends))
+        })
     }
 
     fn add_friend(
@@ -296,5 +343,68 @@ impl NodeApi for NodeAdapter {
 
     fn status(&self) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move { json(&self.node.status().await.map_err(node_error)?) })
+    }
+
+    fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        Some(self.node.db_changes())
+    }
+
+    fn update_friend(
+        &self,
+        peer: String,
+        name: Option<String>,
+        allow_offload: Option<bool>,
+    ) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let mut peer = peer;
+            if let Some(name) = name {
+                let view = self
+                    .node
+                    .rename_friend(&peer, &name)
+                    .await
+                    .map_err(node_error)?;
+                peer = view.peer_id;
+            }
+            if let Some(on) = allow_offload {
+                self.node
+                    .set_friend_offload(&peer, on)
+                    .await
+                    .map_err(node_error)?;
+            }
+            let friends = self.node.friends().await.map_err(node_error)?;
+            let view = friends
+                .into_iter()
+                .find(|f| f.peer_id == peer || f.name.as_deref() == Some(peer.as_str()))
+                .ok_or_else(|| NodeApiError::NotFound(format!("{peer} is not a friend")))?;
+            json(&view)
+        })
+    }
+
+    fn invite(
+        &self,
+        name: String,
+        groups: Vec<String>,
+        valid_for: std::time::Duration,
+    ) -> BoxFuture<'_, NodeResult<String>> {
+        Box::pin(async move {
+            let request = porfiry_mesh::invite::InvitationRequest {
+                name,
+                groups,
+                valid_for,
+                addresses: Vec::new(),
+            };
+            self.node.invite(request).await.map_err(invitation_error)
+        })
+    }
+
+    fn join(&self, code: String, name: Option<String>) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move {
+            let view = self
+                .node
+                .join(code.trim(), name)
+                .await
+                .map_err(invitation_error)?;
+            json(&view)
+        })
     }
 }

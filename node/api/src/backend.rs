@@ -170,4 +170,42 @@ pub trait NodeApi: Send + Sync + 'static {
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>>;
     /// Peer id, profile, friends connected, items per kind, last catch-ups.
     fn status(&self) -> BoxFuture<'_, NodeResult>;
+    /// A counter that moves whenever the node's database changes (a note
+    /// arrived or was posted, a friend came or went); the family page's
+    /// event stream waits on it. `None`: the node cannot tell.
+    fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
+        None
+    }
+    /// Renames a friend and/or sets its offload permission (`None` keeps
+    /// what it has); answers the friend as listed.
+    fn update_friend(
+        &self,
+        peer: String,
+        name: Option<String>,
+        allow_offload: Option<bool>,
+    ) -> BoxFuture<'_, NodeResult> {
+        let _ = (peer, name, allow_offload);
+        Box::pin(async { Err(unsupported("changing a friend")) })
+    }
+    /// Makes a one-time invitation code for a new friend called `name`
+    /// here (empty: no name), valid for `valid_for`.
+    fn invite(
+        &self,
+        name: String,
+        groups: Vec<String>,
+        valid_for: std::time::Duration,
+    ) -> BoxFuture<'_, NodeResult<String>> {
+        let _ = (name, groups, valid_for);
+        Box::pin(async { Err(unsupported("invitations")) })
+    }
+    /// Presents another node's invitation code; once admitted, answers the
+    /// inviter as a friend (named `name` here, if given).
+    fn join(&self, code: String, name: Option<String>) -> BoxFuture<'_, NodeResult> {
+        let _ = (code, name);
+        Box::pin(async { Err(unsupported("invitations")) })
+    }
+}
+
+fn unsupported(what: &str) -> NodeApiError {
+    NodeApiError::BadInput(format!("{what} is not supported by this node"))
 }

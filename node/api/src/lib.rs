@@ -34,6 +34,7 @@ pub(crate) mod stream;
 pub mod token;
 pub(crate) mod turn;
 pub(crate) mod turn_records;
+pub mod web;
 pub mod wire;
 
 #[cfg(test)]

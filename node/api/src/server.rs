@@ -1,4 +1,4 @@
-//! The router and [`serve`]: every route behind the token check, the body
+//! The router and [`serve`]: every route behind the token (or page session) check, the body
 //! cap, the 404/405 fallbacks with the error object, graceful shutdown.
 
 use std::future::Future;
@@ -12,6 +12,8 @@ use super::auth::require_token;
 use super::limits::MAX_BODY_BYTES;
 use super::routes::{chat, fallback, models, node};
 use super::state::ApiState;
+use super::web::events;
+use super::web::routes as web;
 
 /// The API's routes over `state`.
 pub fn router(state: ApiState) -> Router {
@@ -23,8 +25,20 @@ pub fn router(state: ApiState) -> Router {
             "/api/friends",
             get(node::list_friends).post(node::add_friend),
         )
-        .route("/api/friends/{peer}", delete(node::remove_friend))
+        .route(
+            "/api/friends/{peer}",
+            delete(node::remove_friend).patch(web::change_friend),
+        )
         .route("/api/status", get(node::status))
+        .route("/", get(web::page))
+        .route("/page/app.js", get(web::script))
+        .route("/page/app.css", get(web::style))
+        .route("/login", get(web::login))
+        .route("/api/login-codes", post(web::new_login_code))
+        .route("/api/events", get(events::stream))
+        .route("/api/invitations", post(web::invite))
+        .route("/api/join", post(web::join))
+        .route("/api/peer-qr", get(web::peer_qr))
         .fallback(fallback::not_found)
         .method_not_allowed_fallback(fallback::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -1,7 +1,8 @@
 //! The API's shared state: the node, the agent (when a model is
 //! configured), the token, the sessions with the turn records and the
-//! conversations of clients that name no session, the clock, and the few
-//! settings tests change (the keep-alive interval).
+//! conversations of clients that name no session, the family page's
+//! sign-ins and language, the clock, and the few settings tests change
+//! (the keep-alive interval).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -14,7 +15,9 @@ use super::sessions::{SessionStore, Shared};
 use super::token::ApiToken;
 use super::turn::SessionSlot;
 use super::turn_records::TurnRecords;
+use super::web::signin::SignIns;
 use porfiry_agent::chat::Clock;
+use porfiry_skills::Language;
 
 /// Everything the handlers share; cheap to clone.
 #[derive(Clone)]
@@ -33,6 +36,8 @@ struct Inner {
     keepalive: Duration,
     started_ms: u64,
     next_id: AtomicU64,
+    signins: Mutex<SignIns>,
+    language: Language,
 }
 
 impl ApiState {
@@ -55,6 +60,7 @@ impl ApiState {
         keepalive: Duration,
     ) -> Self {
         let started_ms = clock.now().unix_ms();
+        let language = agent.as_ref().map(|a| a.language()).unwrap_or_default();
         Self {
             inner: Arc::new(Inner {
                 node,
@@ -67,8 +73,39 @@ impl ApiState {
                 keepalive,
                 started_ms,
                 next_id: AtomicU64::new(1),
+                signins: Mutex::new(SignIns::new()),
+                language,
             }),
         }
+    }
+
+    /// This state with the family page in `language` (default: the agent's,
+    /// else English). Call it before the state is cloned (it is a no-op after).
+    pub fn with_page_language(mut self, language: Language) -> Self {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.language = language;
+        }
+        self
+    }
+
+    /// The family page's language.
+    pub fn language(&self) -> Language {
+        self.inner.language
+    }
+
+    /// The page's login codes and browser sessions (held briefly, never
+    /// across an await).
+    pub fn signins(&self) -> std::sync::MutexGuard<'_, SignIns> {
+        self.inner
+            .signins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A new one-time login code for the family page.
+    pub fn issue_login_code(&self) -> Result<String, getrandom::Error> {
+        let now = self.now_ms();
+        self.signins().issue_code(now)
     }
 
     /// The node.

@@ -1,6 +1,6 @@
 //! The node's own endpoints: `GET/POST /api/notes`, `GET/POST /api/friends`,
 //! `DELETE /api/friends/{peer}`, `GET /api/status` (the node's status plus
-//! `"model"`: the upstream model's name, or null without one).
+//! `"model"`: the upstream model's name, or null without one; `"version"`).
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -135,6 +135,7 @@ pub async fn status(State(state): State<ApiState>) -> Result<Json<serde_json::Va
     match status.as_object_mut() {
         Some(object) => {
             object.insert("model".to_owned(), model);
+            object.insert("version".to_owned(), env!("CARGO_PKG_VERSION").into());
         }
         None => status = serde_json::json!({ "node": status, "model": model }),
     }

@@ -8,3 +8,4 @@ mod node_routes;
 mod plain;
 mod real_node;
 mod streaming;
+mod web_page;

@@ -62,13 +62,17 @@ async fn a_node_without_names_refuses_a_name_rather_than_drop_it() {
 }
 
 #[tokio::test]
-async fn status_adds_the_model_in_use() {
+async fn status_adds_the_model_in_use_and_the_version() {
     let (state, _) = state(Some(Script::Echo));
     let (_, json) = call(&state, request("GET", "/api/status", "")).await;
     assert_eq!(
         json,
-        serde_json::json!({"peer_id":"12D3KooWfake","model":"fake-model"})
+        serde_json::json!({"peer_id":"12D3KooWfake","model":"fake-model",
+            "version": env!("CARGO_PKG_VERSION")})
     );
+    let qr = send(&state, request("GET", "/api/peer-qr", "")).await;
+    assert_eq!(qr.headers()["content-type"], "image/svg+xml");
+    assert!(body_text(qr).await.contains("<svg"));
     let (state, _) = super::fakes::state(None);
     let (_, json) = call(&state, request("GET", "/api/status", "")).await;
     assert_eq!(json["model"], serde_json::Value::Null);

@@ -124,3 +124,95 @@ async fn a_note_posted_to_a_club_by_its_short_name_is_for_that_club() {
     node.shutdown();
     join.await.unwrap();
 }
+
+#[tokio::test]
+async fn the_pages_calls_invite_rename_permit_join_and_stream_changes_on_a_real_node() {
+    use porfiry_mesh::net::{LINKS_FILE_NAME, Link, LinkRecord, LinksFile};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let links = dir.root().join(LINKS_FILE_NAME);
+    let listen = vec!["/ip4/127.0.0.1/tcp/0".parse().unwrap()];
+    let (node, join) = Node::spawn(NodeConfig::new(dir.clone(), Profile::Server, listen)).unwrap();
+    // The code carries the addresses the node listens on.
+    node.listening().wait_for(|l| !l.is_empty()).await.unwrap();
+    let state = ApiState::new(
+        Arc::new(NodeAdapter::with_links_file(node.clone(), links.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    );
+    let mut changes = state.node().changes().expect("a real node reports changes");
+    let before = *changes.borrow_and_update();
+
+    let (status, made) = call(
+        &state,
+        request(
+            "POST",
+            "/api/invitations",
+            r#"{"name":"carol","valid_for":"1h"}"#,
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    assert!(
+        made["code"].as_str().unwrap().starts_with("porfiry:"),
+        "{made}"
+    );
+    assert!(made["qr_svg"].as_str().unwrap().contains("<svg"));
+    changes.changed().await.unwrap();
+    assert!(
+        *changes.borrow() > before,
+        "the invitation was a database change"
+    );
+    let (status, bad) = call(
+        &state,
+        request("POST", "/api/invitations", r#"{"valid_for":"1y"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{bad}");
+
+    let friend = "12D3KooWQiz72eyQExYNjKFgUEu7YqqgjPgqMuqXJvcY7PWQ96dW";
+    let body = format!(r#"{{"peer":"{friend}","addresses":[]}}"#);
+    let (status, _) = call(&state, request("POST", "/api/friends", &body)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let path = format!("/api/friends/{friend}");
+    let (status, changed) = call(
+        &state,
+        request("PATCH", &path, r#"{"name":"bob","allow_offload":true}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{changed}");
+    assert_eq!(changed["name"], "bob");
+    assert_eq!(changed["allow_offload"], true);
+    let (status, _) = call(
+        &state,
+        request("PATCH", "/api/friends/nobody", r#"{"name":"x"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = call(&state, request("PATCH", &path, "{}")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+
+    // The friend's link as the mesh last wrote it.
+    let (_, friends) = call(&state, request("GET", "/api/friends", "")).await;
+    assert_eq!(friends[0]["link"]["link"], "not connected", "{friends}");
+    let mut file = LinksFile::default();
+    let record: LinkRecord =
+        serde_json::from_value(serde_json::json!({"link": "relayed", "since_ms": 7})).unwrap();
+    assert_eq!(record.link, Link::Relayed);
+    file.friends.insert(friend.to_owned(), record);
+    file.write(&links).unwrap();
+    let (_, friends) = call(&state, request("GET", "/api/friends", "")).await;
+    assert_eq!(friends[0]["link"]["link"], "relayed", "{friends}");
+    assert_eq!(friends[0]["link"]["since_ms"], 7);
+
+    let (status, refused) = call(
+        &state,
+        request("POST", "/api/join", r#"{"code":"porfiry:garbage"}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{refused}");
+
+    node.shutdown();
+    join.await.unwrap();
+}

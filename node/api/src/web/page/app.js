@@ -1,0 +1,300 @@
+// The family page: feed, chat with the node's agent, friends and
+// invitations, the node's facts. Plain JavaScript, no build step; every
+// request goes to this node's own API with the session cookie. Texts come
+// from the JSON the server writes into the page (English or Russian).
+"use strict";
+
+const T = JSON.parse(document.getElementById("texts").textContent);
+const $ = (id) => document.getElementById(id);
+const TABS = ["feed", "chat", "friends", "node"];
+const CHAT_KEY = "porfiry.chat";
+// Links (direct, relayed, not connected) live in a file the mesh rewrites,
+// not in the database whose changes the event stream reports: the open
+// Friends tab looks again this often.
+const FRIENDS_REFRESH_MS = 3000;
+let friends = [];
+
+function el(tag, attrs, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (k === "class") node.className = v; else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+async function api(path, options) {
+  const init = Object.assign({ headers: {} }, options || {});
+  if (init.body && typeof init.body !== "string") {
+    init.body = JSON.stringify(init.body);
+    init.headers["Content-Type"] = "application/json";
+  }
+  const response = await fetch(path, init);
+  if (!response.ok) {
+    let message = response.status + " " + response.statusText;
+    try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
+    throw new Error(message);
+  }
+  return response.status === 204 ? null : response.json();
+}
+
+function showError(id, error) {
+  const p = $(id);
+  p.hidden = !error;
+  p.textContent = error ? T.failed + " " + error.message : "";
+}
+
+function when(ms) {
+  return ms ? new Date(ms).toLocaleString() : "";
+}
+
+function friendName(peer) {
+  const f = friends.find((x) => x.peer_id === peer);
+  return (f && f.name) || peer.slice(0, 12) + "…";
+}
+
+// ---- tabs ----
+function showTab(name) {
+  for (const t of TABS) {
+    $(t).hidden = t !== name;
+    $("tab-" + t).setAttribute("aria-selected", String(t === name));
+  }
+  location.hash = name;
+  if (name === "node") loadNode();
+}
+
+// ---- feed ----
+function audienceOptions() {
+  const select = $("note-audience");
+  const keep = select.value;
+  select.replaceChildren(
+    el("option", { value: "friends" }, T.all_friends),
+    el("option", { value: "private" }, T.private),
+    el("option", { value: "public" }, T.public));
+  const groups = [...new Set(friends.flatMap((f) => f.groups || []))].sort();
+  for (const g of groups) select.append(el("option", { value: "group:" + g }, T.group + ": " + g));
+  for (const f of friends) {
+    select.append(el("option", { value: "peer:" + f.peer_id }, T.only + ": " + friendName(f.peer_id)));
+  }
+  if ([...select.options].some((o) => o.value === keep)) select.value = keep;
+}
+
+async function loadFeed() {
+  try {
+    const notes = await api("/api/notes?limit=200&origin=" + $("feed-filter").value);
+    const list = $("notes");
+    list.replaceChildren();
+    if (notes.length === 0) list.append(el("li", { class: "meta" }, T.no_notes));
+    for (const n of notes.slice().reverse()) {
+      const author = n.author ? (n.author_name || friendName(n.author)) : T.me;
+      list.append(el("li", { "data-note": n.id },
+        el("div", { class: "meta" }, author + " · " + when(n.created_ms) + " · " + n.audience),
+        el("div", { class: "text" }, n.text)));
+    }
+    showError("feed-error", null);
+  } catch (e) { showError("feed-error", e); }
+}
+
+async function postNote(event) {
+  event.preventDefault();
+  const text = $("note-text").value.trim();
+  if (!text) return;
+  try {
+    await api("/api/notes", { method: "POST", body: { text, audience: $("note-audience").value } });
+    $("note-text").value = "";
+    await loadFeed();
+  } catch (e) { showError("feed-error", e); }
+}
+
+// ---- friends ----
+function linkText(f) {
+  const l = f.link || {};
+  const kind = l.link === "direct" ? T.direct : l.link === "relayed" ? T.relayed : T.not_connected;
+  let text = kind;
+  if (l.via) text += " (" + friendName(l.via) + ")";
+  if (l.why) text += " (" + l.why + ")";
+  if (l.since_ms) text += ", " + T.since + " " + when(l.since_ms);
+  return text;
+}
+
+async function loadFriends() {
+  try {
+    friends = await api("/api/friends");
+    audienceOptions();
+    const list = $("friend-list");
+    list.replaceChildren();
+    if (friends.length === 0) list.append(el("li", { class: "meta" }, T.no_friends));
+    for (const f of friends) list.append(friendItem(f));
+    showError("friends-error", null);
+  } catch (e) { showError("friends-error", e); }
+}
+
+function friendItem(f) {
+  const name = friendName(f.peer_id);
+  const kind = (f.link && f.link.link) || "none";
+  const link = el("span", { class: "link-" + (kind === "not connected" ? "none" : kind) }, linkText(f));
+  const offload = el("input", { type: "checkbox", id: "offload-" + f.peer_id });
+  offload.checked = !!f.allow_offload;
+  offload.addEventListener("change", () => changeFriend(f.peer_id, { allow_offload: offload.checked }));
+  const rename = el("button", { type: "button", "aria-label": T.rename + " " + name }, T.rename);
+  rename.addEventListener("click", () => {
+    const to = prompt(T.rename, f.name || "");
+    if (to && to.trim()) changeFriend(f.peer_id, { name: to.trim() });
+  });
+  const remove = el("button", { type: "button", "aria-label": T.remove + " " + name }, T.remove);
+  remove.addEventListener("click", async () => {
+    if (!confirm(T.confirm_remove)) return;
+    try { await api("/api/friends/" + encodeURIComponent(f.peer_id), { method: "DELETE" }); await loadFriends(); }
+    catch (e) { showError("friends-error", e); }
+  });
+  return el("li", { "data-peer": f.peer_id },
+    el("div", {}, el("strong", {}, name), " · ", link),
+    el("div", { class: "meta" }, f.peer_id),
+    el("div", { class: "row" },
+      offload, el("label", { for: "offload-" + f.peer_id }, T.may_use_model), rename, remove));
+}
+
+async function changeFriend(peer, body) {
+  try { await api("/api/friends/" + encodeURIComponent(peer), { method: "PATCH", body }); await loadFriends(); }
+  catch (e) { showError("friends-error", e); }
+}
+
+async function invite() {
+  try {
+    const made = await api("/api/invitations", { method: "POST", body: { name: $("invite-name").value.trim() } });
+    $("invitation-code").value = made.code;
+    $("invitation-qr").src = "data:image/svg+xml;charset=utf-8," + encodeURIComponent(made.qr_svg);
+    $("invitation-qr").alt = T.invitation_code;
+    $("invitation").hidden = false;
+    showError("friends-error", null);
+  } catch (e) { showError("friends-error", e); }
+}
+
+// ---- node ----
+async function loadNode() {
+  try {
+    const s = await api("/api/status");
+    const facts = $("node-facts");
+    facts.replaceChildren();
+    for (const [k, v] of [[T.peer_id, s.peer_id], [T.model, s.model || "—"],
+      [T.items, String(s.items_held)], [T.version, s.version || ""]]) {
+      facts.append(el("dt", {}, k), el("dd", {}, v));
+    }
+    $("node-qr").src = "/api/peer-qr";
+    $("node-qr").alt = T.peer_id + " (QR)";
+  } catch (e) { $("node-facts").replaceChildren(el("p", { class: "error" }, T.failed + " " + e.message)); }
+}
+
+// ---- chat ----
+function chatState() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(CHAT_KEY));
+    if (saved && saved.session && Array.isArray(saved.messages)) return saved;
+  } catch (_) { /* a fresh chat */ }
+  return { session: "web-" + crypto.getRandomValues(new Uint32Array(2)).join("-"), messages: [] };
+}
+let chat = chatState();
+let running = null;
+
+function saveChat() { localStorage.setItem(CHAT_KEY, JSON.stringify(chat)); }
+
+function drawChat() {
+  const list = $("messages");
+  list.replaceChildren();
+  for (const m of chat.messages) list.append(el("li", { class: m.role }, m.content));
+}
+
+async function send(event) {
+  event.preventDefault();
+  const text = $("chat-text").value.trim();
+  if (!text || running) return;
+  $("chat-text").value = "";
+  chat.messages.push({ role: "user", content: text });
+  saveChat();
+  drawChat();
+  const answer = el("li", { class: "assistant", "data-streaming": "true" }, "");
+  $("messages").append(answer);
+  running = new AbortController();
+  $("stop").disabled = false;
+  $("send").disabled = true;
+  let shown = "";
+  try {
+    const response = await fetch("/v1/chat/completions", {
+      method: "POST",
+      signal: running.signal,
+      headers: { "Content-Type": "application/json", "X-Porfiry-Session": chat.session },
+      body: JSON.stringify({ stream: true, messages: chat.messages.filter((m) => m.role !== "tool") }),
+    });
+    if (!response.ok) {
+      let message = response.status + "";
+      try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
+      throw new Error(message);
+    }
+    const reader = response.body.getReader();
+    const decoder = new TextDecoder();
+    let buffer = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buffer += decoder.decode(value, { stream: true });
+      let cut;
+      while ((cut = buffer.indexOf("\n\n")) >= 0) {
+        const frame = buffer.slice(0, cut);
+        buffer = buffer.slice(cut + 2);
+        if (!frame.startsWith("data: ")) continue;
+        const data = frame.slice(6);
+        if (data === "[DONE]") continue;
+        const chunk = JSON.parse(data);
+        if (chunk.error) throw new Error(chunk.error.message);
+        for (const c of chunk.choices || []) {
+          const d = c.delta || {};
+          if (d.content) { shown += d.content; answer.textContent = shown; }
+          for (const e of (d.porfiry && d.porfiry.events) || []) {
+            answer.before(el("li", { class: "tool" }, "· " + (e.text || e.kind || JSON.stringify(e))));
+          }
+        }
+      }
+    }
+  } catch (e) {
+    if (e.name !== "AbortError") answer.after(el("li", { class: "tool error" }, T.failed + " " + e.message));
+  } finally {
+    answer.removeAttribute("data-streaming");
+    if (shown) chat.messages.push({ role: "assistant", content: shown });
+    saveChat();
+    running = null;
+    $("stop").disabled = true;
+    $("send").disabled = false;
+  }
+}
+
+// ---- start ----
+function start() {
+  document.title = T.title;
+  $("title").textContent = T.title;
+  for (const node of document.querySelectorAll("[data-text]")) node.textContent = T[node.dataset.text];
+  for (const t of TABS) {
+    const b = el("button", { type: "button", role: "tab", id: "tab-" + t, "aria-controls": t }, T[t]);
+    b.addEventListener("click", () => showTab(t));
+    $("tabs").append(b);
+  }
+  $("feed-filter").append(
+    el("option", { value: "all" }, T.everything),
+    el("option", { value: "own" }, T.mine),
+    el("option", { value: "friends" }, T.from_friends));
+  $("feed-filter").addEventListener("change", loadFeed);
+  $("note-form").addEventListener("submit", postNote);
+  $("chat-form").addEventListener("submit", send);
+  $("stop").addEventListener("click", () => running && running.abort());
+  $("new-chat").addEventListener("click", () => { localStorage.removeItem(CHAT_KEY); chat = chatState(); drawChat(); });
+  $("invite").addEventListener("click", invite);
+  drawChat();
+  showTab(TABS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "feed");
+  audienceOptions();
+  const refresh = async () => { await loadFriends(); await loadFeed(); };
+  refresh();
+  const events = new EventSource("/api/events");
+  events.addEventListener("changed", refresh);
+  setInterval(() => { if (!$("friends").hidden) loadFriends(); }, FRIENDS_REFRESH_MS);
+}
+
+start();

@@ -62,6 +62,9 @@ pub enum Command {
     /// URL and SHA-256) into the data dir and register them.
     #[command(subcommand)]
     Model(crate::commands::model::ModelCommand),
+    /// Print a fresh one-time sign-in link to the family page of the node
+    /// running on this data dir (works once, for ten minutes).
+    Web,
     /// Chat with the model in the terminal: one message per line on stdin,
     /// answers on stdout; ends at the end of input. Needs no identity.
     Chat(crate::commands::chat::ChatArgs),

@@ -91,6 +91,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Model(commands::model::ModelCommand::List { json }) => {
             say(commands::model::list(&dir, json)?)?;
         }
+        Command::Web => {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()?;
+            say(rt.block_on(commands::web::web(&dir))?)?;
+        }
         Command::Model(commands::model::ModelCommand::Pull(args)) => {
             let rt = tokio::runtime::Builder::new_multi_thread()
                 .enable_all()

@@ -205,7 +205,10 @@ pub async fn serve_node(
         language,
         plan.constrained,
     )?);
-    let node = Arc::new(porfiry_api::adapters::NodeAdapter::new(node.clone()));
+    let node = Arc::new(porfiry_api::adapters::NodeAdapter::with_links_file(
+        node.clone(),
+        dir.root().join(porfiry_mesh::net::LINKS_FILE_NAME),
+    ));
     let clock: Arc<dyn Clock> = Arc::new(porfiry_agent::chat::SystemClock::utc());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let mut running = start(
@@ -213,6 +216,7 @@ pub async fn serve_node(
         addr,
         node,
         agent,
+        language,
         clock,
         async move {
             let _ = stopped.await;
@@ -224,13 +228,16 @@ pub async fn serve_node(
     Ok(Some(running))
 }
 
-/// Loads the token, binds `addr`, prints `api on http://ADDR` to `out` and
-/// serves until `shutdown` resolves.
+/// Loads the token, binds `addr`, prints `api on http://ADDR` and the
+/// family page's one-time sign-in link to `out` and serves (the page in
+/// `language`) until `shutdown` resolves.
+#[allow(clippy::too_many_arguments)]
 pub async fn start(
     dir: &DataDir,
     addr: SocketAddr,
     node: Arc<dyn NodeApi>,
     agent: Option<Arc<dyn Agent>>,
+    language: porfiry_skills::Language,
     clock: Arc<dyn Clock>,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
     out: &mut impl Write,
@@ -245,8 +252,18 @@ pub async fn start(
     if agent.is_none() {
         tracing::info!("no model configured: chat requests will get an error saying so");
     }
-    let state = ApiState::new(node, agent, token, clock);
+    let state = ApiState::new(node, agent, token, clock).with_page_language(language);
     writeln!(out, "api on http://{addr}").map_err(StartError::Output)?;
+    match state.issue_login_code() {
+        Ok(code) => writeln!(
+            out,
+            "family page: http://{}/login?code={code} (opens once, within 10 minutes; \
+             `porfiry web` prints a new link)",
+            crate::commands::web::browser_address(&addr.to_string())
+        )
+        .map_err(StartError::Output)?,
+        Err(e) => tracing::warn!("no sign-in link for the family page: {e}"),
+    }
     out.flush().map_err(StartError::Output)?;
     tracing::info!(token_file = %token_path(dir).display(), "API token");
     write_api_address(dir, addr);
@@ -331,6 +348,7 @@ mod tests {
             "127.0.0.1:0".parse().unwrap(),
             Arc::new(porfiry_api::adapters::NodeAdapter::new(node.clone())),
             None,
+            porfiry_skills::Language::En,
             Arc::new(porfiry_agent::chat::SystemClock::utc()),
             async move {
                 let _ = stopped.await;
@@ -339,10 +357,16 @@ mod tests {
         )
         .await
         .unwrap();
+        let out = String::from_utf8(out).unwrap();
+        let mut lines = out.lines();
         assert_eq!(
-            String::from_utf8(out).unwrap(),
-            format!("api on http://{}\n", running.addr)
+            lines.next(),
+            Some(format!("api on http://{}", running.addr).as_str())
         );
+        let link = lines.next().unwrap();
+        let prefix = format!("family page: http://{}/login?code=", running.addr);
+        assert!(link.starts_with(&prefix), "{link}");
+        assert_eq!(link[prefix.len()..].split(' ').next().unwrap().len(), 32);
         assert!(token_path(&dir).exists());
         stop.send(()).unwrap();
         running.task.await.unwrap().unwrap();

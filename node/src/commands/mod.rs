@@ -22,3 +22,4 @@ pub mod run_core;
 pub mod signal;
 pub mod status;
 pub mod think;
+pub mod web;

@@ -2,7 +2,8 @@
 //! processes: sign in by the printed link; a friends-only note posted on
 //! A's page shows on B's open page without a reload; an invitation made on
 //! A's page and redeemed by `porfiry join` on another node's CLI shows that
-//! node in A's friends list as connected; chat with the agent (scripted
+//! node in A's friends list as connected, and B's page joins that node's
+//! invitation; chat with the agent (scripted
 //! model) streams and Stop closes the upstream request; the conversation
 //! survives a reload; a wrong Host, no cookie and a replayed link are
 //! refused with a page that says what to do.
@@ -133,6 +134,26 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
         .await;
     assert!(row.text().await.unwrap().contains(&carol.peer_id));
     browser.screenshot("family-page-friends.png").await;
+
+    // B joins an invitation of carol's from its page.
+    let invitation = carol.cli_ok(&["invite", "--name", "bob", "--no-qr"]);
+    let carol_code = invitation.lines().next().unwrap().trim().to_owned();
+    c.switch_to_window(b_window.clone()).await.unwrap();
+    browser.button("Friends").await.click().await.unwrap();
+    browser
+        .labelled("Code from another node")
+        .await
+        .send_keys(&carol_code)
+        .await
+        .unwrap();
+    browser.button("Join").await.click().await.unwrap();
+    browser
+        .wait_for(&format!(
+            "//li[@data-peer='{}' and .//*[contains(., 'direct')]]",
+            carol.peer_id
+        ))
+        .await;
+    c.switch_to_window(a_window.handle.clone()).await.unwrap();
     c.set_window_size(375, 800).await.unwrap();
     browser.button("Feed").await.click().await.unwrap();
     browser.screenshot("family-page-phone.png").await;
@@ -205,6 +226,20 @@ async fn a_wrong_host_no_cookie_and_a_replayed_link_are_refused_saying_what_to_d
         .unwrap();
     let text = browser.body_text().await;
     assert!(text.contains("Open the node by its address"), "{text}");
+    c.goto(&format!("http://{addr}/")).await.unwrap();
+    browser.button("Friends").await.click().await.unwrap();
+    browser
+        .labelled("Code from another node")
+        .await
+        .send_keys("porfiry:nonsense")
+        .await
+        .unwrap();
+    browser.button("Join").await.click().await.unwrap();
+    let error = browser.wait_text("friends", "That did not work").await;
+    assert!(
+        error.text().await.unwrap().contains("code"),
+        "says what was wrong"
+    );
 
     // `porfiry web` prints a fresh link that works.
     let out = node.cli_ok(&["web"]);

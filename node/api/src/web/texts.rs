@@ -64,6 +64,10 @@ pub struct PageTexts {
     pub invitation_hint: &'static str,
     /// Name for the invited friend.
     pub invite_name: &'static str,
+    /// The box for another node's invitation code.
+    pub join_code: &'static str,
+    /// Redeem that code.
+    pub join: &'static str,
     /// Link kinds.
     pub direct: &'static str,
     /// A link through a relay.
@@ -168,6 +172,8 @@ static EN: PageTexts = PageTexts {
     invitation_code: "Invitation code",
     invitation_hint: "On the other node: porfiry join <code> (valid 24 hours, once)",
     invite_name: "Their name",
+    join_code: "Code from another node",
+    join: "Join",
     direct: "direct",
     relayed: "relayed",
     not_connected: "not connected",
@@ -214,6 +220,8 @@ static RU: PageTexts = PageTexts {
     invitation_code: "Код приглашения",
     invitation_hint: "На другом узле: porfiry join <код> (действует 24 часа, один раз)",
     invite_name: "Имя",
+    join_code: "Код с другого узла",
+    join: "Присоединиться",
     direct: "напрямую",
     relayed: "через ретранслятор",
     not_connected: "нет связи",

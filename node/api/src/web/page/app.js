@@ -170,6 +170,17 @@ async function invite() {
   } catch (e) { showError("friends-error", e); }
 }
 
+async function joinWith(event) {
+  event.preventDefault();
+  const code = $("join-code").value.trim();
+  if (!code) return;
+  try {
+    await api("/api/join", { method: "POST", body: { code } });
+    $("join-code").value = "";
+    await loadFriends();
+  } catch (e) { showError("friends-error", e); }
+}
+
 // ---- node ----
 async function loadNode() {
   try {
@@ -287,6 +298,7 @@ function start() {
   $("stop").addEventListener("click", () => running && running.abort());
   $("new-chat").addEventListener("click", () => { localStorage.removeItem(CHAT_KEY); chat = chatState(); drawChat(); });
   $("invite").addEventListener("click", invite);
+  $("join-form").addEventListener("submit", joinWith);
   drawChat();
   showTab(TABS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "feed");
   audienceOptions();

@@ -253,3 +253,46 @@ async fn a_wrong_host_no_cookie_and_a_replayed_link_are_refused_saying_what_to_d
     browser.close().await;
     node.terminate();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_mind_tab_shows_the_cores_ticks_and_diary_as_it_thinks() {
+    use porfiry_skills::cognition::texts::prompt::core_system_prompt;
+    use porfiry_tests::{Rule, When};
+    let head: String = core_system_prompt(porfiry_skills::Language::En)
+        .chars()
+        .take(40)
+        .collect();
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(
+            When::system_contains(head),
+            Reply::text("The garden.\nTOOL_CALL: diary_add|the garden needs water|e2e"),
+        ),
+        Rule::always(Reply::text(
+            r#"{"novel": "yes", "novelty": 0.9, "new_ideas": ["garden"], "tags": ["e2e"]}"#,
+        )),
+    ])
+    .unwrap();
+    let url = llm.url();
+    let mut node = MeshNode::init("A");
+    node.start_thinking(&[
+        "--profile",
+        "phone",
+        "--api",
+        "127.0.0.1:0",
+        "--llm-url",
+        &url,
+        "--llm-model",
+        "scripted",
+    ]);
+    let browser = Browser::start(1280, 900).await;
+    browser.client.goto(&login_link(&node)).await.unwrap();
+    browser.button("Mind").await.click().await.unwrap();
+    // The page updates itself as the core writes: no reload.
+    browser.wait_text("diary", "the garden needs water").await;
+    let tick = browser.wait_text("ticks", "#1").await;
+    let line = tick.text().await.unwrap();
+    assert!(line.contains("commands run 1/1"), "{line}");
+    browser.screenshot("family-page-mind.png").await;
+    browser.close().await;
+    node.terminate();
+}

@@ -397,6 +397,29 @@ impl NodeApi for NodeAdapter {
         })
     }
 
+    fn mind(&self) -> BoxFuture<'_, NodeResult> {
+        use crate::limits::{MIND_DIARY, MIND_GOALS, MIND_TASKS, MIND_TICKS};
+        use porfiry_storage::{DiaryEntry, Goal, ListQuery, Task, TickRecord};
+        Box::pin(async move {
+            let read = self
+                .node
+                .db()
+                .read(
+                    |s| -> Result<serde_json::Value, porfiry_storage::StorageError> {
+                        Ok(serde_json::json!({
+                            "goals": s.list::<Goal>(&ListQuery::recent(MIND_GOALS))?,
+                            "tasks": s.list::<Task>(&ListQuery::recent(MIND_TASKS))?,
+                            "ticks": s.list::<TickRecord>(&ListQuery::recent(MIND_TICKS))?,
+                            "diary": s.list::<DiaryEntry>(&ListQuery::recent(MIND_DIARY))?,
+                        }))
+                    },
+                )
+                .await
+                .map_err(|e| NodeApiError::Internal(e.to_string()))?;
+            read.map_err(|e| NodeApiError::Internal(e.to_string()))
+        })
+    }
+
     fn join(&self, code: String, name: Option<String>) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
             let view = self

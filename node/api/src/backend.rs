@@ -198,6 +198,12 @@ pub trait NodeApi: Send + Sync + 'static {
         let _ = (name, groups, valid_for);
         Box::pin(async { Err(unsupported("invitations")) })
     }
+    /// What the cognitive core is doing, read from the database it writes:
+    /// `{"goals": [...], "tasks": [...], "ticks": [...], "diary": [...]}`,
+    /// each the newest few rows as stored (their fields, `id`, `created_ms`).
+    fn mind(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async { Err(unsupported("the mind view")) })
+    }
     /// Presents another node's invitation code; once admitted, answers the
     /// inviter as a friend (named `name` here, if given).
     fn join(&self, code: String, name: Option<String>) -> BoxFuture<'_, NodeResult> {

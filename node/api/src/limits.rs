@@ -58,3 +58,17 @@ pub const MAX_TURN_RECORD_BYTES: usize = 16 * 1024 * 1024;
 /// session ([`crate::conversations`]): one entry per answered turn, so 4,096
 /// covers [`MAX_SESSIONS`] conversations of 16 turns.
 pub const MAX_CONVERSATION_PREFIXES: usize = 16 * MAX_SESSIONS;
+
+/// Goals the family page's Mind tab shows (newest first): a core works on a
+/// handful at once; 20 is a screen and a bounded read.
+pub const MIND_GOALS: u32 = 20;
+
+/// Tasks it shows: a few per goal.
+pub const MIND_TASKS: u32 = 50;
+
+/// Ticks it shows: the last ten say what the core has been doing lately
+/// (mode, commands run and not validated, errors) without paging.
+pub const MIND_TICKS: u32 = 10;
+
+/// Diary entries it shows, for the same reason.
+pub const MIND_DIARY: u32 = 10;

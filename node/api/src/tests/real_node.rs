@@ -126,7 +126,8 @@ async fn a_note_posted_to_a_club_by_its_short_name_is_for_that_club() {
 }
 
 #[tokio::test]
-async fn the_pages_calls_invite_rename_permit_join_and_stream_changes_on_a_real_node() {
+async fn the_pages_calls_invite_rename_permit_read_the_mind_join_and_stream_changes_on_a_real_node()
+{
     use porfiry_mesh::net::{LINKS_FILE_NAME, Link, LinkRecord, LinksFile};
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path().join("node"));
@@ -205,6 +206,54 @@ async fn the_pages_calls_invite_rename_permit_join_and_stream_changes_on_a_real_
     let (_, friends) = call(&state, request("GET", "/api/friends", "")).await;
     assert_eq!(friends[0]["link"]["link"], "relayed", "{friends}");
     assert_eq!(friends[0]["link"]["since_ms"], 7);
+
+    // What the core wrote, as the Mind tab reads it.
+    node.db()
+        .write(|s| -> Result<(), porfiry_storage::StorageError> {
+            use porfiry_storage::{DiaryEntry, Goal, Task, TickRecord};
+            let goal = s.add(
+                &Goal {
+                    title: "tidy the garden".into(),
+                    ..Default::default()
+                },
+                1,
+            )?;
+            s.add(
+                &Task {
+                    goal_id: Some(goal),
+                    title: "buy seeds".into(),
+                    ..Default::default()
+                },
+                2,
+            )?;
+            s.add(
+                &TickRecord {
+                    tick: 1,
+                    mode: "auto".into(),
+                    commands_total: 2,
+                    commands_executed: 1,
+                    ..Default::default()
+                },
+                3,
+            )?;
+            s.add(
+                &DiaryEntry {
+                    text: "the garden needs water".into(),
+                    ..Default::default()
+                },
+                4,
+            )?;
+            Ok(())
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let (status, mind) = call(&state, request("GET", "/api/mind", "")).await;
+    assert_eq!(status, StatusCode::OK, "{mind}");
+    assert_eq!(mind["goals"][0]["title"], "tidy the garden", "{mind}");
+    assert_eq!(mind["tasks"][0]["goal_id"], mind["goals"][0]["id"]);
+    assert_eq!(mind["ticks"][0]["commands_executed"], 1);
+    assert_eq!(mind["diary"][0]["text"], "the garden needs water");
 
     let (status, refused) = call(
         &state,

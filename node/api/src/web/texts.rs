@@ -18,8 +18,20 @@ pub struct PageTexts {
     pub chat: &'static str,
     /// Tab: friends and invitations.
     pub friends: &'static str,
+    /// Tab: what the cognitive core is doing.
+    pub mind: &'static str,
     /// Tab: this node.
     pub node: &'static str,
+    /// The core's goals (with their tasks).
+    pub goals: &'static str,
+    /// Its last ticks.
+    pub ticks: &'static str,
+    /// Its diary.
+    pub diary: &'static str,
+    /// An empty list.
+    pub nothing_yet: &'static str,
+    /// Before "executed/found" in a tick line.
+    pub commands_run: &'static str,
     /// The note box.
     pub new_note: &'static str,
     /// The audience picker.
@@ -149,7 +161,13 @@ static EN: PageTexts = PageTexts {
     feed: "Feed",
     chat: "Chat",
     friends: "Friends",
+    mind: "Mind",
     node: "Node",
+    goals: "Goals and tasks",
+    ticks: "Last ticks",
+    diary: "Diary",
+    nothing_yet: "Nothing yet.",
+    commands_run: "commands run",
     new_note: "New note",
     audience: "Audience",
     post: "Post",
@@ -197,7 +215,13 @@ static RU: PageTexts = PageTexts {
     feed: "Лента",
     chat: "Чат",
     friends: "Друзья",
+    mind: "Мысли",
     node: "Узел",
+    goals: "Цели и задачи",
+    ticks: "Последние такты",
+    diary: "Дневник",
+    nothing_yet: "Пока ничего.",
+    commands_run: "выполнено команд",
     new_note: "Новая заметка",
     audience: "Кому",
     post: "Опубликовать",

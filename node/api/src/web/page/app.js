@@ -6,7 +6,7 @@
 
 const T = JSON.parse(document.getElementById("texts").textContent);
 const $ = (id) => document.getElementById(id);
-const TABS = ["feed", "chat", "friends", "node"];
+const TABS = ["feed", "chat", "friends", "mind", "node"];
 const CHAT_KEY = "porfiry.chat";
 // Links (direct, relayed, not connected) live in a file the mesh rewrites,
 // not in the database whose changes the event stream reports: the open
@@ -61,6 +61,7 @@ function showTab(name) {
   }
   location.hash = name;
   if (name === "node") loadNode();
+  if (name === "mind") loadMind();
 }
 
 // ---- feed ----
@@ -179,6 +180,32 @@ async function joinWith(event) {
     $("join-code").value = "";
     await loadFriends();
   } catch (e) { showError("friends-error", e); }
+}
+
+// ---- mind ----
+function fill(id, rows, draw) {
+  const list = $(id);
+  list.replaceChildren();
+  if (rows.length === 0) list.append(el("li", { class: "meta" }, T.nothing_yet));
+  for (const r of rows) list.append(draw(r));
+}
+
+async function loadMind() {
+  try {
+    const m = await api("/api/mind");
+    fill("goals", m.goals, (g) => {
+      const tasks = m.tasks.filter((t) => t.goal_id === g.id);
+      return el("li", {},
+        el("strong", {}, g.title), " · ", el("span", { class: "meta" }, g.status),
+        el("ul", {}, ...tasks.map((t) => el("li", { class: "meta" }, t.title + " · " + t.status))));
+    });
+    fill("ticks", m.ticks, (t) => el("li", {},
+      el("div", { class: "meta" }, "#" + t.tick + " · " + t.mode + " · " + when(t.created_ms) + " · " +
+        T.commands_run + " " + t.commands_executed + "/" + t.commands_total),
+      el("div", { class: t.error ? "error" : "text" }, t.error || t.summary)));
+    fill("diary", m.diary, (d) => el("li", {},
+      el("div", { class: "meta" }, when(d.created_ms)), el("div", { class: "text" }, d.text)));
+  } catch (e) { $("goals").replaceChildren(el("li", { class: "error" }, T.failed + " " + e.message)); }
 }
 
 // ---- node ----
@@ -302,7 +329,11 @@ function start() {
   drawChat();
   showTab(TABS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "feed");
   audienceOptions();
-  const refresh = async () => { await loadFriends(); await loadFeed(); };
+  const refresh = async () => {
+    await loadFriends();
+    await loadFeed();
+    if (!$("mind").hidden) await loadMind();
+  };
   refresh();
   const events = new EventSource("/api/events");
   events.addEventListener("changed", refresh);

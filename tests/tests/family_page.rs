@@ -96,6 +96,13 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
     assert!(line.contains("anna"), "B's page names the author: {line}");
     println!("a friend's note showed on the open page {took:?} after Post");
     browser.screenshot("family-page-feed.png").await;
+    // Filtered by its author, then to B's own notes (none).
+    let filter = browser.labelled("Show").await;
+    filter.select_by_label("anna").await.unwrap();
+    browser.wait_text("notes", text).await;
+    filter.select_by_value("own").await.unwrap();
+    browser.wait_text("notes", "No notes yet.").await;
+    filter.select_by_value("all").await.unwrap();
 
     // Invite from A's page; a new node joins from its CLI.
     c.switch_to_window(a_window.handle.clone()).await.unwrap();

@@ -45,7 +45,7 @@ impl Llm for InstantModel {
 struct NoNode;
 
 impl NodeApi for NoNode {
-    fn notes(&self, _: Option<String>, _: usize) -> ApiFuture<'_, NodeResult> {
+    fn notes(&self, _: Option<String>, _: usize, _: bool) -> ApiFuture<'_, NodeResult> {
         Box::pin(async { Ok(serde_json::Value::Null) })
     }
     fn post_note(&self, _: String, _: String) -> ApiFuture<'_, NodeResult> {

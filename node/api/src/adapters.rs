@@ -252,12 +252,18 @@ pub fn parse_origin(origin: &str) -> Result<Origin, NodeApiError> {
 }
 
 impl NodeApi for NodeAdapter {
-    fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult> {
+    fn notes(
+        &self,
+        origin: Option<String>,
+        limit: usize,
+        newest: bool,
+    ) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
             let origin = origin.as_deref().map(parse_origin).transpose()?;
             let query = NotesQuery {
                 origin,
                 limit: Some(limit),
+                newest,
             };
             json(&self.node.notes(query).await.map_err(node_error)?)
         })

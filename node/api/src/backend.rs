@@ -114,8 +114,14 @@ pub type NodeResult<T = serde_json::Value> = Result<T, NodeApiError>;
 /// The running node, as the API uses it. Answers are JSON as the node's
 /// view types serialize.
 pub trait NodeApi: Send + Sync + 'static {
-    /// Notes, oldest first, at most `limit`; `origin` is `own`, `friends` or `all` (default).
-    fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult>;
+    /// Notes, oldest first, at most `limit` (the newest `limit` with
+    /// `newest`, else the oldest); `origin` is `own`, `friends` or `all` (default).
+    fn notes(
+        &self,
+        origin: Option<String>,
+        limit: usize,
+        newest: bool,
+    ) -> BoxFuture<'_, NodeResult>;
     /// Publishes a note to `audience` (`public`, `friends`, `group:NAME`, `peer:PEER_ID`, `private`).
     fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult>;
     /// The friends.

@@ -212,6 +212,7 @@ impl PorfiryNode {
         let query = NotesQuery {
             origin,
             limit: limit.map(|l| l as usize),
+            newest: false,
         };
         self.on_node(move |node| async move {
             Ok(node

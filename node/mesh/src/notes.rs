@@ -127,15 +127,16 @@ pub enum Origin {
 
 /// Every note, oldest first, read page by page.
 pub fn all_notes(store: &porfiry_storage::Store) -> Result<Vec<Stored<Note>>, NotesError> {
-    query_notes(store, Origin::All, None)
+    query_notes(store, Origin::All, None, false)
 }
 
 /// Notes of `origin`, oldest first, at most `limit` of them (all without
-/// one), read page by page.
+/// one; the newest `limit` with `newest`, else the oldest), read page by page.
 pub fn query_notes(
     store: &porfiry_storage::Store,
     origin: Origin,
     limit: Option<usize>,
+    newest: bool,
 ) -> Result<Vec<Stored<Note>>, NotesError> {
     let from_mesh = match origin {
         Origin::Own => Some(false),
@@ -148,19 +149,25 @@ pub fn query_notes(
             l.saturating_sub(all.len()).min(LIST_PAGE as usize)
         });
         if want == 0 {
+            if newest {
+                all.reverse();
+            }
             return Ok(all);
         }
         let want = u32::try_from(want).unwrap_or(LIST_PAGE);
         let page = store.notes_filter(&NoteFilter {
             limit: Some(want),
             offset: u32::try_from(all.len()).unwrap_or(u32::MAX),
-            oldest_first: true,
+            oldest_first: !newest,
             from_mesh,
             ..Default::default()
         })?;
         let done = page.len() < want as usize;
         all.extend(page);
         if done {
+            if newest {
+                all.reverse();
+            }
             return Ok(all);
         }
     }

@@ -150,6 +150,7 @@ async fn friends_added_through_handles_connect_catch_up_and_receive_a_note() {
         .notes(NotesQuery {
             origin: Some(Origin::Friends),
             limit: None,
+            newest: false,
         })
         .await
         .unwrap();
@@ -160,7 +161,8 @@ async fn friends_added_through_handles_connect_catch_up_and_receive_a_note() {
     assert!(
         a.notes(NotesQuery {
             origin: Some(Origin::Own),
-            limit: None
+            limit: None,
+            newest: false,
         })
         .await
         .unwrap()
@@ -312,10 +314,22 @@ async fn a_note_posted_through_the_handle_reaches_the_loop_without_the_poll() {
         .notes(NotesQuery {
             origin: None,
             limit: Some(1),
+            newest: false,
         })
         .await
         .unwrap();
     assert_eq!(limited.len(), 1);
+    assert_eq!(limited[0].text, "first", "the oldest one");
+    let newest = node
+        .notes(NotesQuery {
+            origin: None,
+            limit: Some(1),
+            newest: true,
+        })
+        .await
+        .unwrap();
+    let texts: Vec<&str> = newest.iter().map(|n| n.text.as_str()).collect();
+    assert_eq!(texts, ["mine only"], "the newest one");
     node.shutdown();
     assert_eq!(join.await.unwrap().items_held, 1);
 }

@@ -26,13 +26,15 @@ impl From<NodeApiError> for ApiError {
     }
 }
 
-/// `GET /api/notes?origin=own|friends|all&limit=N`.
+/// `GET /api/notes?origin=own|friends|all&limit=N&newest=true`.
 #[derive(Debug, Deserialize)]
 pub struct NotesParams {
     /// Whose notes.
     pub origin: Option<String>,
     /// How many, at most [`MAX_NOTES_LIMIT`].
     pub limit: Option<usize>,
+    /// `true`: the newest `limit` notes (still listed oldest first), not the oldest.
+    pub newest: Option<bool>,
 }
 
 /// Lists notes, oldest first.
@@ -46,7 +48,10 @@ pub async fn list_notes(
             "limit must be 1 to {MAX_NOTES_LIMIT}"
         )));
     }
-    Ok(Json(state.node().notes(params.origin, limit).await?))
+    let newest = params.newest.unwrap_or(false);
+    Ok(Json(
+        state.node().notes(params.origin, limit, newest).await?,
+    ))
 }
 
 /// `POST /api/notes`.

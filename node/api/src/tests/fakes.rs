@@ -148,9 +148,16 @@ impl AgentSession for FakeSession {
 pub struct FakeNode;
 
 impl NodeApi for FakeNode {
-    fn notes(&self, origin: Option<String>, limit: usize) -> BoxFuture<'_, NodeResult> {
+    fn notes(
+        &self,
+        origin: Option<String>,
+        limit: usize,
+        newest: bool,
+    ) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            Ok(serde_json::json!([{"text": "hi", "origin": origin, "limit": limit}]))
+            Ok(
+                serde_json::json!([{"text": "hi", "origin": origin, "limit": limit, "newest": newest}]),
+            )
         })
     }
     fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {

@@ -11,8 +11,11 @@ async fn notes_are_listed_by_origin_and_posted_with_an_audience() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         json,
-        serde_json::json!([{"text":"hi","origin":"own","limit":5}])
+        serde_json::json!([{"text":"hi","origin":"own","limit":5,"newest":false}])
     );
+    let (_, json) = call(&state, request("GET", "/api/notes?newest=true", "")).await;
+    assert_eq!(json[0]["newest"], true);
+    assert_eq!(json[0]["limit"], 50);
     let (status, _) = call(&state, request("GET", "/api/notes?limit=0", "")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     let (status, _) = call(&state, request("GET", "/api/notes?limit=x", "")).await;

@@ -54,6 +54,14 @@ async fn notes_friends_and_status_go_through_to_the_node() {
     let (status, notes) = call(&state, request("GET", "/api/notes?origin=own", "")).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(notes[0]["text"], "hello #api");
+    let body = r#"{"text":"second","audience":"private"}"#;
+    let (status, _) = call(&state, request("POST", "/api/notes", body)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let path = "/api/notes?origin=own&limit=1";
+    let (_, oldest) = call(&state, request("GET", path, "")).await;
+    assert_eq!(oldest[0]["text"], "hello #api");
+    let (_, newest) = call(&state, request("GET", &format!("{path}&newest=true"), "")).await;
+    assert_eq!(newest[0]["text"], "second");
     let (status, _) = call(&state, request("GET", "/api/notes?origin=mars", "")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
 

@@ -200,7 +200,10 @@ impl NodeHandle {
             .inner
             .db
             .read(move |s| -> Result<_, NodeError> {
-                Ok((query_notes(s, origin, query.limit)?, friend_names(s)?))
+                Ok((
+                    query_notes(s, origin, query.limit, query.newest)?,
+                    friend_names(s)?,
+                ))
             })
             .await
             .map_err(db_err)??;

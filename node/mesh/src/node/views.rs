@@ -35,9 +35,13 @@ pub struct NotesQuery {
     /// Whose notes (own, friends', all when unset).
     #[serde(default)]
     pub origin: Option<Origin>,
-    /// At most this many, oldest first (all when unset).
+    /// At most this many (all when unset): the oldest ones, or the newest
+    /// with `newest`; listed oldest first either way.
     #[serde(default)]
     pub limit: Option<usize>,
+    /// Take the newest `limit` notes rather than the oldest (a feed's view).
+    #[serde(default)]
+    pub newest: bool,
 }
 
 /// One note as listed.

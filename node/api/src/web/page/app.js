@@ -12,6 +12,9 @@ const CHAT_KEY = "porfiry.chat";
 // not in the database whose changes the event stream reports: the open
 // Friends tab looks again this often.
 const FRIENDS_REFRESH_MS = 3000;
+// Notes the feed shows: the newest 200 (the API's cap is 500) are a long
+// scroll on a phone and one bounded request.
+const FEED_LIMIT = 200;
 let friends = [];
 
 function el(tag, attrs, ...children) {
@@ -80,9 +83,24 @@ function audienceOptions() {
   if ([...select.options].some((o) => o.value === keep)) select.value = keep;
 }
 
+function filterOptions() {
+  const select = $("feed-filter");
+  const keep = select.value || "all";
+  select.replaceChildren(
+    el("option", { value: "all" }, T.everything),
+    el("option", { value: "own" }, T.mine),
+    el("option", { value: "friends" }, T.from_friends));
+  for (const f of friends) select.append(el("option", { value: "peer:" + f.peer_id }, friendName(f.peer_id)));
+  select.value = [...select.options].some((o) => o.value === keep) ? keep : "all";
+}
+
 async function loadFeed() {
   try {
-    const notes = await api("/api/notes?limit=200&origin=" + $("feed-filter").value);
+    const show = $("feed-filter").value || "all";
+    const author = show.startsWith("peer:") ? show.slice(5) : null;
+    const origin = author ? "friends" : show;
+    let notes = await api("/api/notes?newest=true&limit=" + FEED_LIMIT + "&origin=" + origin);
+    if (author) notes = notes.filter((n) => n.author === author);
     const list = $("notes");
     list.replaceChildren();
     if (notes.length === 0) list.append(el("li", { class: "meta" }, T.no_notes));
@@ -120,7 +138,10 @@ function linkText(f) {
 
 async function loadFriends() {
   try {
-    friends = await api("/api/friends");
+    const [known, status] = await Promise.all([api("/api/friends"), api("/api/status")]);
+    const catchups = new Map((status.friends || []).map((f) => [f.peer_id, f.last_catchup_ms]));
+    friends = known.map((f) => Object.assign(f, { last_catchup_ms: catchups.get(f.peer_id) }));
+    filterOptions();
     audienceOptions();
     const list = $("friend-list");
     list.replaceChildren();
@@ -148,9 +169,10 @@ function friendItem(f) {
     try { await api("/api/friends/" + encodeURIComponent(f.peer_id), { method: "DELETE" }); await loadFriends(); }
     catch (e) { showError("friends-error", e); }
   });
+  const catchup = f.last_catchup_ms ? " · " + T.last_catchup + " " + when(f.last_catchup_ms) : "";
   return el("li", { "data-peer": f.peer_id },
     el("div", {}, el("strong", {}, name), " · ", link),
-    el("div", { class: "meta" }, f.peer_id),
+    el("div", { class: "meta" }, f.peer_id + catchup),
     el("div", { class: "row" },
       offload, el("label", { for: "offload-" + f.peer_id }, T.may_use_model), rename, remove));
 }
@@ -315,10 +337,7 @@ function start() {
     b.addEventListener("click", () => showTab(t));
     $("tabs").append(b);
   }
-  $("feed-filter").append(
-    el("option", { value: "all" }, T.everything),
-    el("option", { value: "own" }, T.mine),
-    el("option", { value: "friends" }, T.from_friends));
+  filterOptions();
   $("feed-filter").addEventListener("change", loadFeed);
   $("note-form").addEventListener("submit", postNote);
   $("chat-form").addEventListener("submit", send);

@@ -62,6 +62,7 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
         "anna",
     ]);
 
+    a.cli_ok(&["club", "create", "chess"]);
     let browser = Browser::start(1280, 900).await;
     let c = &browser.client;
     // B's page stays open in the first window.
@@ -72,6 +73,10 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
     let a_window = c.new_window(true).await.unwrap();
     c.switch_to_window(a_window.handle.clone()).await.unwrap();
     c.goto(&login_link(&a)).await.unwrap();
+    // A's audiences: friends, groups, its club, each friend.
+    browser
+        .wait_for("//select[@id='note-audience']/option[normalize-space()='Club: chess']")
+        .await;
     let text = "Dinner at seven, everyone";
     browser
         .labelled("New note")

@@ -403,6 +403,10 @@ impl NodeApi for NodeAdapter {
         })
     }
 
+    fn clubs(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async move { json(&self.node.clubs().await.map_err(node_error)?) })
+    }
+
     fn mind(&self) -> BoxFuture<'_, NodeResult> {
         use crate::limits::{MIND_DIARY, MIND_GOALS, MIND_TASKS, MIND_TICKS};
         use porfiry_storage::{DiaryEntry, Goal, ListQuery, Task, TickRecord};

@@ -204,6 +204,11 @@ pub trait NodeApi: Send + Sync + 'static {
         let _ = (name, groups, valid_for);
         Box::pin(async { Err(unsupported("invitations")) })
     }
+    /// The clubs this node knows, with its role in each (`club` is the
+    /// `NAME@FOUNDER` a note's `club:` audience takes).
+    fn clubs(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async { Err(unsupported("clubs")) })
+    }
     /// What the cognitive core is doing, read from the database it writes:
     /// `{"goals": [...], "tasks": [...], "ticks": [...], "diary": [...]}`,
     /// each the newest few rows as stored (their fields, `id`, `created_ms`).

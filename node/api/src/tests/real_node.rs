@@ -215,6 +215,12 @@ async fn the_pages_calls_invite_rename_permit_read_the_mind_join_and_stream_chan
     assert_eq!(friends[0]["link"]["link"], "relayed", "{friends}");
     assert_eq!(friends[0]["link"]["since_ms"], 7);
 
+    let club = node.create_club("chess").await.unwrap();
+    let (status, clubs) = call(&state, request("GET", "/api/clubs", "")).await;
+    assert_eq!(status, StatusCode::OK, "{clubs}");
+    assert_eq!(clubs[0]["club"], club.as_str(), "{clubs}");
+    assert_eq!(clubs[0]["role"], "founder");
+
     // What the core wrote, as the Mind tab reads it.
     node.db()
         .write(|s| -> Result<(), porfiry_storage::StorageError> {

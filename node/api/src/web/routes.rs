@@ -1,7 +1,7 @@
 //! The page's own routes: `/` (the page), `/page/app.js`, `/page/app.css`,
 //! `/login?code=` (spends a one-time code, sets the session cookie),
 //! `POST /api/login-codes` (a fresh link, for `porfiry web`),
-//! `GET /api/peer-qr`, `GET /api/mind`, `POST /api/invitations`, `POST /api/join`,
+//! `GET /api/peer-qr`, `GET /api/clubs`, `GET /api/mind`, `POST /api/invitations`, `POST /api/join`,
 //! `PATCH /api/friends/{peer}`.
 
 use axum::Json;
@@ -121,6 +121,11 @@ pub async fn peer_qr(State(state): State<ApiState>) -> Result<Response, ApiError
         .and_then(|p| p.as_str())
         .ok_or_else(|| ApiError::Internal("the node's status has no peer id".to_owned()))?;
     Ok(assets::file("image/svg+xml", qr_svg(peer)?))
+}
+
+/// `GET /api/clubs`: the clubs this node knows, for the audience picker.
+pub async fn clubs(State(state): State<ApiState>) -> Result<Json<serde_json::Value>, ApiError> {
+    Ok(Json(state.node().clubs().await?))
 }
 
 /// `GET /api/mind`: the core's goals, tasks, last ticks and diary.

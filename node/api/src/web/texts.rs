@@ -46,6 +46,8 @@ pub struct PageTexts {
     pub public: &'static str,
     /// Audience prefix of a group.
     pub group: &'static str,
+    /// Audience prefix of a club.
+    pub club: &'static str,
     /// Audience prefix of one friend.
     pub only: &'static str,
     /// Filter label over the feed.
@@ -175,6 +177,7 @@ static EN: PageTexts = PageTexts {
     all_friends: "Friends",
     public: "Public",
     group: "Group",
+    club: "Club",
     only: "Only",
     show: "Show",
     everything: "Everything",
@@ -229,6 +232,7 @@ static RU: PageTexts = PageTexts {
     all_friends: "Друзьям",
     public: "Всем",
     group: "Группа",
+    club: "Клуб",
     only: "Только",
     show: "Показать",
     everything: "Всё",

@@ -16,6 +16,7 @@ const FRIENDS_REFRESH_MS = 3000;
 // scroll on a phone and one bounded request.
 const FEED_LIMIT = 200;
 let friends = [];
+let clubs = [];
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -77,6 +78,9 @@ function audienceOptions() {
     el("option", { value: "public" }, T.public));
   const groups = [...new Set(friends.flatMap((f) => f.groups || []))].sort();
   for (const g of groups) select.append(el("option", { value: "group:" + g }, T.group + ": " + g));
+  for (const c of clubs.filter((c) => c.role !== "outside")) {
+    select.append(el("option", { value: "club:" + c.club }, T.club + ": " + c.name));
+  }
   for (const f of friends) {
     select.append(el("option", { value: "peer:" + f.peer_id }, T.only + ": " + friendName(f.peer_id)));
   }
@@ -138,7 +142,9 @@ function linkText(f) {
 
 async function loadFriends() {
   try {
-    const [known, status] = await Promise.all([api("/api/friends"), api("/api/status")]);
+    const [known, status, held] = await Promise.all(
+      [api("/api/friends"), api("/api/status"), api("/api/clubs")]);
+    clubs = held;
     const catchups = new Map((status.friends || []).map((f) => [f.peer_id, f.last_catchup_ms]));
     friends = known.map((f) => Object.assign(f, { last_catchup_ms: catchups.get(f.peer_id) }));
     filterOptions();

@@ -5,7 +5,8 @@
 //! node in A's friends list as connected, and B's page joins that node's
 //! invitation; chat with the agent (scripted
 //! model) streams and Stop closes the upstream request; the conversation
-//! survives a reload; a wrong Host, no cookie and a replayed link are
+//! survives a reload; the Mind tab shows the core's ticks and diary and
+//! its switch pauses and resumes thinking; a wrong Host, no cookie and a replayed link are
 //! refused with a page that says what to do.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs
@@ -305,6 +306,24 @@ async fn the_mind_tab_shows_the_cores_ticks_and_diary_as_it_thinks() {
     let line = tick.text().await.unwrap();
     assert!(line.contains("commands run 1/1"), "{line}");
     browser.screenshot("family-page-mind.png").await;
+    // The switch pauses thinking in the node's database (the core reads it
+    // before each tick) and resumes it.
+    let paused = |node: &MeshNode| {
+        node.store()
+            .config_get::<bool>(porfiry_skills::cognition::THINKING_PAUSED_KEY)
+            .unwrap()
+    };
+    let switch = browser
+        .labelled("Thinking (off: the agent starts no new tick)")
+        .await;
+    assert_eq!(
+        switch.prop("checked").await.unwrap().as_deref(),
+        Some("true")
+    );
+    switch.click().await.unwrap();
+    wait_for("thinking paused", || paused(&node) == Some(true));
+    switch.click().await.unwrap();
+    wait_for("thinking resumed", || paused(&node) == Some(false));
     browser.close().await;
     node.terminate();
 }

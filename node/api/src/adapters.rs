@@ -14,6 +14,7 @@ use super::backend::{
 };
 use super::limits::DELTA_CHANNEL;
 use super::wire::{ToolRecord, WireUsage};
+use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_skills::{Caller, ChatMessage, Language};
 
 use porfiry_agent::chat::session::check_message;
@@ -416,7 +417,9 @@ impl NodeApi for NodeAdapter {
                 .db()
                 .read(
                     |s| -> Result<serde_json::Value, porfiry_storage::StorageError> {
+                        let paused: Option<bool> = s.config_get(THINKING_PAUSED_KEY)?;
                         Ok(serde_json::json!({
+                            "paused": paused.unwrap_or(false),
                             "goals": s.list::<Goal>(&ListQuery::recent(MIND_GOALS))?,
                             "tasks": s.list::<Task>(&ListQuery::recent(MIND_TASKS))?,
                             "ticks": s.list::<TickRecord>(&ListQuery::recent(MIND_TICKS))?,
@@ -427,6 +430,23 @@ impl NodeApi for NodeAdapter {
                 .await
                 .map_err(|e| NodeApiError::Internal(e.to_string()))?;
             read.map_err(|e| NodeApiError::Internal(e.to_string()))
+        })
+    }
+
+    fn set_thinking_paused(&self, paused: bool, now_ms: u64) -> BoxFuture<'_, NodeResult<()>> {
+        Box::pin(async move {
+            self.node
+                .db()
+                .write(move |s| s.config_set(THINKING_PAUSED_KEY, &paused, now_ms))
+                .await
+                .map_err(|e| NodeApiError::Internal(e.to_string()))?
+                .map_err(|e| NodeApiError::Internal(e.to_string()))?;
+            // Wakes a paused core to look again (it never polls).
+            self.node
+                .events()
+                .send(porfiry_mesh::events::CoreEvent::ThinkingSwitched);
+            tracing::info!(paused, "thinking switched from the API");
+            Ok(())
         })
     }
 

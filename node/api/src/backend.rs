@@ -210,10 +210,16 @@ pub trait NodeApi: Send + Sync + 'static {
         Box::pin(async { Err(unsupported("clubs")) })
     }
     /// What the cognitive core is doing, read from the database it writes:
-    /// `{"goals": [...], "tasks": [...], "ticks": [...], "diary": [...]}`,
+    /// `{"paused", "goals": [...], "tasks": [...], "ticks": [...], "diary": [...]}`,
     /// each the newest few rows as stored (their fields, `id`, `created_ms`).
     fn mind(&self) -> BoxFuture<'_, NodeResult> {
         Box::pin(async { Err(unsupported("the mind view")) })
+    }
+    /// Pauses (`true`) or resumes the cognitive core's thinking at
+    /// `now_ms`; kept in the database, so it holds across restarts.
+    fn set_thinking_paused(&self, paused: bool, now_ms: u64) -> BoxFuture<'_, NodeResult<()>> {
+        let _ = (paused, now_ms);
+        Box::pin(async { Err(unsupported("pausing thinking")) })
     }
     /// Presents another node's invitation code; once admitted, answers the
     /// inviter as a friend (named `name` here, if given).

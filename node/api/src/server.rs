@@ -39,7 +39,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/invitations", post(web::invite))
         .route("/api/join", post(web::join))
         .route("/api/peer-qr", get(web::peer_qr))
-        .route("/api/mind", get(web::mind))
+        .route("/api/mind", get(web::mind).post(web::change_mind))
         .route("/api/clubs", get(web::clubs))
         .fallback(fallback::not_found)
         .method_not_allowed_fallback(fallback::method_not_allowed)

@@ -1,5 +1,5 @@
 //! Events that wake an idle cognitive core: a process it started finished,
-//! or a note arrived. Whoever causes one sends it; the core awaits them
+//! a note arrived, or a person paused or resumed its thinking. Whoever causes one sends it; the core awaits them
 //! (never polls) and checks its wake conditions on each.
 //!
 //! A broadcast channel: senders never wait, and a core that fell behind by
@@ -27,6 +27,8 @@ pub enum CoreEvent {
         /// `notes.id`.
         id: i64,
     },
+    /// A person paused or resumed thinking (the `thinking_paused` config key).
+    ThinkingSwitched,
 }
 
 /// The sending side, cloned into whatever causes events; `subscribe` gives

@@ -40,5 +40,5 @@ pub use context::{
 };
 pub use settings::{
     CYCLE_CONFIG_KEY, Concentration, CycleSettings, EmotionAtLeast, IdleSettings, MatchKind,
-    NoteFilter, NotesMode,
+    NoteFilter, NotesMode, THINKING_PAUSED_KEY,
 };

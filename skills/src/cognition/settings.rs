@@ -11,6 +11,11 @@ use serde::{Deserialize, Serialize};
 /// The `config` key holding [`CycleSettings`].
 pub const CYCLE_CONFIG_KEY: &str = "cycle";
 
+/// The `config` key holding whether a person paused the node's thinking
+/// (`true`/`false`; absent = thinking). The user's switch, not the model's:
+/// the daemon's core starts no tick while it is `true`, across restarts.
+pub const THINKING_PAUSED_KEY: &str = "thinking_paused";
+
 /// Context 1 shows this many recent replies on a fresh node: enough to see
 /// a repetition, few enough for a 3K-token phone context.
 pub const DEFAULT_RECENT_RESPONSES: u32 = 5;

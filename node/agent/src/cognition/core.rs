@@ -29,6 +29,7 @@ use crate::cognition::stagnation::Stagnation;
 use crate::cognition::trace::Trace;
 use crate::cognition::wait::{WaitPlan, Waited, plan_wait, wait_between_ticks};
 use porfiry_mesh::events::{CoreEvent, CoreEvents};
+use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_storage::db::Db;
 
 /// How the core is set up.
@@ -148,7 +149,10 @@ impl CognitiveCore {
     }
 
     /// Runs ticks until `ticks` have run (`None` = until `shutdown`
-    /// resolves), waiting between them as the cycle settings say.
+    /// resolves), waiting between them as the cycle settings say. With
+    /// `None`, no tick starts while a person has paused thinking; the core
+    /// sleeps on its events until [`CoreEvent::ThinkingSwitched`] says the
+    /// pause is off (never a poll).
     pub async fn run(
         &mut self,
         ticks: Option<u64>,
@@ -157,6 +161,29 @@ impl CognitiveCore {
         tokio::pin!(shutdown);
         let mut done = 0u64;
         loop {
+            // A person's pause holds the daemon's core (`ticks` = `None`);
+            // a bounded run (`porfiry think --ticks N`) was asked for by hand.
+            if ticks.is_none() && self.paused().await? {
+                tracing::info!("thinking paused by the user; waiting to be resumed");
+                self.parts.trace.line("thinking paused");
+                loop {
+                    tokio::select! {
+                        _ = &mut shutdown => return Ok(()),
+                        event = self.events.recv() => {
+                            if matches!(event, Err(broadcast::error::RecvError::Closed)) {
+                                // Nobody can resume it now: wait for the end.
+                                shutdown.as_mut().await;
+                                return Ok(());
+                            }
+                        }
+                    }
+                    if !self.paused().await? {
+                        tracing::info!("thinking resumed");
+                        self.parts.trace.line("thinking resumed");
+                        break;
+                    }
+                }
+            }
             tokio::select! {
                 _ = &mut shutdown => return Ok(()),
                 result = self.tick() => { result?; }
@@ -170,6 +197,16 @@ impl CognitiveCore {
                 waited = self.wait() => { waited?; }
             }
         }
+    }
+
+    /// Whether a person paused thinking ([`THINKING_PAUSED_KEY`]).
+    pub async fn paused(&self) -> Result<bool, CoreError> {
+        Ok(self
+            .parts
+            .db
+            .read(|s: &Store| s.config_get::<bool>(THINKING_PAUSED_KEY))
+            .await??
+            .unwrap_or(false))
     }
 
     /// Waits as the cycle settings say: the pause, or idle until a wake

@@ -225,6 +225,8 @@ async fn check_event(
                 .filter(|p| finished_since(p, since))
                 .map(|_| WakeCause::Process(id)))
         }
+        // The pause switch is the run loop's business, not a wake condition.
+        CoreEvent::ThinkingSwitched => Ok(None),
         CoreEvent::NoteArrived { id } => {
             let since = idle.since_ms;
             let row = db.read(move |s: &Store| s.get::<Note>(id).ok()).await?;

@@ -268,6 +268,18 @@ async fn the_pages_calls_invite_rename_permit_read_the_mind_join_and_stream_chan
     assert_eq!(mind["tasks"][0]["goal_id"], mind["goals"][0]["id"]);
     assert_eq!(mind["ticks"][0]["commands_executed"], 1);
     assert_eq!(mind["diary"][0]["text"], "the garden needs water");
+    assert_eq!(mind["paused"], false);
+    let mut events = node.events().subscribe();
+    let (status, mind) = call(&state, request("POST", "/api/mind", r#"{"paused":true}"#)).await;
+    assert_eq!(status, StatusCode::OK, "{mind}");
+    assert_eq!(mind["paused"], true);
+    assert_eq!(
+        events.recv().await.unwrap(),
+        porfiry_mesh::events::CoreEvent::ThinkingSwitched,
+        "a paused core is told to look again"
+    );
+    let (status, _) = call(&state, request("POST", "/api/mind", r#"{"paused":"yes"}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
 
     let (status, refused) = call(
         &state,

@@ -1,7 +1,8 @@
 //! The page's own routes: `/` (the page), `/page/app.js`, `/page/app.css`,
 //! `/login?code=` (spends a one-time code, sets the session cookie),
 //! `POST /api/login-codes` (a fresh link, for `porfiry web`),
-//! `GET /api/peer-qr`, `GET /api/clubs`, `GET /api/mind`, `POST /api/invitations`, `POST /api/join`,
+//! `GET /api/peer-qr`, `GET /api/clubs`, `GET /api/mind`, `POST /api/mind`,
+//! `POST /api/invitations`, `POST /api/join`,
 //! `PATCH /api/friends/{peer}`.
 
 use axum::Json;
@@ -130,6 +131,25 @@ pub async fn clubs(State(state): State<ApiState>) -> Result<Json<serde_json::Val
 
 /// `GET /api/mind`: the core's goals, tasks, last ticks and diary.
 pub async fn mind(State(state): State<ApiState>) -> Result<Json<serde_json::Value>, ApiError> {
+    Ok(Json(state.node().mind().await?))
+}
+
+/// `POST /api/mind`.
+#[derive(Debug, Deserialize)]
+pub struct MindChange {
+    /// Pause (`true`) or resume (`false`) thinking.
+    pub paused: bool,
+}
+
+/// Pauses or resumes the core's thinking; answers the mind view.
+pub async fn change_mind(
+    State(state): State<ApiState>,
+    JsonBody(body): JsonBody<MindChange>,
+) -> Result<Json<serde_json::Value>, ApiError> {
+    state
+        .node()
+        .set_thinking_paused(body.paused, state.now_ms())
+        .await?;
     Ok(Json(state.node().mind().await?))
 }
 

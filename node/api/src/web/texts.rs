@@ -22,6 +22,8 @@ pub struct PageTexts {
     pub mind: &'static str,
     /// Tab: this node.
     pub node: &'static str,
+    /// The switch that pauses and resumes thinking.
+    pub thinking: &'static str,
     /// The core's goals (with their tasks).
     pub goals: &'static str,
     /// Its last ticks.
@@ -165,6 +167,7 @@ static EN: PageTexts = PageTexts {
     friends: "Friends",
     mind: "Mind",
     node: "Node",
+    thinking: "Thinking (off: the agent starts no new tick)",
     goals: "Goals and tasks",
     ticks: "Last ticks",
     diary: "Diary",
@@ -220,6 +223,7 @@ static RU: PageTexts = PageTexts {
     friends: "Друзья",
     mind: "Мысли",
     node: "Узел",
+    thinking: "Размышления (выкл.: агент не начинает новых тактов)",
     goals: "Цели и задачи",
     ticks: "Последние такты",
     diary: "Дневник",

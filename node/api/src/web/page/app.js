@@ -221,6 +221,7 @@ function fill(id, rows, draw) {
 async function loadMind() {
   try {
     const m = await api("/api/mind");
+    $("thinking").checked = !m.paused;
     fill("goals", m.goals, (g) => {
       const tasks = m.tasks.filter((t) => t.goal_id === g.id);
       return el("li", {},
@@ -234,6 +235,11 @@ async function loadMind() {
     fill("diary", m.diary, (d) => el("li", {},
       el("div", { class: "meta" }, when(d.created_ms)), el("div", { class: "text" }, d.text)));
   } catch (e) { $("goals").replaceChildren(el("li", { class: "error" }, T.failed + " " + e.message)); }
+}
+
+async function switchThinking() {
+  try { await api("/api/mind", { method: "POST", body: { paused: !$("thinking").checked } }); await loadMind(); }
+  catch (e) { $("goals").replaceChildren(el("li", { class: "error" }, T.failed + " " + e.message)); }
 }
 
 // ---- node ----
@@ -351,6 +357,7 @@ function start() {
   $("new-chat").addEventListener("click", () => { localStorage.removeItem(CHAT_KEY); chat = chatState(); drawChat(); });
   $("invite").addEventListener("click", invite);
   $("join-form").addEventListener("submit", joinWith);
+  $("thinking").addEventListener("change", switchThinking);
   drawChat();
   showTab(TABS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "feed");
   audienceOptions();

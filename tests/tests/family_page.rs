@@ -181,6 +181,8 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
 async fn chat_streams_stop_closes_the_upstream_and_the_conversation_survives_a_reload() {
     let llm = ScriptedLlm::queue(vec![
         Reply::text("Tea is ready now, come and get it").hang_after(3),
+        Reply::text("TOOL_CALL: get_current_time|"),
+        Reply::text("It is tea time."),
     ])
     .unwrap();
     let mut node = MeshNode::init("A");
@@ -208,6 +210,18 @@ async fn chat_streams_stop_closes_the_upstream_and_the_conversation_survives_a_r
     browser.button("Chat").await.click().await.unwrap();
     browser.wait_text("messages", "Is tea ready?").await;
     browser.wait_text("messages", "Tea is ready").await;
+    // A turn with a tool call: the call shows as a small line above the answer.
+    browser
+        .labelled("Message")
+        .await
+        .send_keys("What time is it?")
+        .await
+        .unwrap();
+    browser.button("Send").await.click().await.unwrap();
+    browser.wait_text("messages", "It is tea time.").await;
+    browser
+        .wait_for("//ol[@id='messages']/li[@class='tool' and contains(., 'get_current_time ✓')]")
+        .await;
     browser.close().await;
     node.terminate();
 }

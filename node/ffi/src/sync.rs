@@ -47,7 +47,7 @@ pub(crate) fn forward_events(
                     Ok(note) => notes_listener.on_note(note),
                     Err(e) => tracing::warn!(id, "cannot read the note that arrived: {e}"),
                 },
-                Ok(CoreEvent::ProcessFinished { .. }) => {}
+                Ok(CoreEvent::ProcessFinished { .. } | CoreEvent::ThinkingSwitched) => {}
                 // Missed some: the app re-reads its notes list anyway.
                 Err(RecvError::Lagged(n)) => tracing::warn!(n, "note events were missed"),
                 Err(RecvError::Closed) => break,

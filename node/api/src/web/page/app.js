@@ -322,7 +322,11 @@ async function send(event) {
           const d = c.delta || {};
           if (d.content) { shown += d.content; answer.textContent = shown; }
           for (const e of (d.porfiry && d.porfiry.events) || []) {
-            answer.before(el("li", { class: "tool" }, "· " + (e.text || e.kind || JSON.stringify(e))));
+            const line = e.type === "show_text" ? e.text : e.type === "action" ? e.tool + " " + e.value : JSON.stringify(e);
+            answer.before(el("li", { class: "tool" }, "· " + line));
+          }
+          for (const t of (d.porfiry && d.porfiry.tools) || []) {
+            answer.before(el("li", { class: "tool" }, "· " + t.name + (t.ok ? " ✓" : " ✗")));
           }
         }
       }

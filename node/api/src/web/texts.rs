@@ -70,8 +70,6 @@ pub struct PageTexts {
     pub stop: &'static str,
     /// Start a new conversation.
     pub new_chat: &'static str,
-    /// Said when no model answers here.
-    pub no_model: &'static str,
     /// Make an invitation.
     pub invite: &'static str,
     /// The invitation code, to copy.
@@ -191,7 +189,6 @@ static EN: PageTexts = PageTexts {
     send: "Send",
     stop: "Stop",
     new_chat: "New chat",
-    no_model: "No model answers on this node.",
     invite: "Invite",
     invitation_code: "Invitation code",
     invitation_hint: "On the other node: porfiry join <code> (valid 24 hours, once)",
@@ -247,7 +244,6 @@ static RU: PageTexts = PageTexts {
     send: "Отправить",
     stop: "Стоп",
     new_chat: "Новый разговор",
-    no_model: "На этом узле нет модели.",
     invite: "Пригласить",
     invitation_code: "Код приглашения",
     invitation_hint: "На другом узле: porfiry join <код> (действует 24 часа, один раз)",

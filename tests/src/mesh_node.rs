@@ -206,20 +206,20 @@ impl MeshNode {
         extra: &[&str],
     ) -> (std::net::SocketAddr, String) {
         let url = llm.url();
-        let mut args = vec![
-            "--profile",
-            "phone",
-            "--api",
-            "127.0.0.1:0",
-            "--llm-url",
-            &url,
-            "--llm-model",
-            "scripted",
-            "--llm-retries",
-            "0",
-        ];
+        let mut args = model_phone_args(&url);
         args.extend_from_slice(extra);
         self.start(&args);
+        (self.api_address(), self.api_token())
+    }
+
+    /// [`MeshNode::start_with_model`] with the cognitive core on (no
+    /// `--no-think`): the phone thinks with `llm` as well as chatting.
+    pub fn start_thinking_with_model(
+        &mut self,
+        llm: &crate::ScriptedLlm,
+    ) -> (std::net::SocketAddr, String) {
+        let url = llm.url();
+        self.start_thinking(&model_phone_args(&url));
         (self.api_address(), self.api_token())
     }
 
@@ -469,4 +469,21 @@ impl Drop for MeshNode {
             let _ = d.child.wait();
         }
     }
+}
+
+/// `porfiry run` flags for a phone whose API is on a free loopback port and
+/// whose model is the scripted one at `url`, with no retries.
+fn model_phone_args(url: &str) -> Vec<&str> {
+    vec![
+        "--profile",
+        "phone",
+        "--api",
+        "127.0.0.1:0",
+        "--llm-url",
+        url,
+        "--llm-model",
+        "scripted",
+        "--llm-retries",
+        "0",
+    ]
 }

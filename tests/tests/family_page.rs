@@ -299,18 +299,8 @@ async fn the_mind_tab_shows_the_cores_ticks_and_diary_as_it_thinks() {
         )),
     ])
     .unwrap();
-    let url = llm.url();
     let mut node = MeshNode::init("A");
-    node.start_thinking(&[
-        "--profile",
-        "phone",
-        "--api",
-        "127.0.0.1:0",
-        "--llm-url",
-        &url,
-        "--llm-model",
-        "scripted",
-    ]);
+    node.start_thinking_with_model(&llm);
     let browser = Browser::start(1280, 900).await;
     browser.client.goto(&login_link(&node)).await.unwrap();
     browser.button("Mind").await.click().await.unwrap();

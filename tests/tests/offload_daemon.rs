@@ -20,6 +20,21 @@ fn start_server(server: &mut MeshNode, llm: &ScriptedLlm) -> String {
 }
 
 /// Waits until `phone` is connected to `server` (its status says so).
+/// Names `server` "home" on `phone` (at `address`), starts the phone with
+/// `--llm-peer llm_peer`, waits for the link; returns the phone's API
+/// address and token.
+fn start_phone_through(
+    phone: &mut MeshNode,
+    server: &MeshNode,
+    address: &str,
+    llm_peer: &str,
+) -> (std::net::SocketAddr, String) {
+    phone.cli_ok(&["friends", "add", &server.peer_id, address, "--name", "home"]);
+    phone.start(&["--profile", "phone", "--llm-peer", llm_peer]);
+    wait_connected(phone, server);
+    (phone.api_address(), phone.api_token())
+}
+
 fn wait_connected(phone: &mut MeshNode, server: &MeshNode) {
     let addr = phone.api_address();
     let token = phone.api_token();
@@ -44,18 +59,7 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
     server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
     let address = start_server(&mut server, &llm);
     // --llm-peer takes the friend's name (issue 12).
-    phone.cli_ok(&[
-        "friends",
-        "add",
-        &server.peer_id,
-        &address,
-        "--name",
-        "home",
-    ]);
-    phone.start(&["--profile", "phone", "--llm-peer", "Home"]);
-    wait_connected(&mut phone, &server);
-    let addr = phone.api_address();
-    let token = phone.api_token();
+    let (addr, token) = start_phone_through(&mut phone, &server, &address, "Home");
 
     let plain = call(
         addr,
@@ -228,18 +232,7 @@ fn real_model_a_phone_answers_through_its_servers_embedded_model() {
         0,
         &["--model-file", &model, "--model-threads", "1", "--offload"],
     );
-    phone.cli_ok(&[
-        "friends",
-        "add",
-        &server.peer_id,
-        &address,
-        "--name",
-        "home",
-    ]);
-    phone.start(&["--profile", "phone", "--llm-peer", "home"]);
-    wait_connected(&mut phone, &server);
-    let addr = phone.api_address();
-    let token = phone.api_token();
+    let (addr, token) = start_phone_through(&mut phone, &server, &address, "home");
     let budget: u32 = 16;
     let with_budget = |stream: bool| {
         let mut body: serde_json::Value =

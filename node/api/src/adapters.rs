@@ -236,8 +236,13 @@ fn node_error(error: NodeError) -> NodeApiError {
     }
 }
 
+/// A failure of the node itself (database, serialisation) → 500.
+fn internal(error: impl std::fmt::Display) -> NodeApiError {
+    NodeApiError::Internal(error.to_string())
+}
+
 fn json<T: serde::Serialize>(value: &T) -> NodeResult {
-    serde_json::to_value(value).map_err(|e| NodeApiError::Internal(e.to_string()))
+    serde_json::to_value(value).map_err(internal)
 }
 
 /// Parses `?origin=`.
@@ -428,8 +433,8 @@ impl NodeApi for NodeAdapter {
                     },
                 )
                 .await
-                .map_err(|e| NodeApiError::Internal(e.to_string()))?;
-            read.map_err(|e| NodeApiError::Internal(e.to_string()))
+                .map_err(internal)?;
+            read.map_err(internal)
         })
     }
 
@@ -439,8 +444,8 @@ impl NodeApi for NodeAdapter {
                 .db()
                 .write(move |s| s.config_set(THINKING_PAUSED_KEY, &paused, now_ms))
                 .await
-                .map_err(|e| NodeApiError::Internal(e.to_string()))?
-                .map_err(|e| NodeApiError::Internal(e.to_string()))?;
+                .map_err(internal)?
+                .map_err(internal)?;
             // Wakes a paused core to look again (it never polls).
             self.node
                 .events()

@@ -291,3 +291,56 @@ async fn the_pages_calls_invite_rename_permit_read_the_mind_join_and_stream_chan
     node.shutdown();
     join.await.unwrap();
 }
+
+/// A family server's size: 5,000 notes of 4 KB (20 MB of text).
+const FAMILY_NOTES: usize = 5_000;
+
+#[tokio::test]
+async fn the_feed_of_a_family_server_gets_its_newest_notes_of_thousands() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
+    node.db()
+        .write(|s| {
+            let notes: Vec<porfiry_storage::Note> = (0..FAMILY_NOTES)
+                .map(|i| porfiry_storage::Note {
+                    text: format!("note {i:05} {}", "x".repeat(4_000)),
+                    ..Default::default()
+                })
+                .collect();
+            s.add_many(&notes, 1_000)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let state = ApiState::new(
+        Arc::new(NodeAdapter::new(node.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    );
+    let started = std::time::Instant::now();
+    let (status, newest) = call(
+        &state,
+        request("GET", "/api/notes?newest=true&limit=200", ""),
+    )
+    .await;
+    println!(
+        "newest 200 of {FAMILY_NOTES} notes in {:?}",
+        started.elapsed()
+    );
+    assert_eq!(status, StatusCode::OK);
+    let list = newest.as_array().unwrap();
+    assert_eq!(list.len(), 200);
+    let head = |n: &serde_json::Value| n["text"].as_str().unwrap()[..10].to_owned();
+    assert_eq!(
+        head(&list[0]),
+        "note 04800",
+        "oldest of the newest 200 first"
+    );
+    assert_eq!(head(&list[199]), "note 04999");
+    let (_, oldest) = call(&state, request("GET", "/api/notes?limit=200", "")).await;
+    assert_eq!(head(&oldest[0]), "note 00000");
+    node.shutdown();
+    join.await.unwrap();
+}

@@ -1,6 +1,8 @@
 //! The family page in a real headless Chromium against real `porfiry run`
 //! processes: sign in by the printed link; a friends-only note posted on
-//! A's page shows on B's open page without a reload; an invitation made on
+//! A's page shows on B's open page without a reload, B's reply to it shows
+//! on both pages saying what it answers, and A's feed shows one club's
+//! notes by the "Show" filter; an invitation made on
 //! A's page and redeemed by `porfiry join` on another node's CLI shows that
 //! node in A's friends list as connected, and B's page joins that node's
 //! invitation; chat with the agent (scripted
@@ -109,6 +111,62 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
     filter.select_by_value("own").await.unwrap();
     browser.wait_text("notes", "No notes yet.").await;
     filter.select_by_value("all").await.unwrap();
+
+    // B answers A's note: "Reply", the New note box, Post. The reply says
+    // what it answers on B's page and, once it has travelled, on A's.
+    browser
+        .wait_for(&format!(
+            "//ol[@id='notes']/li[contains(., '{text}')]//button[normalize-space()='Reply']"
+        ))
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .labelled("New note")
+        .await
+        .send_keys("See you there")
+        .await
+        .unwrap();
+    browser.button("Post").await.click().await.unwrap();
+    let reply = browser
+        .wait_for("//ol[@id='notes']/li[@class='reply' and contains(., 'See you there')]")
+        .await;
+    let shown = reply.text().await.unwrap();
+    assert!(shown.contains(&format!("reply to anna: {text}")), "{shown}");
+    c.switch_to_window(a_window.handle.clone()).await.unwrap();
+    let reply = browser
+        .wait_for("//ol[@id='notes']/li[@class='reply' and contains(., 'See you there')]")
+        .await;
+    let shown = reply.text().await.unwrap();
+    assert!(shown.contains(&format!("reply to me: {text}")), "{shown}");
+    assert!(shown.contains("bob"), "the reply's author: {shown}");
+    // A's feed for one club shows that club's notes only.
+    browser
+        .labelled("New note")
+        .await
+        .send_keys("Blitz on Thursday")
+        .await
+        .unwrap();
+    browser
+        .labelled("Audience")
+        .await
+        .select_by_label("Club: chess")
+        .await
+        .unwrap();
+    browser.button("Post").await.click().await.unwrap();
+    browser.wait_text("notes", "Blitz on Thursday").await;
+    let show = browser.labelled("Show").await;
+    show.select_by_label("Club: chess").await.unwrap();
+    let list = browser
+        .wait_for("//ol[@id='notes' and starts-with(@data-shown, 'audience:club:chess@')]")
+        .await;
+    let shown = list.text().await.unwrap();
+    assert!(
+        shown.contains("Blitz on Thursday") && !shown.contains(text),
+        "{shown}"
+    );
+    show.select_by_value("all").await.unwrap();
 
     // Invite from A's page; a new node joins from its CLI.
     c.switch_to_window(a_window.handle.clone()).await.unwrap();

@@ -45,10 +45,10 @@ impl Llm for InstantModel {
 struct NoNode;
 
 impl NodeApi for NoNode {
-    fn notes(&self, _: Option<String>, _: usize, _: bool) -> ApiFuture<'_, NodeResult> {
+    fn notes(&self, _: porfiry_api::backend::NotesRequest) -> ApiFuture<'_, NodeResult> {
         Box::pin(async { Ok(serde_json::Value::Null) })
     }
-    fn post_note(&self, _: String, _: String) -> ApiFuture<'_, NodeResult> {
+    fn post_note(&self, _: porfiry_api::backend::NoteRequest) -> ApiFuture<'_, NodeResult> {
         Box::pin(async { Ok(serde_json::Value::Null) })
     }
     fn friends(&self) -> ApiFuture<'_, NodeResult> {

@@ -9,17 +9,20 @@ use futures::{SinkExt as _, StreamExt as _};
 use porfiry_storage::Sharing;
 
 use super::backend::{
-    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnDelta, TurnError,
-    TurnReply,
+    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, NoteRequest, NotesRequest,
+    TurnDelta, TurnError, TurnReply,
 };
+use super::feed;
 use super::limits::DELTA_CHANNEL;
+use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
+use porfiry_protocol::ItemId;
 use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_skills::{Caller, ChatMessage, Language};
 
 use porfiry_agent::chat::session::check_message;
 use porfiry_agent::chat::{Action, ChatEngine, Clock, SendError, TraceEvent};
-use porfiry_mesh::node::{NodeError, NodeHandle, NotePost, NotesQuery, Origin};
+use porfiry_mesh::node::{NodeError, NodeHandle, NotePost, Origin};
 
 /// The chat engine as the API's agent.
 pub struct ChatAgent {
@@ -245,6 +248,34 @@ fn json<T: serde::Serialize>(value: &T) -> NodeResult {
     serde_json::to_value(value).map_err(internal)
 }
 
+impl NodeAdapter {
+    /// Writes a reply (checked as a note is) and wakes the core as a posted
+    /// note does; the node's publishing pass signs and sends it.
+    async fn post_reply(&self, text: String, audience: String, reply_to: ItemId) -> NodeResult {
+        let me = self.node.peer_id().to_owned();
+        let now = porfiry_mesh::clock::now_ms();
+        let written = self
+            .node
+            .db()
+            .write(move |s| feed::write_reply(s, &me, &text, &audience, reply_to, now))
+            .await
+            .map_err(internal)??;
+        self.node
+            .events()
+            .send(porfiry_mesh::events::CoreEvent::NoteArrived { id: written.id });
+        Ok(serde_json::json!({
+            "id": written.id,
+            "audience": written.audience,
+            "item_id": null,
+            "reply_to": reply_to.to_string(),
+        }))
+    }
+}
+
+/// The config key under which the family page's browser sessions (hashed
+/// ids and expiries) outlive a restart.
+pub const PAGE_SESSIONS_KEY: &str = "family_page_sessions";
+
 /// Parses `?origin=`.
 pub fn parse_origin(origin: &str) -> Result<Origin, NodeApiError> {
     match origin {
@@ -258,25 +289,36 @@ pub fn parse_origin(origin: &str) -> Result<Origin, NodeApiError> {
 }
 
 impl NodeApi for NodeAdapter {
-    fn notes(
-        &self,
-        origin: Option<String>,
-        limit: usize,
-        newest: bool,
-    ) -> BoxFuture<'_, NodeResult> {
+    fn notes(&self, query: NotesRequest) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            let origin = origin.as_deref().map(parse_origin).transpose()?;
-            let query = NotesQuery {
-                origin,
-                limit: Some(limit),
-                newest,
-            };
-            json(&self.node.notes(query).await.map_err(node_error)?)
+            let origin = query
+                .origin
+                .as_deref()
+                .map(parse_origin)
+                .transpose()?
+                .unwrap_or_default();
+            let limit = u32::try_from(query.limit).map_err(|_| {
+                NodeApiError::BadInput(format!("limit {} is too large", query.limit))
+            })?;
+            let audience = query.audience;
+            self.node
+                .db()
+                .read(move |s| feed::list(s, origin, audience.as_deref(), limit, query.newest))
+                .await
+                .map_err(internal)?
         })
     }
 
-    fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
+    fn post_note(&self, note: NoteRequest) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
+            let NoteRequest {
+                text,
+                audience,
+                reply_to,
+            } = note;
+            if let Some(reply_to) = reply_to {
+                return self.post_reply(text, audience, reply_to).await;
+            }
             // `peer:` takes a friend's name too, resolved here.
             let sharing: Sharing = self
                 .node
@@ -288,6 +330,34 @@ impl NodeApi for NodeAdapter {
                 audience: sharing,
             };
             json(&self.node.post_note(post).await.map_err(node_error)?)
+        })
+    }
+
+    fn page_sessions(&self) -> BoxFuture<'_, NodeResult<Vec<KeptSession>>> {
+        Box::pin(async move {
+            let kept: Option<Vec<KeptSession>> = self
+                .node
+                .db()
+                .read(|s| s.config_get(PAGE_SESSIONS_KEY))
+                .await
+                .map_err(internal)?
+                .map_err(internal)?;
+            Ok(kept.unwrap_or_default())
+        })
+    }
+
+    fn save_page_sessions(
+        &self,
+        sessions: Vec<KeptSession>,
+        now_ms: u64,
+    ) -> BoxFuture<'_, NodeResult<()>> {
+        Box::pin(async move {
+            self.node
+                .db()
+                .write(move |s| s.config_set(PAGE_SESSIONS_KEY, &sessions, now_ms))
+                .await
+                .map_err(internal)?
+                .map_err(internal)
         })
     }
 

@@ -9,6 +9,7 @@ use std::pin::Pin;
 
 use futures::channel::mpsc;
 
+use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_agent::chat::ClientEvent;
 use porfiry_skills::{ChatMessage, Language};
@@ -114,16 +115,12 @@ pub type NodeResult<T = serde_json::Value> = Result<T, NodeApiError>;
 /// The running node, as the API uses it. Answers are JSON as the node's
 /// view types serialize.
 pub trait NodeApi: Send + Sync + 'static {
-    /// Notes, oldest first, at most `limit` (the newest `limit` with
-    /// `newest`, else the oldest); `origin` is `own`, `friends` or `all` (default).
-    fn notes(
-        &self,
-        origin: Option<String>,
-        limit: usize,
-        newest: bool,
-    ) -> BoxFuture<'_, NodeResult>;
-    /// Publishes a note to `audience` (`public`, `friends`, `group:NAME`, `peer:PEER_ID`, `private`).
-    fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult>;
+    /// Notes as `query` asks, oldest first, each with the note it answers
+    /// (`reply_to`, `reply_to_note`) when it is a reply.
+    fn notes(&self, query: NotesRequest) -> BoxFuture<'_, NodeResult>;
+    /// Publishes a note to its audience (`public`, `friends`, `group:NAME`,
+    /// `peer:PEER_ID`, `club:…`, `private`), as a reply when `reply_to` is set.
+    fn post_note(&self, note: NoteRequest) -> BoxFuture<'_, NodeResult>;
     /// The friends.
     fn friends(&self) -> BoxFuture<'_, NodeResult>;
     /// Adds (or updates) a friend.
@@ -221,12 +218,54 @@ pub trait NodeApi: Send + Sync + 'static {
         let _ = (paused, now_ms);
         Box::pin(async { Err(unsupported("pausing thinking")) })
     }
+    /// The family page's browser sessions as last kept by
+    /// [`NodeApi::save_page_sessions`] (empty when none were, or when the
+    /// node has nowhere to keep them).
+    fn page_sessions(&self) -> BoxFuture<'_, NodeResult<Vec<KeptSession>>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    /// Keeps the page's browser sessions (hashed ids and expiries, never
+    /// a cookie's value) so they outlive a restart, replacing what was
+    /// kept. A node with nowhere to keep them does nothing.
+    fn save_page_sessions(
+        &self,
+        sessions: Vec<KeptSession>,
+        now_ms: u64,
+    ) -> BoxFuture<'_, NodeResult<()>> {
+        let _ = (sessions, now_ms);
+        Box::pin(async { Ok(()) })
+    }
     /// Presents another node's invitation code; once admitted, answers the
     /// inviter as a friend (named `name` here, if given).
     fn join(&self, code: String, name: Option<String>) -> BoxFuture<'_, NodeResult> {
         let _ = (code, name);
         Box::pin(async { Err(unsupported("invitations")) })
     }
+}
+
+/// What `GET /api/notes` asks for, its syntax checked by the route.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct NotesRequest {
+    /// `own`, `friends` or `all` (`None`: all).
+    pub origin: Option<String>,
+    /// Only notes for this audience (`friends`, `public`, `private`,
+    /// `group:NAME`, `club:NAME[@FOUNDER]`, `peer:PEER`); `None`: any.
+    pub audience: Option<String>,
+    /// At most this many.
+    pub limit: usize,
+    /// The newest `limit` notes rather than the oldest (listed oldest first either way).
+    pub newest: bool,
+}
+
+/// A note to post, checked by the route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoteRequest {
+    /// The text.
+    pub text: String,
+    /// Who receives it, as `notes post --audience` takes it.
+    pub audience: String,
+    /// The item id of the note it answers, if it is a reply.
+    pub reply_to: Option<porfiry_protocol::ItemId>,
 }
 
 fn unsupported(what: &str) -> NodeApiError {

@@ -22,6 +22,7 @@ pub(crate) mod body;
 pub(crate) mod client_text;
 pub(crate) mod conversations;
 pub(crate) mod errors;
+pub(crate) mod feed;
 pub(crate) mod history;
 pub mod limits;
 pub(crate) mod prepared;

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use super::backend::{Agent, NodeApi};
+use super::backend::{Agent, NodeApi, NodeApiError};
 use super::conversations::Conversations;
 use super::limits::{KEEPALIVE_INTERVAL, MAX_SESSIONS, SESSION_IDLE_TTL};
 use super::sessions::{SessionStore, Shared};
@@ -106,6 +106,25 @@ impl ApiState {
     pub fn issue_login_code(&self) -> Result<String, getrandom::Error> {
         let now = self.now_ms();
         self.signins().issue_code(now)
+    }
+
+    /// Takes back the page's browser sessions the node kept before a
+    /// restart (a signed-in browser stays signed in for its 30 days);
+    /// returns how many are open. Call it once, before serving.
+    pub async fn restore_page_sessions(&self) -> Result<usize, NodeApiError> {
+        let kept = self.node().page_sessions().await?;
+        let now = self.now_ms();
+        Ok(self.signins().restore(kept, now))
+    }
+
+    /// Keeps the page's open sessions (hashes only) in the node, for a
+    /// restart. A failure is logged: the browser is signed in until then.
+    pub async fn keep_page_sessions(&self) {
+        let now = self.now_ms();
+        let kept = self.signins().kept(now);
+        if let Err(e) = self.node().save_page_sessions(kept, now).await {
+            tracing::warn!(error = %e, "family page sessions not kept: a restart signs browsers out");
+        }
     }
 
     /// The node.

@@ -253,6 +253,16 @@ pub async fn start(
         tracing::info!("no model configured: chat requests will get an error saying so");
     }
     let state = ApiState::new(node, agent, token, clock).with_page_language(language);
+    match state.restore_page_sessions().await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            sessions = n,
+            "family page: browsers signed in before stay signed in"
+        ),
+        Err(e) => {
+            tracing::warn!(error = %e, "family page sessions not restored: browsers sign in again")
+        }
+    }
     writeln!(out, "api on http://{addr}").map_err(StartError::Output)?;
     match state.issue_login_code() {
         Ok(code) => writeln!(

@@ -7,11 +7,12 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use crate::backend::NodeApiError;
+use crate::backend::{NodeApiError, NoteRequest, NotesRequest};
 use crate::body::{JsonBody, QueryParams};
 use crate::errors::ApiError;
 use crate::limits::{DEFAULT_NOTES_LIMIT, MAX_NOTES_LIMIT};
 use crate::state::ApiState;
+use porfiry_protocol::ItemId;
 
 /// The audience of a note posted without one: friends only, as `porfiry notes post`.
 pub const DEFAULT_AUDIENCE: &str = "friends";
@@ -26,15 +27,36 @@ impl From<NodeApiError> for ApiError {
     }
 }
 
-/// `GET /api/notes?origin=own|friends|all&limit=N&newest=true`.
+/// `GET /api/notes?origin=own|friends|all&audience=…&limit=N&newest=true`.
 #[derive(Debug, Deserialize)]
 pub struct NotesParams {
     /// Whose notes.
     pub origin: Option<String>,
+    /// Only notes for this audience (see [`check_audience_filter`]).
+    pub audience: Option<String>,
     /// How many, at most [`MAX_NOTES_LIMIT`].
     pub limit: Option<usize>,
     /// `true`: the newest `limit` notes (still listed oldest first), not the oldest.
     pub newest: Option<bool>,
+}
+
+/// Refuses an audience filter that is none of the audiences a note can
+/// have: `private`, `public`, `friends`, `group:NAME`, `club:NAME` or
+/// `club:NAME@FOUNDER`, `peer:PEER_ID` or `peer:NAME` (names are the
+/// node's to resolve; an unknown one is its 400).
+pub fn check_audience_filter(given: &str) -> Result<(), ApiError> {
+    let named = |prefix: &str| {
+        given
+            .strip_prefix(prefix)
+            .is_some_and(|name| !name.trim().is_empty())
+    };
+    if given.parse::<porfiry_storage::Sharing>().is_ok() || named("club:") || named("peer:") {
+        return Ok(());
+    }
+    Err(ApiError::BadRequest(format!(
+        "unknown audience filter {given:?}: expected friends, public, private, group:NAME, \
+         club:NAME[@FOUNDER] or peer:PEER"
+    )))
 }
 
 /// Lists notes, oldest first.
@@ -48,10 +70,16 @@ pub async fn list_notes(
             "limit must be 1 to {MAX_NOTES_LIMIT}"
         )));
     }
-    let newest = params.newest.unwrap_or(false);
-    Ok(Json(
-        state.node().notes(params.origin, limit, newest).await?,
-    ))
+    if let Some(audience) = &params.audience {
+        check_audience_filter(audience)?;
+    }
+    let query = NotesRequest {
+        origin: params.origin,
+        audience: params.audience,
+        limit,
+        newest: params.newest.unwrap_or(false),
+    };
+    Ok(Json(state.node().notes(query).await?))
 }
 
 /// `POST /api/notes`.
@@ -59,9 +87,12 @@ pub async fn list_notes(
 pub struct NoteBody {
     /// The note.
     pub text: String,
-    /// `public`, `friends` (default), `group:NAME`, `peer:PEER_ID` or `private`.
+    /// `public`, `friends` (default), `group:NAME`, `peer:PEER_ID`, `club:…` or `private`.
     #[serde(default)]
     pub audience: Option<String>,
+    /// The item id (64 hex digits) of the note this one answers.
+    #[serde(default)]
+    pub reply_to: Option<String>,
 }
 
 /// Publishes a note.
@@ -70,7 +101,22 @@ pub async fn post_note(
     JsonBody(body): JsonBody<NoteBody>,
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let audience = body.audience.unwrap_or_else(|| DEFAULT_AUDIENCE.to_owned());
-    let posted = state.node().post_note(body.text, audience).await?;
+    let reply_to = body
+        .reply_to
+        .map(|given| {
+            given.trim().parse::<ItemId>().map_err(|_| {
+                ApiError::BadRequest(format!(
+                    "bad reply_to {given:?}: expected the item id (64 hex digits) of the note it answers"
+                ))
+            })
+        })
+        .transpose()?;
+    let note = NoteRequest {
+        text: body.text,
+        audience,
+        reply_to,
+    };
+    let posted = state.node().post_note(note).await?;
     Ok((StatusCode::CREATED, Json(posted)))
 }
 

@@ -10,8 +10,8 @@ use porfiry_skills::ManualClock;
 use tower::ServiceExt as _;
 
 use crate::backend::{
-    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, TurnDelta, TurnError,
-    TurnReply,
+    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, NoteRequest, NotesRequest,
+    TurnDelta, TurnError, TurnReply,
 };
 use crate::wire::{ToolRecord, WireUsage};
 use crate::{ApiState, ApiToken, router};
@@ -148,24 +148,23 @@ impl AgentSession for FakeSession {
 pub struct FakeNode;
 
 impl NodeApi for FakeNode {
-    fn notes(
-        &self,
-        origin: Option<String>,
-        limit: usize,
-        newest: bool,
-    ) -> BoxFuture<'_, NodeResult> {
+    fn notes(&self, q: NotesRequest) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            Ok(
-                serde_json::json!([{"text": "hi", "origin": origin, "limit": limit, "newest": newest}]),
-            )
+            Ok(serde_json::json!([{
+                "text": "hi", "origin": q.origin, "limit": q.limit, "newest": q.newest,
+                "audience": q.audience,
+            }]))
         })
     }
-    fn post_note(&self, text: String, audience: String) -> BoxFuture<'_, NodeResult> {
+    fn post_note(&self, note: NoteRequest) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            if text.trim().is_empty() {
+            if note.text.trim().is_empty() {
                 return Err(NodeApiError::BadInput("the note is empty".into()));
             }
-            Ok(serde_json::json!({"text": text, "audience": audience}))
+            Ok(serde_json::json!({
+                "text": note.text, "audience": note.audience,
+                "reply_to": note.reply_to.map(|id| id.to_string()),
+            }))
         })
     }
     fn friends(&self) -> BoxFuture<'_, NodeResult> {

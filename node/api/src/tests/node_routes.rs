@@ -11,7 +11,7 @@ async fn notes_are_listed_by_origin_and_posted_with_an_audience() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(
         json,
-        serde_json::json!([{"text":"hi","origin":"own","limit":5,"newest":false}])
+        serde_json::json!([{"text":"hi","origin":"own","limit":5,"newest":false,"audience":null}])
     );
     let (_, json) = call(&state, request("GET", "/api/notes?newest=true", "")).await;
     assert_eq!(json[0]["newest"], true);
@@ -30,6 +30,66 @@ async fn notes_are_listed_by_origin_and_posted_with_an_audience() {
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST);
     assert_eq!(json["error"]["message"], "the note is empty");
+}
+
+#[tokio::test]
+async fn notes_are_filtered_by_audience_and_an_unknown_one_is_refused_saying_which_exist() {
+    let (state, _) = state(None);
+    for given in [
+        "friends",
+        "public",
+        "private",
+        "group:family",
+        "club:chess",
+        "club:chess@12D3KooWQiz72eyQExYNjKFgUEu7YqqgjPgqMuqXJvcY7PWQ96dW",
+        "peer:anna",
+    ] {
+        let path = format!(
+            "/api/notes?newest=true&audience={}",
+            given.replace('@', "%40")
+        );
+        let (status, json) = call(&state, request("GET", &path, "")).await;
+        assert_eq!(status, StatusCode::OK, "{given}: {json}");
+        assert_eq!(json[0]["audience"], given, "passed on to the node as given");
+    }
+    for given in ["everyone", "club:", "group:", "peer:%20", ""] {
+        let path = format!("/api/notes?audience={given}");
+        let (status, json) = call(&state, request("GET", &path, "")).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{given:?}: {json}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("unknown audience filter") && message.contains("club:NAME"),
+            "{message}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_reply_names_the_item_it_answers_and_a_bad_id_is_refused() {
+    let (state, _) = state(None);
+    let parent = "ab".repeat(32);
+    let body = format!(r#"{{"text":"yes, seven","reply_to":"{parent}"}}"#);
+    let (status, json) = call(&state, request("POST", "/api/notes", &body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{json}");
+    assert_eq!(json["reply_to"], parent);
+    let (_, json) = call(&state, request("POST", "/api/notes", r#"{"text":"plain"}"#)).await;
+    assert_eq!(json["reply_to"], serde_json::Value::Null);
+    for bad in ["xyz", "ab", "", &"g".repeat(64)] {
+        let body = format!(r#"{{"text":"x","reply_to":"{bad}"}}"#);
+        let (status, json) = call(&state, request("POST", "/api/notes", &body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{bad:?}: {json}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with("bad reply_to") && message.contains("64 hex digits"),
+            "{message}"
+        );
+    }
+    let (status, _) = call(
+        &state,
+        request("POST", "/api/notes", r#"{"text":"x","reply_to":7}"#),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "not a string");
 }
 
 #[tokio::test]

@@ -344,3 +344,272 @@ async fn the_feed_of_a_family_server_gets_its_newest_notes_of_thousands() {
     node.shutdown();
     join.await.unwrap();
 }
+
+/// Longest a test waits for the node's publishing pass: far above the
+/// quarter second it takes, so only a real fault trips it.
+const PUBLISH_DEADLINE: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// The note `id` as the API lists it, once it has an item id (the node's
+/// publishing pass signed it), waiting on the node's change counter.
+async fn published(
+    state: &ApiState,
+    node: &porfiry_mesh::NodeHandle,
+    id: i64,
+) -> serde_json::Value {
+    let mut changes = node.db_changes();
+    let wait = async {
+        loop {
+            changes.borrow_and_update();
+            let (_, notes) = call(state, request("GET", "/api/notes?limit=500", "")).await;
+            let note = notes
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|n| n["id"] == id)
+                .cloned()
+                .unwrap();
+            if note["item_id"].is_string() {
+                return note;
+            }
+            changes.changed().await.unwrap();
+        }
+    };
+    tokio::time::timeout(PUBLISH_DEADLINE, wait)
+        .await
+        .expect("the publishing pass signs the reply")
+}
+
+#[tokio::test]
+async fn a_reply_is_signed_with_its_reply_to_and_listed_under_the_note_it_answers() {
+    use porfiry_protocol::{Body, ItemId, VerifiedItem};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
+    let state = ApiState::new(
+        Arc::new(NodeAdapter::new(node.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    );
+    let body = r#"{"text":"Dinner at seven, everyone","audience":"friends"}"#;
+    let (status, parent) = call(&state, request("POST", "/api/notes", body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{parent}");
+    let parent_item = parent["item_id"].as_str().unwrap().to_owned();
+
+    let body = format!(r#"{{"text":"See you there #dinner","reply_to":"{parent_item}"}}"#);
+    let (status, reply) = call(&state, request("POST", "/api/notes", &body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{reply}");
+    assert_eq!(reply["reply_to"], parent_item.as_str());
+    assert_eq!(reply["audience"], "friends", "the default audience");
+    let listed = published(&state, &node, reply["id"].as_i64().unwrap()).await;
+    assert_eq!(listed["reply_to"], parent_item.as_str(), "{listed}");
+    assert_eq!(listed["hashtags"][0], "dinner");
+    let answered = &listed["reply_to_note"];
+    assert_eq!(answered["excerpt"], "Dinner at seven, everyone", "{listed}");
+    assert_eq!(answered["author"], serde_json::Value::Null, "our own note");
+    // The signed item carries it: a friend's node sees what it answers.
+    let item: ItemId = listed["item_id"].as_str().unwrap().parse().unwrap();
+    let envelope = node
+        .db()
+        .read(move |s| s.item_page(&[item]))
+        .await
+        .unwrap()
+        .unwrap()
+        .pop()
+        .flatten()
+        .expect("the reply's item is stored");
+    let verified = VerifiedItem::decode(&envelope, u64::MAX / 2).unwrap();
+    match verified.body() {
+        Body::Note(n) => assert_eq!(n.reply_to, Some(parent_item.parse().unwrap())),
+        other => panic!("not a note: {other:?}"),
+    }
+    // A plain note has no reply fields set.
+    let (_, notes) = call(&state, request("GET", "/api/notes", "")).await;
+    assert_eq!(notes[0]["reply_to"], serde_json::Value::Null);
+    assert_eq!(notes[0]["reply_to_note"], serde_json::Value::Null);
+
+    // Refusals: a note this node does not hold, an empty reply, a direct
+    // reply to a stranger, a club this node is not in.
+    let unknown = "cd".repeat(32);
+    for (body, says) in [
+        (
+            format!(r#"{{"text":"hi","reply_to":"{unknown}"}}"#),
+            "holds no note with that item id",
+        ),
+        (
+            format!(r#"{{"text":"  ","reply_to":"{parent_item}"}}"#),
+            "empty",
+        ),
+        (
+            format!(
+                r#"{{"text":"hi","reply_to":"{parent_item}","audience":"peer:12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA"}}"#
+            ),
+            "not a friend",
+        ),
+        (
+            format!(r#"{{"text":"hi","reply_to":"{parent_item}","audience":"club:go"}}"#),
+            "no club",
+        ),
+    ] {
+        let (status, json) = call(&state, request("POST", "/api/notes", &body)).await;
+        assert_eq!(status, StatusCode::BAD_REQUEST, "{body}: {json}");
+        let message = json["error"]["message"].as_str().unwrap();
+        assert!(message.contains(says), "{body}: {message}");
+    }
+    node.shutdown();
+    join.await.unwrap();
+}
+
+#[tokio::test]
+async fn the_feed_filters_by_audience_a_club_by_its_full_or_short_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
+    let club = node.create_club("chess").await.unwrap();
+    let state = ApiState::new(
+        Arc::new(NodeAdapter::new(node.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    );
+    for (text, audience) in [
+        ("dinner", "friends"),
+        ("blitz", "club:chess"),
+        ("news", "public"),
+        ("garden", "group:family"),
+        ("rook", "club:chess"),
+    ] {
+        let body = format!(r#"{{"text":"{text}","audience":"{audience}"}}"#);
+        let (status, json) = call(&state, request("POST", "/api/notes", &body)).await;
+        assert_eq!(status, StatusCode::CREATED, "{json}");
+    }
+    let texts = |notes: &serde_json::Value| -> Vec<String> {
+        notes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["text"].as_str().unwrap().to_owned())
+            .collect()
+    };
+    let full = format!("club:{}", club.as_str()).replace('@', "%40");
+    for (filter, want) in [
+        (full.as_str(), vec!["blitz", "rook"]),
+        ("club:chess", vec!["blitz", "rook"]),
+        ("friends", vec!["dinner"]),
+        ("public", vec!["news"]),
+        ("group:family", vec!["garden"]),
+        ("group:work", vec![]),
+    ] {
+        let path = format!("/api/notes?newest=true&audience={filter}");
+        let (status, notes) = call(&state, request("GET", &path, "")).await;
+        assert_eq!(status, StatusCode::OK, "{filter}: {notes}");
+        assert_eq!(texts(&notes), want, "{filter}");
+    }
+    let (_, newest) = call(
+        &state,
+        request(
+            "GET",
+            "/api/notes?newest=true&limit=1&audience=club:chess",
+            "",
+        ),
+    )
+    .await;
+    assert_eq!(
+        texts(&newest),
+        ["rook"],
+        "the newest of the club's, not of all"
+    );
+    let (status, json) = call(&state, request("GET", "/api/notes?audience=club:go", "")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{json}");
+    assert!(
+        json["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no club \"go\""),
+        "{json}"
+    );
+    node.shutdown();
+    join.await.unwrap();
+}
+
+#[tokio::test]
+async fn a_signed_in_browser_stays_signed_in_when_the_node_restarts_and_only_hashes_are_kept() {
+    use axum::body::Body;
+    use axum::http::Request;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = DataDir::new(tmp.path().join("node"));
+    let page = |cookie: Option<&str>| {
+        let mut r = Request::builder()
+            .method("GET")
+            .uri("/")
+            .header("host", "127.0.0.1:4580");
+        if let Some(c) = cookie {
+            r = r.header("cookie", c);
+        }
+        r.body(Body::empty()).unwrap()
+    };
+    let start = |dir: DataDir| {
+        let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
+        let state = ApiState::new(
+            Arc::new(NodeAdapter::new(node.clone())),
+            None,
+            ApiToken::from_secret(TOKEN),
+            Arc::new(clock()),
+        );
+        (node, join, state)
+    };
+
+    let (node, join, state) = start(dir.clone());
+    let code = state.issue_login_code().unwrap();
+    let login = Request::builder()
+        .uri(format!("/login?code={code}"))
+        .header("host", "127.0.0.1:4580")
+        .body(Body::empty())
+        .unwrap();
+    let response = send(&state, login).await;
+    assert_eq!(response.status(), StatusCode::SEE_OTHER);
+    let cookie = response.headers()["set-cookie"]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_owned();
+    let value = cookie.split('=').nth(1).unwrap().to_owned();
+    assert_eq!(
+        send(&state, page(Some(&cookie))).await.status(),
+        StatusCode::OK
+    );
+    node.shutdown();
+    join.await.unwrap();
+
+    // What the database holds is the session's hash, never the cookie.
+    let store = porfiry_storage::Store::open(dir.db_path()).unwrap();
+    let kept = store
+        .config_value(crate::adapters::PAGE_SESSIONS_KEY)
+        .unwrap()
+        .expect("the session is kept");
+    let text = kept.to_string();
+    assert!(!text.contains(&value), "{text}");
+    assert_eq!(kept.as_array().unwrap().len(), 1, "{text}");
+    drop(store);
+
+    // The same database file, a new node and API state: the cookie works.
+    let (node, join, state) = start(dir);
+    assert_eq!(
+        send(&state, page(Some(&cookie))).await.status(),
+        StatusCode::UNAUTHORIZED,
+        "not before the sessions are restored"
+    );
+    assert_eq!(state.restore_page_sessions().await.unwrap(), 1);
+    assert_eq!(
+        send(&state, page(Some(&cookie))).await.status(),
+        StatusCode::OK
+    );
+    assert_eq!(
+        send(&state, page(Some("porfiry_4580=0123"))).await.status(),
+        StatusCode::UNAUTHORIZED
+    );
+    node.shutdown();
+    join.await.unwrap();
+}

@@ -72,6 +72,7 @@ pub async fn login(
         .redeem(params.code.as_deref().unwrap_or(""), now);
     match outcome {
         Ok(session) => {
+            state.keep_page_sessions().await;
             let host = headers.get(HOST).and_then(|h| h.to_str().ok());
             let cookie = session_cookie(&cookie_name(host), &session, WEB_SESSION_TTL_MS / 1_000);
             tracing::info!("a browser signed in to the family page");

@@ -62,6 +62,19 @@ pub struct PageTexts {
     pub from_friends: &'static str,
     /// The author of own notes.
     pub me: &'static str,
+    /// The feed filter's group of audiences (friends, public, groups, clubs).
+    pub by_audience: &'static str,
+    /// The feed filter's group of friends (one friend's notes).
+    pub by_friend: &'static str,
+    /// Answer a note (its button; the author's name follows in its accessible name).
+    pub reply: &'static str,
+    /// A reply's line about the note it answers: `{who}` its author,
+    /// `{what}` its first words.
+    pub reply_to: &'static str,
+    /// A reply whose note this node does not hold.
+    pub reply_to_unknown: &'static str,
+    /// Stop answering, post a plain note.
+    pub cancel_reply: &'static str,
     /// The chat box.
     pub message: &'static str,
     /// Send the message.
@@ -185,6 +198,12 @@ static EN: PageTexts = PageTexts {
     mine: "Mine",
     from_friends: "From friends",
     me: "me",
+    by_audience: "By audience",
+    by_friend: "By friend",
+    reply: "Reply",
+    reply_to: "reply to {who}: {what}",
+    reply_to_unknown: "reply to a note this node does not have",
+    cancel_reply: "Cancel reply",
     message: "Message",
     send: "Send",
     stop: "Stop",
@@ -240,6 +259,12 @@ static RU: PageTexts = PageTexts {
     mine: "Мои",
     from_friends: "От друзей",
     me: "я",
+    by_audience: "По адресатам",
+    by_friend: "По другу",
+    reply: "Ответить",
+    reply_to: "в ответ на заметку ({who}): {what}",
+    reply_to_unknown: "ответ на заметку, которой на этом узле нет",
+    cancel_reply: "Не отвечать",
     message: "Сообщение",
     send: "Отправить",
     stop: "Стоп",
@@ -368,6 +393,10 @@ mod tests {
             assert!(labels.values().all(|v| !v.as_str().unwrap().is_empty()));
         }
         assert_ne!(page(Language::En).post, page(Language::Ru).post);
+        for language in [Language::En, Language::Ru] {
+            let line = page(language).reply_to;
+            assert!(line.contains("{who}") && line.contains("{what}"), "{line}");
+        }
     }
 
     #[test]

@@ -84,6 +84,10 @@ function audienceOptions() {
   for (const f of friends) {
     select.append(el("option", { value: "peer:" + f.peer_id }, T.only + ": " + friendName(f.peer_id)));
   }
+  // A reply's audience stays pickable while the page refreshes.
+  if (replyTo && ![...select.options].some((o) => o.value === replyTo.audience)) {
+    select.append(el("option", { value: replyTo.audience }, replyTo.audience));
+  }
   if ([...select.options].some((o) => o.value === keep)) select.value = keep;
 }
 
@@ -94,26 +98,93 @@ function filterOptions() {
     el("option", { value: "all" }, T.everything),
     el("option", { value: "own" }, T.mine),
     el("option", { value: "friends" }, T.from_friends));
-  for (const f of friends) select.append(el("option", { value: "peer:" + f.peer_id }, friendName(f.peer_id)));
+  // By audience: what a note was for (the API filters: audience=…).
+  const byAudience = el("optgroup", { label: T.by_audience },
+    el("option", { value: "audience:friends" }, T.all_friends),
+    el("option", { value: "audience:public" }, T.public));
+  const groups = [...new Set(friends.flatMap((f) => f.groups || []))].sort();
+  for (const g of groups) byAudience.append(el("option", { value: "audience:group:" + g }, T.group + ": " + g));
+  for (const c of clubs.filter((c) => c.role !== "outside")) {
+    byAudience.append(el("option", { value: "audience:club:" + c.club }, T.club + ": " + c.name));
+  }
+  select.append(byAudience);
+  // By friend: whose note it is (filtered here, from friends' notes).
+  if (friends.length > 0) {
+    const byFriend = el("optgroup", { label: T.by_friend });
+    for (const f of friends) byFriend.append(el("option", { value: "peer:" + f.peer_id }, friendName(f.peer_id)));
+    select.append(byFriend);
+  }
   select.value = [...select.options].some((o) => o.value === keep) ? keep : "all";
+}
+
+// The note the New note box answers, while "Reply" is on: {item, audience, line}.
+let replyTo = null;
+
+function authorOf(n) {
+  return n.author ? (n.author_name || friendName(n.author)) : T.me;
+}
+
+// Who a reply goes to: the answered note's audience, except a direct
+// message, whose answer goes back to its author.
+function replyAudience(n) {
+  if (n.audience.startsWith("peer:") && n.author) return "peer:" + n.author;
+  return n.audience;
+}
+
+function replyLine(who, what) {
+  // Functions, not strings: a note's "$&" is text, not a pattern.
+  return T.reply_to.replace("{who}", () => who).replace("{what}", () => what);
+}
+
+function startReply(n) {
+  replyTo = { item: n.item_id, audience: replyAudience(n), line: replyLine(authorOf(n), n.text) };
+  const select = $("note-audience");
+  if (![...select.options].some((o) => o.value === replyTo.audience)) {
+    select.append(el("option", { value: replyTo.audience }, replyTo.audience));
+  }
+  select.value = replyTo.audience;
+  showReply();
+  $("note-text").focus();
+}
+
+function showReply() {
+  $("replying").hidden = !replyTo;
+  $("replying-to").textContent = replyTo ? replyTo.line : "";
+}
+
+function noteItem(n) {
+  const item = el("li", { "data-note": n.id, class: n.reply_to ? "reply" : "" },
+    el("div", { class: "meta" }, authorOf(n) + " · " + when(n.created_ms) + " · " + n.audience));
+  if (n.reply_to) {
+    const p = n.reply_to_note;
+    const line = p ? replyLine(p.author ? (p.author_name || friendName(p.author)) : T.me, p.excerpt)
+      : T.reply_to_unknown;
+    item.append(el("div", { class: "meta in-reply" }, "↪ " + line));
+  }
+  item.append(el("div", { class: "text" }, n.text));
+  // Only a published note (one with an item id) can be answered.
+  if (n.item_id) {
+    const reply = el("button", { type: "button", class: "small", "aria-label": T.reply + " (" + authorOf(n) + ")" }, T.reply);
+    reply.addEventListener("click", () => startReply(n));
+    item.append(reply);
+  }
+  return item;
 }
 
 async function loadFeed() {
   try {
     const show = $("feed-filter").value || "all";
     const author = show.startsWith("peer:") ? show.slice(5) : null;
-    const origin = author ? "friends" : show;
-    let notes = await api("/api/notes?newest=true&limit=" + FEED_LIMIT + "&origin=" + origin);
+    let path = "/api/notes?newest=true&limit=" + FEED_LIMIT;
+    if (show.startsWith("audience:")) path += "&audience=" + encodeURIComponent(show.slice(9));
+    else path += "&origin=" + (author ? "friends" : show);
+    let notes = await api(path);
     if (author) notes = notes.filter((n) => n.author === author);
     const list = $("notes");
     list.replaceChildren();
     if (notes.length === 0) list.append(el("li", { class: "meta" }, T.no_notes));
-    for (const n of notes.slice().reverse()) {
-      const author = n.author ? (n.author_name || friendName(n.author)) : T.me;
-      list.append(el("li", { "data-note": n.id },
-        el("div", { class: "meta" }, author + " · " + when(n.created_ms) + " · " + n.audience),
-        el("div", { class: "text" }, n.text)));
-    }
+    for (const n of notes.slice().reverse()) list.append(noteItem(n));
+    list.dataset.shown = show;
     showError("feed-error", null);
   } catch (e) { showError("feed-error", e); }
 }
@@ -123,8 +194,12 @@ async function postNote(event) {
   const text = $("note-text").value.trim();
   if (!text) return;
   try {
-    await api("/api/notes", { method: "POST", body: { text, audience: $("note-audience").value } });
+    const body = { text, audience: $("note-audience").value };
+    if (replyTo) body.reply_to = replyTo.item;
+    await api("/api/notes", { method: "POST", body });
     $("note-text").value = "";
+    replyTo = null;
+    showReply();
     await loadFeed();
   } catch (e) { showError("feed-error", e); }
 }
@@ -356,6 +431,7 @@ function start() {
   filterOptions();
   $("feed-filter").addEventListener("change", loadFeed);
   $("note-form").addEventListener("submit", postNote);
+  $("cancel-reply").addEventListener("click", () => { replyTo = null; showReply(); });
   $("chat-form").addEventListener("submit", send);
   $("stop").addEventListener("click", () => running && running.abort());
   $("new-chat").addEventListener("click", () => { localStorage.removeItem(CHAT_KEY); chat = chatState(); drawChat(); });

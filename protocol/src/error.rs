@@ -135,6 +135,13 @@ pub enum ItemError {
     /// An LLM endpoint that is neither an http(s) URL nor a peer id.
     #[error("endpoint {0:?} is neither an http(s) URL nor a peer id")]
     BadEndpoint(String),
+    /// An address in a `reachable_at` item that is not a multiaddr.
+    #[error("address {0:?} is not a multiaddr (/ip4/…/tcp/…)")]
+    BadAddress(String),
+    /// A `reachable_at` item meant for anyone but the author's friends, or
+    /// allowed more than one hop: addresses never leave the friend set.
+    #[error("a reachable_at item must have audience friends and max_hops 1")]
+    AddressesBeyondFriends,
     /// An LLM endpoint URL with `user:password@` in it: secrets never travel.
     #[error(
         "endpoint URL carries credentials (user@ or user:password@); secrets never enter items"

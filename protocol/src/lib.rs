@@ -35,7 +35,8 @@ pub use identity::{AuthorKey, IdentityError, NodeKey};
 pub use item::audience::Audience;
 pub use item::batch::verify_batch;
 pub use item::body::{
-    Body, LlmAddress, LlmLimits, Note, Rating, Retraction, StagnationStrategy, ThinkingMethod,
+    Body, LlmAddress, LlmLimits, Note, Rating, ReachableAt, Retraction, StagnationStrategy,
+    ThinkingMethod,
 };
 pub use item::id::ItemId;
 pub use item::kinds::ItemKind;

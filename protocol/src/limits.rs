@@ -33,6 +33,16 @@ pub const MAX_COMMENT_BYTES: usize = 4 * 1024;
 /// endpoints people type, and it bounds what a peer can make us store.
 pub const MAX_ENDPOINT_LEN: usize = 512;
 
+/// Most addresses in a `reachable_at` item: a node listens on a few
+/// interfaces (IPv4, IPv6, TCP, QUIC) and holds a slot at a few relaying
+/// friends (`MAX_RELAY_PATHS` = 4 in the mesh); 16 covers that with room,
+/// and a friend never dials more than 16 addresses from one item.
+pub const MAX_REACH_ADDRESSES: usize = 16;
+
+/// Longest address in a `reachable_at` item: a relay circuit with two
+/// peer ids and an IPv6 address is about 180 bytes.
+pub const MAX_ADDRESS_LEN: usize = 256;
+
 /// Most hops an item may travel: friends of friends up to 8 deep reaches far
 /// beyond one social circle while keeping the flood bounded.
 pub const MAX_HOPS: u8 = 8;

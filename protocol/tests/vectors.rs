@@ -8,8 +8,8 @@
 #![allow(clippy::disallowed_methods)]
 
 use porfiry_protocol::{
-    Audience, Body, ItemId, LlmAddress, LlmLimits, NodeKey, Note, PayloadDraft, Rating, Retraction,
-    VerifiedItem, sign,
+    Audience, Body, ItemId, LlmAddress, LlmLimits, NodeKey, Note, PayloadDraft, Rating,
+    ReachableAt, Retraction, VerifiedItem, sign,
 };
 
 /// 2026-01-01T00:00:00Z in Unix ms: every vector's creation time.
@@ -127,6 +127,27 @@ fn computed() -> Vec<(usize, VerifiedItem)> {
     )
     .unwrap();
     out.push((1, direct));
+    let reach = sign(
+        &key(2),
+        &PayloadDraft {
+            created_ms: T0 + 5_000,
+            audience: Audience::Friends,
+            max_hops: 1,
+            expires_ms: None,
+            replaces: Some(ItemId([0x22; 32])),
+            body: Body::ReachableAt(ReachableAt {
+                addresses: vec![
+                    "/ip4/192.0.2.10/tcp/4001".into(),
+                    format!(
+                        "/ip4/203.0.113.7/tcp/4001/p2p/{}/p2p-circuit",
+                        key(0).peer_id()
+                    ),
+                ],
+            }),
+        },
+    )
+    .unwrap();
+    out.push((2, reach));
     out
 }
 

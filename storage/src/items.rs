@@ -343,6 +343,18 @@ impl Store {
             > 0)
     }
 
+    /// Every stored item of `kind`, oldest first. It scans the table (no
+    /// index covers `kind`), so it is for kinds with one live item per
+    /// author read once at start: `reachable_at`, one per friend, each
+    /// replacing the one before.
+    pub fn items_of_kind(&self, kind: ItemKind) -> Result<Vec<StoredItem>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached(&format!("{SELECT} WHERE kind = ? ORDER BY created, id"))?;
+        let rows = stmt.query_map([kind.as_str()], StoredItem::from_row)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(read_err)
+    }
+
     /// Deletes every item expired at `now_ms`; returns how many.
     pub fn delete_expired_items(&self, now_ms: u64) -> Result<usize> {
         let now = int_param("now_ms", now_ms)?;

@@ -130,6 +130,19 @@ pub struct Retraction {
     pub target: ItemId,
 }
 
+/// Where the author can be reached now: its listen, external and relay
+/// circuit addresses as multiaddr text. Only for the author's friends, one
+/// hop (checked with the header); each one replaces the author's previous
+/// one, so friends dial the current addresses and drop the stale ones. An
+/// empty list says "dial me through a friend, or wait for me to dial".
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReachableAt {
+    /// Multiaddrs (`/ip4/…/tcp/…`, `/…/p2p/RELAY/p2p-circuit`), at most
+    /// `MAX_REACH_ADDRESSES`, each at most `MAX_ADDRESS_LEN` bytes.
+    pub addresses: Vec<String>,
+}
+
 /// An item's body; the variant is the item's kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Body {
@@ -147,6 +160,8 @@ pub enum Body {
     Retraction(Retraction),
     /// A change to a club's member list.
     ClubChange(ClubChange),
+    /// See [`ReachableAt`].
+    ReachableAt(ReachableAt),
 }
 
 /// Written as the bare struct of its variant; the kind travels in the header.
@@ -160,6 +175,7 @@ impl Serialize for Body {
             Body::LlmAddress(b) => b.serialize(serializer),
             Body::Retraction(b) => b.serialize(serializer),
             Body::ClubChange(b) => b.serialize(serializer),
+            Body::ReachableAt(b) => b.serialize(serializer),
         }
     }
 }
@@ -175,6 +191,7 @@ impl Body {
             Body::LlmAddress(_) => ItemKind::LlmAddress,
             Body::Retraction(_) => ItemKind::Retraction,
             Body::ClubChange(_) => ItemKind::ClubChange,
+            Body::ReachableAt(_) => ItemKind::ReachableAt,
         }
     }
 
@@ -198,6 +215,7 @@ impl Body {
             ItemKind::LlmAddress => Body::LlmAddress(read(kind, value)?),
             ItemKind::Retraction => Body::Retraction(read(kind, value)?),
             ItemKind::ClubChange => Body::ClubChange(read(kind, value)?),
+            ItemKind::ReachableAt => Body::ReachableAt(read(kind, value)?),
         })
     }
 }

@@ -6,8 +6,8 @@ use crate::error::ItemError;
 use crate::identity::AuthorKey;
 use crate::item::body::Body;
 use crate::limits::{
-    MAX_COMMENT_BYTES, MAX_ENDPOINT_LEN, MAX_LIST_ITEMS, MAX_NAME_LEN, MAX_SCORE, MAX_STEP_BYTES,
-    MAX_TEXT_BYTES, MIN_SCORE,
+    MAX_ADDRESS_LEN, MAX_COMMENT_BYTES, MAX_ENDPOINT_LEN, MAX_LIST_ITEMS, MAX_NAME_LEN,
+    MAX_REACH_ADDRESSES, MAX_SCORE, MAX_STEP_BYTES, MAX_TEXT_BYTES, MIN_SCORE,
 };
 
 impl Body {
@@ -66,7 +66,26 @@ impl Body {
                     Err(ItemError::BadClub(format!("target {:?}", c.target)))
                 }
             }
+            Body::ReachableAt(r) => {
+                if r.addresses.len() > MAX_REACH_ADDRESSES {
+                    return Err(ItemError::TooManyEntries {
+                        field: "reachable_at.addresses",
+                        count: r.addresses.len(),
+                        max: MAX_REACH_ADDRESSES,
+                    });
+                }
+                r.addresses.iter().try_for_each(|a| check_address(a))
+            }
         }
+    }
+}
+
+/// An address is multiaddr text that parses, within [`MAX_ADDRESS_LEN`].
+fn check_address(address: &str) -> Result<(), ItemError> {
+    max_len("reachable_at.addresses", address, MAX_ADDRESS_LEN)?;
+    match address.parse::<multiaddr::Multiaddr>() {
+        Ok(m) if !m.is_empty() => Ok(()),
+        _ => Err(ItemError::BadAddress(address.to_owned())),
     }
 }
 

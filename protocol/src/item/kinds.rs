@@ -24,11 +24,13 @@ pub enum ItemKind {
     Retraction,
     /// A change to a club's member list (add, add_admin, remove, leave).
     ClubChange,
+    /// Where the author can be reached now (its addresses), for its friends only.
+    ReachableAt,
 }
 
 impl ItemKind {
     /// Every kind, in code order.
-    pub const ALL: [ItemKind; 7] = [
+    pub const ALL: [ItemKind; 8] = [
         ItemKind::Note,
         ItemKind::StagnationStrategy,
         ItemKind::ThinkingMethod,
@@ -36,6 +38,7 @@ impl ItemKind {
         ItemKind::LlmAddress,
         ItemKind::Retraction,
         ItemKind::ClubChange,
+        ItemKind::ReachableAt,
     ];
 
     /// The stable numeric code written in the payload.
@@ -48,6 +51,7 @@ impl ItemKind {
             ItemKind::LlmAddress => 5,
             ItemKind::Retraction => 6,
             ItemKind::ClubChange => 7,
+            ItemKind::ReachableAt => 8,
         }
     }
 
@@ -60,7 +64,7 @@ impl ItemKind {
     }
 
     /// The text name: `note`, `stagnation_strategy`, `thinking_method`,
-    /// `rating`, `llm_address`, `retraction` or `club_change`.
+    /// `rating`, `llm_address`, `retraction`, `club_change` or `reachable_at`.
     pub const fn as_str(self) -> &'static str {
         match self {
             ItemKind::Note => "note",
@@ -70,6 +74,7 @@ impl ItemKind {
             ItemKind::LlmAddress => "llm_address",
             ItemKind::Retraction => "retraction",
             ItemKind::ClubChange => "club_change",
+            ItemKind::ReachableAt => "reachable_at",
         }
     }
 }
@@ -108,7 +113,7 @@ mod tests {
         codes.dedup();
         assert_eq!(
             codes,
-            vec![1, 2, 3, 4, 5, 6, 7],
+            vec![1, 2, 3, 4, 5, 6, 7, 8],
             "codes are wire format: never change them"
         );
     }
@@ -116,7 +121,7 @@ mod tests {
     #[test]
     fn unknown_names_and_codes_are_refused() {
         assert_eq!(ItemKind::from_code(0), Err(ItemError::UnknownKind(0)));
-        assert_eq!(ItemKind::from_code(8), Err(ItemError::UnknownKind(8)));
+        assert_eq!(ItemKind::from_code(9), Err(ItemError::UnknownKind(9)));
         assert!(matches!(
             "Note".parse::<ItemKind>(),
             Err(ItemError::UnknownKindName(_))

@@ -101,6 +101,12 @@ impl Payload {
                 c.club, c.club
             )));
         }
+        // Addresses are for the author's friends and never travel further.
+        if matches!(self.body, Body::ReachableAt(_))
+            && (self.audience != Audience::Friends || self.max_hops != 1)
+        {
+            return Err(ItemError::AddressesBeyondFriends);
+        }
         if let Some(expires_ms) = self.expires_ms
             && expires_ms <= self.created_ms
         {

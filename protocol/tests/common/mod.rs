@@ -5,7 +5,8 @@
 use porfiry_protocol::limits::{MAX_HOPS, MAX_SCORE, MIN_SCORE};
 use porfiry_protocol::{
     Audience, Body, ClubAction, ClubChange, ClubRef, ItemId, LlmAddress, LlmLimits, NodeKey, Note,
-    PayloadDraft, Rating, Retraction, StagnationStrategy, ThinkingMethod, VerifiedItem, sign,
+    PayloadDraft, Rating, ReachableAt, Retraction, StagnationStrategy, ThinkingMethod,
+    VerifiedItem, sign,
 };
 use proptest::prelude::*;
 
@@ -42,8 +43,18 @@ pub fn endpoint() -> impl Strategy<Value = String> {
     ]
 }
 
+/// Multiaddr text as nodes write it: TCP on IPv4, or a relay circuit.
+pub fn address() -> impl Strategy<Value = String> {
+    prop_oneof![
+        "/ip4/10\\.0\\.[1-9][0-9]?\\.[1-9]/tcp/[1-9][0-9]{0,3}",
+        "/ip4/192\\.168\\.1\\.[1-9]/tcp/[1-9][0-9]{0,3}/p2p-circuit",
+    ]
+}
+
 pub fn body() -> impl Strategy<Value = Body> {
     prop_oneof![
+        prop::collection::vec(address(), 0..4)
+            .prop_map(|addresses| Body::ReachableAt(ReachableAt { addresses })),
         (
             "\\PC{1,200}",
             prop::option::of(short()),
@@ -151,9 +162,14 @@ pub fn draft() -> impl Strategy<Value = PayloadDraft> {
                 // A club change travels to its own club only.
                 audience: match &body {
                     Body::ClubChange(c) => Audience::Club(c.club.clone()),
+                    // Addresses go to the author's friends, one hop.
+                    Body::ReachableAt(_) => Audience::Friends,
                     _ => audience,
                 },
-                max_hops,
+                max_hops: match &body {
+                    Body::ReachableAt(_) => 1,
+                    _ => max_hops,
+                },
                 expires_ms: ttl.map(|t| created_ms + t),
                 replaces,
                 body,

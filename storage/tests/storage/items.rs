@@ -537,3 +537,30 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 }
+
+#[test]
+fn items_of_a_kind_come_oldest_first_and_no_other_kind_with_them() {
+    let (_dir, store) = temp_store();
+    let reach = |n: u8, author: &str| {
+        let mut it = item(n, author, Audience::Friends);
+        it.record.kind = ItemKind::ReachableAt;
+        it.record.max_hops = 1;
+        it.record.hops_left = 0;
+        it
+    };
+    store
+        .insert_items(&[
+            reach(7, BOB),
+            item(2, BOB, Audience::Friends),
+            reach(3, CAROL),
+        ])
+        .unwrap();
+    let found: Vec<ItemId> = store
+        .items_of_kind(ItemKind::ReachableAt)
+        .unwrap()
+        .into_iter()
+        .map(|i| i.record.id)
+        .collect();
+    assert_eq!(found, [id(3), id(7)]);
+    assert!(store.items_of_kind(ItemKind::Rating).unwrap().is_empty());
+}

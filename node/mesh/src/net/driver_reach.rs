@@ -16,6 +16,8 @@
 //!   reservations it grants carry addresses to dial (unless the operator
 //!   gave its external addresses: `--external-address`);
 //! - with `--mdns`, dials friends found on the LAN, never a stranger;
+//! - reports where this node can be reached (`MeshEvent::Reachable`)
+//!   whenever its listen, relay-circuit or external addresses change;
 //! - logs one line per friend when the reason it cannot be reached changes.
 //!
 //! Kept apart from `driver.rs` so the two change independently; it touches
@@ -31,6 +33,7 @@ use libp2p::{Multiaddr, PeerId, dcutr, identify, mdns, relay};
 
 use super::MeshDriver;
 use crate::net::behaviour::MeshBehaviourEvent;
+use crate::net::events::MeshEvent;
 use crate::net::links::{LinkRecord, Links, Unreachable, connection_relay};
 use crate::net::reach::{
     ReachConfig, Reservations, UnreachableLog, circuit_listen_address, dial_addresses, error_text,
@@ -55,6 +58,9 @@ pub(super) struct ReachState {
     /// Connected friends that relay (identify lists the relay protocol),
     /// with the address to reach them at: paths to other friends.
     relays: BTreeMap<PeerId, Multiaddr>,
+    /// Where this node can be reached, as last reported
+    /// (`MeshEvent::Reachable`).
+    reachable: Vec<Multiaddr>,
 }
 
 impl ReachState {
@@ -67,6 +73,7 @@ impl ReachState {
             unreachable: UnreachableLog::new(),
             dialled_at: HashMap::new(),
             relays: BTreeMap::new(),
+            reachable: Vec::new(),
         }
     }
 
@@ -152,16 +159,50 @@ impl MeshDriver {
 
     /// Sees `event` before the driver handles it.
     pub(super) fn reach_observe(&mut self, event: &SwarmEvent<MeshBehaviourEvent>) {
+        self.observe_addresses(event);
+        self.observe_links(event);
+    }
+
+    /// Reports `MeshEvent::Reachable` when a listen or external address
+    /// came or went (an interface changed, a relay slot was granted or
+    /// ended) and the set differs from the one reported last.
+    fn observe_addresses(&mut self, event: &SwarmEvent<MeshBehaviourEvent>) {
+        if let SwarmEvent::NewListenAddr { address, .. } = event
+            && self.reach.config.relay.is_some()
+            && self.reach.config.external_addresses.is_empty()
+            && !address
+                .iter()
+                .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit))
+        {
+            self.swarm.add_external_address(address.clone());
+        }
+        if !matches!(
+            event,
+            SwarmEvent::NewListenAddr { .. }
+                | SwarmEvent::ExpiredListenAddr { .. }
+                | SwarmEvent::ListenerClosed { .. }
+                | SwarmEvent::ExternalAddrConfirmed { .. }
+                | SwarmEvent::ExternalAddrExpired { .. }
+        ) {
+            return;
+        }
+        let mut now: Vec<Multiaddr> = self
+            .swarm
+            .listeners()
+            .chain(self.swarm.external_addresses())
+            .cloned()
+            .collect();
+        now.sort();
+        now.dedup();
+        if now != self.reach.reachable {
+            tracing::info!(addresses = ?now, "where this node can be reached changed");
+            self.reach.reachable = now.clone();
+            self.emit(MeshEvent::Reachable { addresses: now });
+        }
+    }
+
+    fn observe_links(&mut self, event: &SwarmEvent<MeshBehaviourEvent>) {
         match event {
-            SwarmEvent::NewListenAddr { address, .. }
-                if self.reach.config.relay.is_some()
-                    && self.reach.config.external_addresses.is_empty()
-                    && !address
-                        .iter()
-                        .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit)) =>
-            {
-                self.swarm.add_external_address(address.clone());
-            }
             SwarmEvent::ConnectionEstablished {
                 peer_id,
                 connection_id,

@@ -70,6 +70,13 @@ pub enum MeshEvent {
         /// The bound address.
         address: Multiaddr,
     },
+    /// The addresses this node can be reached at changed: every listen
+    /// address (relay circuits held included) and external address, each
+    /// once, sorted. Friends are told them in a `reachable_at` item.
+    Reachable {
+        /// Where the node can be reached now.
+        addresses: Vec<Multiaddr>,
+    },
     /// The first connection to a friend is up.
     PeerConnected {
         /// The friend.

@@ -1,6 +1,8 @@
 //! The friends the daemon lets in, read from `agent_peers`, and what changed
 //! between two readings: who to allow (and dial), who to drop, and whose
 //! groups moved (the engine must hear `PeerConnected` again for those).
+//! A friend's addresses are those it told us (`reachable_at`) first, then
+//! those the user gave ([`with_told`]).
 //!
 //! A blacklisted row is not a friend. A row whose peer id or address does
 //! not parse (written by something other than `porfiry friends add`) is
@@ -11,6 +13,7 @@ use std::collections::BTreeMap;
 use porfiry_storage::{PeerStatus, StorageError, Store};
 
 use crate::net::{Multiaddr, PeerId};
+use crate::sharing::reach::Announced;
 
 /// One friend as the daemon uses it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -60,6 +63,16 @@ pub fn load(store: &Store) -> Result<FriendSet, StorageError> {
         );
     }
     Ok(set)
+}
+
+/// `set` with each friend's told addresses (its newest `reachable_at`)
+/// put before the ones the user gave, so the driver dials it where it
+/// said it is and the diff sees a friend that moved.
+pub fn with_told(mut set: FriendSet, told: &Announced) -> FriendSet {
+    for f in set.values_mut() {
+        f.addresses = told.dial_list(&f.peer, &f.addresses);
+    }
+    set
 }
 
 /// What changed from one reading to the next.

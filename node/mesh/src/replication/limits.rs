@@ -81,3 +81,10 @@ pub const SHUTDOWN_TIMEOUT: Duration = Duration::from_secs(5);
 /// on 4001, the port libp2p nodes conventionally use, so friends can be told
 /// one stable address.
 pub const DEFAULT_SERVER_LISTEN: &str = "/ip4/0.0.0.0/tcp/4001";
+
+/// How long the addresses the driver reports must stay unchanged before
+/// friends are told them in a new `reachable_at` item: a start or a
+/// network switch brings a burst of listen addresses in one poll, a relay
+/// slot a second later; half a second folds a burst into one item while
+/// friends still learn of a move within a second.
+pub const REACH_SETTLE_MS: u64 = 500;

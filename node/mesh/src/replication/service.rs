@@ -42,7 +42,9 @@ use super::engine_io::carry_out;
 use super::error::ReplicationError;
 use super::frame_sink::Counters;
 use super::friend_set::{self, FriendSet};
-use super::limits::{OWN_ITEM_LOOKBACK_MS, OWN_READ_PART, SHUTDOWN_TIMEOUT, change_poll_intervals};
+use super::limits::{
+    OWN_ITEM_LOOKBACK_MS, OWN_READ_PART, REACH_SETTLE_MS, SHUTDOWN_TIMEOUT, change_poll_intervals,
+};
 use super::outgoing::Outgoing;
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
@@ -50,6 +52,7 @@ use crate::net::{
     MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
 };
 use crate::sharing::publish::publish_pending;
+use crate::sharing::reach::{Announced, announce_reach, own_reach, reach_list};
 use porfiry_storage::db::{Answer, Db};
 
 /// How to run the node.
@@ -140,13 +143,17 @@ pub async fn run_node(
         Profile::Server => EngineConfig::for_server(local.clone()),
         Profile::Phone => EngineConfig::new(local.clone()),
     };
-    let (friends, engine) = db
+    let start_key = key.clone();
+    let (friends, engine, announced, told) = db
         .read(move |s| -> Result<_, ReplicationError> {
-            let friends = friend_set::load(s)?;
+            let local = start_key.peer_id().to_string();
+            let announced = Announced::load(s, &local)?;
+            let friends = friend_set::with_told(friend_set::load(s)?, &announced);
+            let told = own_reach(s, &start_key)?;
             let clubs = s.club_book()?;
             let engine =
                 s.with_item_records(|records| Engine::with_clubs(engine_config, records, clubs))?;
-            Ok((friends, engine))
+            Ok((friends, engine, announced, told))
         })
         .await??;
     tracing::info!(peer = %local, items = engine.item_count(), friends = friends.len(), "starting node");
@@ -201,6 +208,9 @@ pub async fn run_node(
         last_catchup: BTreeMap::new(),
         core_events,
         db_changed,
+        announced,
+        told,
+        reach_due: None,
     };
     let result = node
         .run(&mut arrivals, &mut commands, &mut changes, shutdown)
@@ -269,6 +279,13 @@ struct Node {
     core_events: crate::events::CoreEvents,
     /// Told of every database change the watch reports.
     db_changed: watch::Sender<u64>,
+    /// Where each friend said it can be reached (`reachable_at`).
+    announced: Announced,
+    /// Our last `reachable_at` item: its id and addresses.
+    told: Option<(ItemId, Vec<String>)>,
+    /// Addresses the driver reported, to tell friends once they have
+    /// settled: (when, what), see `REACH_SETTLE_MS`.
+    reach_due: Option<(u64, Vec<String>)>,
 }
 
 impl Node {
@@ -284,7 +301,7 @@ impl Node {
         let mut commands_open = true;
         tokio::pin!(shutdown);
         loop {
-            let timer = sleep_until_ms(self.wake, self.now());
+            let timer = sleep_until_ms(self.next_timer(), self.now());
             tokio::select! {
                 biased;
                 () = &mut shutdown => {
@@ -305,7 +322,7 @@ impl Node {
                     Some(command) => self.on_command(command).await?,
                     None => commands_open = false,
                 },
-                () = timer => self.tick().await?,
+                () = timer => self.on_timer().await?,
                 change = changes.recv() => match change {
                     Some(()) => {
                         self.db_changed.send_modify(|n| *n = n.wrapping_add(1));
@@ -362,9 +379,18 @@ impl Node {
         for input in inputs {
             self.engine.handle_into(now, input, &mut outputs);
         }
+        let mut moved = false;
         for output in &outputs {
-            if let Output::Event(Event::SyncFinished { peer, .. }) = output {
-                self.last_catchup.insert(peer.clone(), now);
+            match output {
+                Output::Event(Event::SyncFinished { peer, .. }) => {
+                    self.last_catchup.insert(peer.clone(), now);
+                }
+                Output::Store {
+                    item,
+                    received_from: Some(from),
+                    ..
+                } => moved |= self.announced.take(item, Some(from)),
+                _ => {}
             }
         }
         if outputs.is_empty() {
@@ -387,6 +413,60 @@ impl Node {
         }
         if let Some(at) = result? {
             self.wake = Some(at);
+        }
+        if moved {
+            // A friend told us where it is now: dial it there from now on.
+            // (Boxed: re-reading friends may feed the engine again.)
+            Box::pin(self.scan_friends()).await?;
+        }
+        Ok(())
+    }
+
+    /// The earlier of the engine's next tick and telling friends our
+    /// settled addresses.
+    fn next_timer(&self) -> Option<u64> {
+        let reach = self.reach_due.as_ref().map(|(at, _)| *at);
+        match (self.wake, reach) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    async fn on_timer(&mut self) -> Result<(), ReplicationError> {
+        let now = self.now();
+        if self.reach_due.as_ref().is_some_and(|(at, _)| *at <= now) {
+            self.tell_reach(now).await?;
+        }
+        if self.wake.is_some_and(|at| at <= now) {
+            self.tick().await?;
+        }
+        Ok(())
+    }
+
+    /// Signs, stores and publishes our settled addresses, unless friends
+    /// were told these already. A failure to sign or store is logged and
+    /// the addresses are told at the next change.
+    async fn tell_reach(&mut self, now: u64) -> Result<(), ReplicationError> {
+        let Some((_, addresses)) = self.reach_due.take() else {
+            return Ok(());
+        };
+        let key = self.key.clone();
+        let previous = self.told.clone();
+        let list = addresses.clone();
+        let made = self
+            .db
+            .write(move |s| announce_reach(s, &key, list, previous.as_ref(), now))
+            .await?;
+        match made {
+            Ok(Some(item)) => {
+                tracing::info!(?addresses, id = %item.id(), "telling friends where this node can be reached");
+                self.told = Some((item.id(), addresses));
+                self.publish(vec![item]).await?;
+            }
+            Ok(None) => {}
+            Err(error) => {
+                tracing::warn!(%error, "cannot tell friends where this node can be reached")
+            }
         }
         Ok(())
     }
@@ -419,6 +499,10 @@ impl Node {
             MeshEvent::Listening { address } => {
                 let full = format!("{address}/p2p/{}", self.local);
                 self.listening.send_modify(|all| all.push(full));
+            }
+            MeshEvent::Reachable { addresses } => {
+                let at = self.now().saturating_add(REACH_SETTLE_MS);
+                self.reach_due = Some((at, reach_list(&addresses)));
             }
             MeshEvent::PeerConnected { peer } => {
                 let peer = peer.to_string();
@@ -494,7 +578,7 @@ impl Node {
     }
 
     async fn scan_friends(&mut self) -> Result<(), ReplicationError> {
-        let new = self.db.read(friend_set::load).await??;
+        let new = friend_set::with_told(self.db.read(friend_set::load).await??, &self.announced);
         let changes = friend_set::diff(&self.friends, &new);
         self.friends = new;
         for f in changes.allow {

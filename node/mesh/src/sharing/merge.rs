@@ -172,8 +172,9 @@ fn local_row(item: &VerifiedItem) -> Option<Row> {
                 ..Default::default()
             })
         }
-        // Club changes live in `club_changes` (storage keeps them).
-        Body::Retraction(_) | Body::ClubChange(_) => return None,
+        // Club changes live in `club_changes` (storage keeps them); a
+        // friend's addresses stay in `items`, where the friend set reads them.
+        Body::Retraction(_) | Body::ClubChange(_) | Body::ReachableAt(_) => return None,
     };
     Some(row)
 }

@@ -16,7 +16,6 @@ use super::feed;
 use super::limits::DELTA_CHANNEL;
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
-use porfiry_protocol::ItemId;
 use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_skills::{Caller, ChatMessage, Language};
 
@@ -248,30 +247,6 @@ fn json<T: serde::Serialize>(value: &T) -> NodeResult {
     serde_json::to_value(value).map_err(internal)
 }
 
-impl NodeAdapter {
-    /// Writes a reply (checked as a note is) and wakes the core as a posted
-    /// note does; the node's publishing pass signs and sends it.
-    async fn post_reply(&self, text: String, audience: String, reply_to: ItemId) -> NodeResult {
-        let me = self.node.peer_id().to_owned();
-        let now = porfiry_mesh::clock::now_ms();
-        let written = self
-            .node
-            .db()
-            .write(move |s| feed::write_reply(s, &me, &text, &audience, reply_to, now))
-            .await
-            .map_err(internal)??;
-        self.node
-            .events()
-            .send(porfiry_mesh::events::CoreEvent::NoteArrived { id: written.id });
-        Ok(serde_json::json!({
-            "id": written.id,
-            "audience": written.audience,
-            "item_id": null,
-            "reply_to": reply_to.to_string(),
-        }))
-    }
-}
-
 /// The config key under which the family page's browser sessions (hashed
 /// ids and expiries) outlive a restart.
 pub const PAGE_SESSIONS_KEY: &str = "family_page_sessions";
@@ -316,8 +291,12 @@ impl NodeApi for NodeAdapter {
                 audience,
                 reply_to,
             } = note;
-            if let Some(reply_to) = reply_to {
-                return self.post_reply(text, audience, reply_to).await;
+            if let Some(answered) = reply_to {
+                self.node
+                    .db()
+                    .read(move |s| feed::check_reply_target(s, answered))
+                    .await
+                    .map_err(internal)??;
             }
             // `peer:` takes a friend's name too, resolved here.
             let sharing: Sharing = self
@@ -328,8 +307,13 @@ impl NodeApi for NodeAdapter {
             let post = NotePost {
                 text,
                 audience: sharing,
+                reply_to,
             };
-            json(&self.node.post_note(post).await.map_err(node_error)?)
+            let mut posted = json(&self.node.post_note(post).await.map_err(node_error)?)?;
+            if let (Some(answered), Some(object)) = (reply_to, posted.as_object_mut()) {
+                object.insert("reply_to".to_owned(), answered.to_string().into());
+            }
+            Ok(posted)
         })
     }
 

@@ -1,17 +1,15 @@
-//! The notes `GET /api/notes` lists and the replies `POST /api/notes`
-//! writes, read and written in the node's database by the real adapter:
-//! a feed filtered by origin and audience whose replies carry the note
-//! they answer, and a reply as a note row with its `reply_to` that the
-//! node's publishing pass signs and sends (the mesh's own `post_note`
-//! has no reply field).
+//! The notes `GET /api/notes` lists, read in the node's database by the
+//! real adapter: a feed filtered by origin and audience whose replies
+//! carry the note they answer, and the check that a reply `POST
+//! /api/notes` takes answers a note this node holds (the reply itself is
+//! posted, signed and sent as any note, through the mesh's `post_note`).
 
 use std::collections::HashMap;
 
 use porfiry_mesh::node::{NodeError, NoteView, Origin};
-use porfiry_mesh::notes::{NotesError, check_text, resolve_audience};
-use porfiry_mesh::sharing::{SharingError, clubs, note_text};
-use porfiry_protocol::{Audience, ItemId};
-use porfiry_storage::{FeedQuery, Note, NoteSource, Sharing, StorageError, Store, Stored};
+use porfiry_mesh::notes::{NotesError, resolve_audience};
+use porfiry_protocol::ItemId;
+use porfiry_storage::{FeedQuery, Note, StorageError, Store, Stored};
 
 use crate::backend::NodeApiError;
 
@@ -117,70 +115,16 @@ pub fn excerpt(text: &str) -> String {
     }
 }
 
-/// A reply written, not yet signed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct WrittenReply {
-    /// The note's row id.
-    pub id: i64,
-    /// Its audience, as listed.
-    pub audience: String,
-}
-
-/// Writes `text` as the user's reply to the note published as (or merged
-/// from) `reply_to`, for `audience` (resolved as `notes post` does), with
-/// the checks `post_note` makes: a note's text, a direct message only to
-/// a friend, a club note only by a member (`me`, this node's peer id). A
-/// reply to a note this node does not hold is refused. The row is left
-/// unsigned: the node's publishing pass signs it, `reply_to` included,
-/// and sends it to its audience at its next look at the database (a
-/// quarter second on a server).
-pub fn write_reply(
-    s: &Store,
-    me: &str,
-    text: &str,
-    audience: &str,
-    reply_to: ItemId,
-    now_ms: u64,
-) -> Result<WrittenReply, NodeApiError> {
-    check_text(text).map_err(notes_error)?;
-    let sharing = resolve_audience(s, audience).map_err(notes_error)?;
+/// Refuses a reply to a note this node does not hold (published here or
+/// merged from a friend as `reply_to`): the page only offers replies to
+/// listed notes, so anything else is a mistyped or stale id.
+pub fn check_reply_target(s: &Store, reply_to: ItemId) -> Result<(), NodeApiError> {
     if s.notes_of_items(&[reply_to]).map_err(storage)?.is_empty() {
         return Err(NodeApiError::BadInput(format!(
             "reply_to {reply_to}: this node holds no note with that item id"
         )));
     }
-    match &sharing {
-        Sharing::Shared(Audience::Peer(to)) if s.find_friend(to).map_err(storage)?.is_none() => {
-            return Err(notes_error(NotesError::Post(SharingError::NotAFriend(
-                to.clone(),
-            ))));
-        }
-        Sharing::Shared(Audience::Club(club)) => clubs::check_member(s, club, me)
-            .map_err(|e| notes_error(NotesError::Post(SharingError::Club(e))))?,
-        _ => {}
-    }
-    let parsed = note_text::parse(text);
-    let named: Vec<(String, String)> = s
-        .friends()
-        .map_err(storage)?
-        .into_iter()
-        .filter(|f| !f.row.name.is_empty())
-        .map(|f| (f.row.name, f.row.peer_id))
-        .collect();
-    let row = Note {
-        text: text.to_owned(),
-        mentions: note_text::resolve_mentions(parsed.mentions, &named),
-        hashtags: parsed.hashtags,
-        source: NoteSource::User,
-        audience: sharing,
-        reply_to: Some(reply_to),
-        ..Default::default()
-    };
-    let id = s.add(&row, now_ms).map_err(storage)?;
-    Ok(WrittenReply {
-        id,
-        audience: row.audience.to_string(),
-    })
+    Ok(())
 }
 
 #[cfg(test)]

@@ -186,7 +186,13 @@ impl PorfiryNode {
     pub async fn post_note(&self, text: String, audience: String) -> Result<Note, PorfiryError> {
         self.on_node(move |node| async move {
             let audience = node.resolve_audience(&audience).await?;
-            let posted = node.post_note(NotePost { text, audience }).await?;
+            let posted = node
+                .post_note(NotePost {
+                    text,
+                    audience,
+                    reply_to: None,
+                })
+                .await?;
             note_by_id(&node, posted.id).await
         })
         .await

@@ -75,6 +75,7 @@ fn friends_post(text: &str) -> NotePost {
     NotePost {
         text: text.into(),
         audience: "friends".parse::<Sharing>().unwrap(),
+        reply_to: None,
     }
 }
 
@@ -303,6 +304,7 @@ async fn a_note_posted_through_the_handle_reaches_the_loop_without_the_poll() {
     let private = NotePost {
         text: "mine only".into(),
         audience: Sharing::Private,
+        reply_to: None,
     };
     let posted = node.post_note(private).await.unwrap();
     assert!(posted.item_id.is_none());

@@ -28,6 +28,7 @@ impl FriendsAsker for NodeAsker {
                     NotePost {
                         text,
                         audience: Sharing::Shared(Audience::Friends),
+                        reply_to: None,
                     },
                     NoteSource::Llm,
                 )

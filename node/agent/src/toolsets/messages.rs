@@ -95,6 +95,7 @@ impl MessagesToolset {
         let post = NotePost {
             text: text.to_owned(),
             audience: Sharing::Shared(audience),
+            reply_to: None,
         };
         match node.post_note_from(post, NoteSource::Llm).await {
             Ok(posted) => ToolOutput::ok(texts::sent(

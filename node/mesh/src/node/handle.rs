@@ -25,7 +25,7 @@ use crate::net::{PeerId, Profile, StreamControl};
 use crate::notes::{NotesError, check_text, query_notes, resolve_audience};
 use crate::replication::{LoopCommand, LoopStatus};
 use crate::sharing::offload::{Candidate, OfferedModel, advertise_offload, offload_candidates};
-use crate::sharing::post_note;
+use crate::sharing::publish::post_reply;
 use porfiry_storage::db::{Db, DbError};
 
 /// A running node, cheap to clone; every clone talks to the same node.
@@ -150,8 +150,9 @@ impl NodeHandle {
         }
     }
 
-    /// Writes a note (checked first, as `notes post` does) and, unless it
-    /// is private, has the loop send it to its audience now.
+    /// Writes a note (checked first, as `notes post` does; a reply signed
+    /// with its `reply_to`) and, unless it is private, has the loop send it
+    /// to its audience now.
     pub async fn post_note(&self, post: NotePost) -> Result<Posted, NodeError> {
         self.post_note_from(post, NoteSource::User).await
     }
@@ -168,12 +169,16 @@ impl NodeHandle {
         check_text(&post.text)?;
         let key = self.inner.key.clone();
         let now = self.now();
-        let NotePost { text, audience } = post;
+        let NotePost {
+            text,
+            audience,
+            reply_to,
+        } = post;
         let shown = audience.to_string();
         let posted = self
             .inner
             .db
-            .write(move |s| post_note(s, &key, &text, audience, source, now))
+            .write(move |s| post_reply(s, &key, &text, audience, source, reply_to, now))
             .await
             .map_err(db_err)?
             .map_err(NotesError::from)?;

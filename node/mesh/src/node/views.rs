@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use porfiry_protocol::ItemId;
 use porfiry_storage::{Note, Sharing, Stored};
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +17,10 @@ pub struct NotePost {
     pub text: String,
     /// Who receives it: `public`, `friends`, `group:NAME`, `peer:PEER_ID` or `private`.
     pub audience: Sharing,
+    /// The item id of the note it answers, if it is a reply (signed into
+    /// the item, so a friend's node shows what it answers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_to: Option<ItemId>,
 }
 
 /// A posted note.

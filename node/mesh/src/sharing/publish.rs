@@ -63,6 +63,23 @@ pub fn post_note(
     source: NoteSource,
     now_ms: u64,
 ) -> Result<Posted, SharingError> {
+    post_reply(store, key, text, sharing, source, None, now_ms)
+}
+
+/// [`post_note`] for a note that answers the note published (or merged) as
+/// `reply_to`: the row and the signed Note body both carry it, so a friend's
+/// node shows what it answers. `None` is a plain note. Whether this node
+/// holds the answered note is the caller's check (a reply to a note that
+/// never arrived here is still a valid item).
+pub fn post_reply(
+    store: &Store,
+    key: &NodeKey,
+    text: &str,
+    sharing: Sharing,
+    source: NoteSource,
+    reply_to: Option<ItemId>,
+    now_ms: u64,
+) -> Result<Posted, SharingError> {
     let parsed = note_text::parse(text);
     let mentions = if parsed.mentions.is_empty() {
         parsed.mentions
@@ -81,6 +98,7 @@ pub fn post_note(
         hashtags: parsed.hashtags,
         source,
         audience: sharing,
+        reply_to,
         ..Default::default()
     };
     let item = match &row.audience {

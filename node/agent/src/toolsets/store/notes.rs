@@ -197,7 +197,11 @@ async fn add(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
             };
             let shown = audience.to_string();
             let posted = node
-                .post_note(NotePost { text, audience })
+                .post_note(NotePost {
+                    text,
+                    audience,
+                    reply_to: None,
+                })
                 .await
                 .map_err(|e| Fail::refused(lang, e))?;
             let id = posted.id;

@@ -14,6 +14,7 @@ fn post(text: &str) -> NotePost {
     NotePost {
         text: text.into(),
         audience: "friends".parse::<Sharing>().unwrap(),
+        reply_to: None,
     }
 }
 

@@ -58,6 +58,42 @@ fn a_posted_note_its_item_and_their_link_are_written_together() {
 }
 
 #[test]
+fn a_reply_is_signed_with_what_it_answers_at_once() {
+    let (_d, store) = store();
+    let answered = ItemId([7; 32]);
+    let friends = Sharing::Shared(Audience::Friends);
+    let p = post_reply(
+        &store,
+        &key(),
+        "yes, at seven",
+        friends.clone(),
+        NoteSource::User,
+        Some(answered),
+        3,
+    )
+    .unwrap();
+    let item = p.item.expect("a shared reply is signed when written");
+    let row = store.get::<Note>(p.id).unwrap();
+    assert_eq!(row.row.reply_to, Some(answered));
+    assert_eq!(row.row.item_id, Some(item.id()), "nothing left to publish");
+    let rec = store.get_item(&item.id()).unwrap().unwrap();
+    let Body::Note(n) = VerifiedItem::decode(&rec.payload, 0)
+        .unwrap()
+        .body()
+        .clone()
+    else {
+        panic!("a note")
+    };
+    assert_eq!(n.reply_to, Some(answered));
+    // A plain note answers nothing.
+    let plain = post_note(&store, &key(), "hi", friends, NoteSource::User, 4).unwrap();
+    let Body::Note(n) = plain.item.unwrap().body().clone() else {
+        panic!("a note")
+    };
+    assert_eq!(n.reply_to, None);
+}
+
+#[test]
 fn a_direct_message_goes_to_a_friend_only_with_one_hop() {
     let (_d, store) = store();
     let bob = NodeKey::from_seed([6; 32]).peer_id().to_string();

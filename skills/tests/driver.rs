@@ -253,6 +253,7 @@ impl Llm for Chunky {
             items.push(Ok(Delta::Done {
                 finish_reason: Some("stop".into()),
                 usage: c.usage,
+                served_by: c.served_by,
             }));
             let stream: DeltaStream = Box::pin(futures::stream::iter(items));
             Ok(stream)
@@ -301,6 +302,53 @@ async fn the_reply_says_why_the_last_model_call_stopped() {
     assert_eq!(reply.finish_reason.as_deref(), Some("length"));
     let mut plain = chat(ScriptedLlm::new(&["Hi."]));
     assert_eq!(plain.send("hi").await.unwrap().finish_reason, None);
+}
+
+/// A friend's model: says which friend wrote each reply (one for the tool
+/// round, another for the answer, as failover between calls can give).
+struct Friends {
+    inner: ScriptedLlm,
+}
+
+impl Llm for Friends {
+    fn complete<'a>(
+        &'a self,
+        request: &'a ModelRequest,
+    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+        Box::pin(async move {
+            let mut c = self.inner.complete(request).await?;
+            let friend = if c.text.contains("TOOL_CALL") {
+                "call"
+            } else {
+                "answer"
+            };
+            c.served_by = Some(format!("12D3KooW{friend}"));
+            Ok(c)
+        })
+    }
+}
+
+#[tokio::test]
+async fn the_reply_names_the_friend_whose_model_wrote_the_answer() {
+    let script = ["TOOL_CALL: notes_list", "One note."];
+    let mut plain = chat(Friends {
+        inner: ScriptedLlm::new(&script),
+    });
+    let reply = plain.send("notes?").await.unwrap();
+    assert_eq!(reply.served_by.as_deref(), Some("12D3KooWanswer"));
+    // Streamed: the final Done carries it (the default stream).
+    let mut streamed = chat(Friends {
+        inner: ScriptedLlm::new(&script),
+    });
+    let (tx, rx) = futures::channel::mpsc::channel(8);
+    let (reply, _) = futures::join!(
+        streamed.send_streaming("notes?", tx),
+        rx.collect::<Vec<_>>()
+    );
+    assert_eq!(reply.unwrap().served_by.as_deref(), Some("12D3KooWanswer"));
+    // The node's own model names no one.
+    let mut own = chat(ScriptedLlm::new(&["Hi."]));
+    assert_eq!(own.send("hi").await.unwrap().served_by, None);
 }
 
 #[tokio::test]

@@ -227,6 +227,7 @@ fn events_of_the_turn_come_with_the_answer_in_order() {
             ],
             usage: None,
             finish_reason: None,
+            served_by: None,
         }
     );
 }

@@ -7,7 +7,8 @@
 //! node in A's friends list as connected, and B's page joins that node's
 //! invitation; chat with the agent (scripted
 //! model) streams and Stop closes the upstream request; the conversation
-//! survives a reload; the Mind tab shows the core's ticks and diary and
+//! survives a reload; a phone's answer written by its server's model says
+//! "via anna's server"; the Mind tab shows the core's ticks and diary and
 //! its switch pauses and resumes thinking; a wrong Host, no cookie and a replayed link are
 //! refused with a page that says what to do.
 //!
@@ -19,6 +20,7 @@ mod browser_common;
 use std::time::{Duration, Instant};
 
 use browser_common::Browser;
+use porfiry_tests::api_client::call;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 use porfiry_tests::{Reply, ScriptedLlm};
 
@@ -282,6 +284,55 @@ async fn chat_streams_stop_closes_the_upstream_and_the_conversation_survives_a_r
         .await;
     browser.close().await;
     node.terminate();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_phones_answer_from_its_servers_model_says_whose_server_wrote_it() {
+    let llm = ScriptedLlm::queue(vec![Reply::text("Hello from home.")]).unwrap();
+    let mut server = MeshNode::init("server");
+    let mut phone = MeshNode::init("phone");
+    server.cli_ok(&["friends", "add", &phone.peer_id, "--allow-offload"]);
+    let url = llm.url();
+    let address = server.start_server_with(
+        0,
+        &["--llm-url", &url, "--llm-model", "scripted", "--offload"],
+    );
+    phone.cli_ok(&[
+        "friends",
+        "add",
+        &server.peer_id,
+        &address,
+        "--name",
+        "anna",
+    ]);
+    phone.start(&["--profile", "phone", "--llm-peer", "anna"]);
+    let (addr, token) = (phone.api_address(), phone.api_token());
+    wait_for("the phone to connect to its server", || {
+        let status = call(addr, "GET", "/api/status", Some(&token), "").json();
+        status["friends"]
+            .as_array()
+            .is_some_and(|f| f.iter().any(|f| f["connected"] == true))
+    });
+    let browser = Browser::start(375, 800).await;
+    browser.client.goto(&login_link(&phone)).await.unwrap();
+    browser.button("Chat").await.click().await.unwrap();
+    browser
+        .labelled("Message")
+        .await
+        .send_keys("hi")
+        .await
+        .unwrap();
+    browser.button("Send").await.click().await.unwrap();
+    browser.wait_text("messages", "Hello from home.").await;
+    let via = r#"//ol[@id='messages']/li[contains(@class, 'via') and normalize-space()="via anna's server"]"#;
+    browser.wait_for(via).await;
+    // Kept with the conversation.
+    browser.client.refresh().await.unwrap();
+    browser.button("Chat").await.click().await.unwrap();
+    browser.wait_for(via).await;
+    browser.close().await;
+    phone.terminate();
+    server.terminate();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

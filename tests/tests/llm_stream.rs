@@ -450,6 +450,7 @@ async fn the_llm_trait_streams_deltas_and_names_the_model() {
             Ok(Delta::Done {
                 finish_reason: Some("stop".into()),
                 usage: Some(Usage::new(5, 2)),
+                served_by: None,
             }),
         ]
     );

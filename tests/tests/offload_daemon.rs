@@ -73,6 +73,14 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
         plain.json()["choices"][0]["message"]["content"],
         "Hello from home."
     );
+    // The answer says whose model wrote it, by the name the phone gave it.
+    let home = serde_json::json!({"peer": server.peer_id, "name": "home"});
+    assert_eq!(
+        plain.json()["choices"][0]["message"]["porfiry"]["via"],
+        home,
+        "{}",
+        plain.body
+    );
     assert!(
         llm.recorded().iter().any(|r| r.last_user() == Some("hi")),
         "the server's model saw the phone's request"
@@ -91,12 +99,23 @@ fn a_phone_without_a_model_answers_through_its_servers_model() {
         "{}",
         streamed.body
     );
-    let text: String = streamed
+    let chunks: Vec<serde_json::Value> = streamed
         .body
         .split_terminator("\n\n")
         .filter_map(|e| e.strip_prefix("data: "))
         .filter(|d| *d != "[DONE]")
         .filter_map(|d| serde_json::from_str::<serde_json::Value>(d).ok())
+        .collect();
+    let last = chunks
+        .iter()
+        .find(|c| c["choices"][0]["finish_reason"].is_string())
+        .expect("a final chunk");
+    assert_eq!(
+        last["choices"][0]["delta"]["porfiry"]["via"], home,
+        "{last}"
+    );
+    let text: String = chunks
+        .iter()
         .filter_map(|c| {
             c["choices"][0]["delta"]["content"]
                 .as_str()
@@ -159,6 +178,14 @@ fn a_phone_learns_the_model_and_a_friend_not_allowed_is_refused() {
     assert_eq!(
         answer.json()["choices"][0]["message"]["content"],
         "Learned it."
+    );
+    // A friend this phone gave no name: its short peer id.
+    let short: String = server.peer_id.chars().take(12).chain(['…']).collect();
+    assert_eq!(
+        answer.json()["choices"][0]["message"]["porfiry"]["via"],
+        serde_json::json!({"peer": server.peer_id, "name": short}),
+        "{}",
+        answer.body
     );
 
     // `other` is a friend, but not allowed: refused, and the model never sees it.

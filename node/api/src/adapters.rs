@@ -156,6 +156,7 @@ impl AgentSession for ChatAgentSession {
                     .usage
                     .map(|u| WireUsage::new(u.prompt_tokens, u.completion_tokens)),
                 finish_reason: reply.finish_reason,
+                served_by: reply.served_by,
                 tool_turns,
             })
         })

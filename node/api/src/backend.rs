@@ -30,6 +30,9 @@ pub struct TurnReply {
     pub usage: Option<WireUsage>,
     /// Why the last model call stopped (`stop`, `length`); `stop` when unknown.
     pub finish_reason: Option<String>,
+    /// The friend whose model wrote the answer (its peer id), when it came
+    /// over the mesh; `None` for the node's own model.
+    pub served_by: Option<String>,
     /// The turn's tool turns as the session's history holds them: each
     /// `TOOL_CALL` line and its `TOOL_RESULT`, between the user's message
     /// and the answer.

@@ -9,7 +9,7 @@ use crate::history::ClientHistory;
 use crate::sessions::Shared;
 use crate::state::ApiState;
 use crate::turn::SessionSlot;
-use crate::wire::{PorfiryExtension, WireEvent};
+use crate::wire::{PorfiryExtension, WireEvent, WireVia};
 
 /// The `finish_reason` when the model did not say.
 pub const DEFAULT_FINISH_REASON: &str = "stop";
@@ -73,10 +73,32 @@ pub fn turn_error(error: TurnError) -> ApiError {
     }
 }
 
-/// The extension of a reply.
-pub fn extension(reply: &TurnReply) -> PorfiryExtension {
+/// The extension of a reply, with `via` when a friend's model wrote it.
+pub fn extension(reply: &TurnReply, via: Option<WireVia>) -> PorfiryExtension {
     PorfiryExtension {
         events: reply.events.iter().map(WireEvent::from).collect(),
         tools: reply.tools.clone(),
+        via,
     }
+}
+
+/// Whose model wrote the reply, named as this node calls that friend (its
+/// short peer id when it has no name, or the friends cannot be read: the
+/// answer is not held back for a name). `None` for the node's own model.
+pub async fn via(state: &ApiState, reply: &TurnReply) -> Option<WireVia> {
+    let peer = reply.served_by.as_deref()?;
+    let friends = match state.node().friends().await {
+        Ok(friends) => friends,
+        Err(e) => {
+            tracing::debug!(error = %e, "friends unreadable; the answer names the peer id");
+            serde_json::Value::Null
+        }
+    };
+    let name = friends
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|f| f["peer_id"].as_str() == Some(peer))
+        .and_then(|f| f["name"].as_str());
+    Some(WireVia::new(peer, name))
 }

@@ -103,6 +103,7 @@ impl ChunkFramer {
                 porfiry: Some(PorfiryExtension {
                     events: vec![WireEvent::from(event)],
                     tools: Vec::new(),
+                    via: None,
                 }),
                 ..ChunkDelta::default()
             },
@@ -169,6 +170,7 @@ mod tests {
                     name: "media_search".into(),
                     ok: true,
                 }],
+                via: None,
             },
             Some(WireUsage::new(10, 2)),
         ));

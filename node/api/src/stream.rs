@@ -30,9 +30,10 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 use super::backend::{TurnDelta, TurnReply};
 use super::errors::ApiError;
 use super::limits::DELTA_CHANNEL;
-use super::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error};
+use super::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error, via};
 use super::sse::{ChunkFramer, KEEPALIVE};
 use super::state::ApiState;
+use super::wire::WireVia;
 use porfiry_agent::chat::ClientEvent;
 
 /// What the turn task reports.
@@ -42,8 +43,9 @@ pub enum TurnEvent {
     Text(String),
     /// A client event (`show_text`, a media action) as its tool ran.
     Event(ClientEvent),
-    /// The end: the reply or the error.
-    Done(Result<TurnReply, ApiError>),
+    /// The end: the reply (with whose model wrote it, when a friend's
+    /// did) or the error.
+    Done(Result<(TurnReply, Option<WireVia>), ApiError>),
 }
 
 /// Aborts its task when dropped.
@@ -137,6 +139,13 @@ async fn run_turn(turn: PreparedTurn, events: mpsc::Sender<TurnEvent>) {
         Err(error) => Err(turn_error(error)),
     };
     drop(slot);
+    let result = match result {
+        Ok(reply) => {
+            let via = via(&turn.state, &reply).await;
+            Ok((reply, via))
+        }
+        Err(error) => Err(error),
+    };
     let _ = events.send(TurnEvent::Done(result)).await;
 }
 
@@ -154,12 +163,14 @@ impl BodyState {
         match event {
             Some(TurnEvent::Text(text)) => self.queue.push_back(self.framer.text(&text)),
             Some(TurnEvent::Event(event)) => self.queue.push_back(self.framer.event(&event)),
-            Some(TurnEvent::Done(Ok(reply))) => {
+            Some(TurnEvent::Done(Ok((reply, via)))) => {
                 let reason = reply
                     .finish_reason
                     .as_deref()
                     .unwrap_or(DEFAULT_FINISH_REASON);
-                let end = self.framer.finish(reason, extension(&reply), reply.usage);
+                let end = self
+                    .framer
+                    .finish(reason, extension(&reply, via), reply.usage);
                 self.queue.extend(end);
                 self.finished = true;
             }

@@ -150,6 +150,47 @@ pub struct PorfiryExtension {
     pub events: Vec<WireEvent>,
     /// Each tool call of the turn, in order, with whether it succeeded.
     pub tools: Vec<ToolRecord>,
+    /// Whose model wrote the answer, when a friend's did (offload); absent
+    /// for the node's own model.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<WireVia>,
+}
+
+/// `porfiry.via`: the friend whose model wrote the answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct WireVia {
+    /// Its peer id.
+    pub peer: String,
+    /// What this node calls it, else its peer id shortened
+    /// ([`WireVia::short_peer`]).
+    pub name: String,
+}
+
+impl WireVia {
+    /// Characters of a peer id that stand for a friend this node has not
+    /// named (as the family page shortens them).
+    pub const SHORT_PEER_CHARS: usize = 12;
+
+    /// `peer`, named `name` (none or empty: the short peer id).
+    pub fn new(peer: &str, name: Option<&str>) -> Self {
+        let name = match name.map(str::trim).filter(|n| !n.is_empty()) {
+            Some(n) => n.to_owned(),
+            None => Self::short_peer(peer),
+        };
+        Self {
+            peer: peer.to_owned(),
+            name,
+        }
+    }
+
+    /// The first [`WireVia::SHORT_PEER_CHARS`] characters of `peer` and `…`
+    /// (a shorter id as it is).
+    pub fn short_peer(peer: &str) -> String {
+        match peer.char_indices().nth(Self::SHORT_PEER_CHARS) {
+            Some((cut, _)) => format!("{}…", &peer[..cut]),
+            None => peer.to_owned(),
+        }
+    }
 }
 
 /// One client event.
@@ -366,6 +407,7 @@ mod tests {
                             name: "media_play".into(),
                             ok: true,
                         }],
+                        via: None,
                     },
                 },
                 finish_reason: "stop".into(),
@@ -376,6 +418,22 @@ mod tests {
             serde_json::to_string(&completion).unwrap(),
             r#"{"id":"chatcmpl-1","object":"chat.completion","created":7,"model":"porfiry","choices":[{"index":0,"message":{"role":"assistant","content":"ok","porfiry":{"events":[{"type":"show_text","text":"t"},{"type":"action","tool":"media_play","value":"tt1"}],"tools":[{"name":"media_play","ok":true}]}},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}"#
         );
+    }
+
+    #[test]
+    fn a_friends_answer_names_the_friend_or_its_short_peer_id() {
+        let peer = "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA";
+        let extension = PorfiryExtension {
+            via: Some(WireVia::new(peer, Some("anna"))),
+            ..PorfiryExtension::default()
+        };
+        assert_eq!(
+            serde_json::to_string(&extension).unwrap(),
+            format!(r#"{{"events":[],"tools":[],"via":{{"peer":"{peer}","name":"anna"}}}}"#)
+        );
+        assert_eq!(WireVia::new(peer, Some(" ")).name, "12D3KooWD3ec…");
+        assert_eq!(WireVia::new(peer, None).name, "12D3KooWD3ec…");
+        assert_eq!(WireVia::new("short", None).name, "short");
     }
 
     #[test]

@@ -190,6 +190,7 @@ impl Session<'_> {
                 let done = Delta::Done {
                     finish_reason: Some(reason.to_owned()),
                     usage: Some(usage),
+                    served_by: None,
                 };
                 deltas.blocking_send(Ok(done)).is_err()
             }

@@ -67,6 +67,7 @@ fn real_model_streams_an_answer_in_pieces() {
     let Some(Delta::Done {
         finish_reason,
         usage: Some(usage),
+        ..
     }) = deltas.last()
     else {
         panic!("no Done at the end: {deltas:?}");

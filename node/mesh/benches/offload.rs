@@ -55,6 +55,7 @@ impl Llm for Model {
             let done = futures::stream::iter([Ok(Delta::Done {
                 finish_reason: Some("stop".into()),
                 usage: None,
+                served_by: None,
             })]);
             Ok(Box::pin(tokens.chain(done)) as DeltaStream)
         })

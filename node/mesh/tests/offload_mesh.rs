@@ -54,6 +54,7 @@ impl Llm for Model {
                 Box::pin(futures::stream::iter(vec![Ok(Delta::Done {
                     finish_reason: Some("stop".into()),
                     usage: None,
+                    served_by: None,
                 })]))
             };
             let s = head.chain(tail).map(move |i| {

@@ -94,6 +94,7 @@ impl Llm for Upstream {
                     Ok(Delta::Done {
                         finish_reason: Some("stop".into()),
                         usage: Some(porfiry_skills::Usage::new(5, 3)),
+                        served_by: None,
                     }),
                 ],
                 Mode::Hang | Mode::FailMidway => vec![text("Hel")],
@@ -188,8 +189,14 @@ async fn a_friend_answers_streamed_and_whole() {
         .await;
     assert_eq!(deltas.len(), 4);
     assert_eq!(deltas[0], Delta::Text("Hello".into()));
+    // The upstream names no one; the asking side says which friend served.
+    assert!(
+        matches!(&deltas[3], Delta::Done { served_by: Some(p), .. } if *p == s.to_string()),
+        "{deltas:?}"
+    );
     let whole = llm.complete(&request()).await.unwrap();
     assert_eq!(whole.text, "Hello, friend.");
+    assert_eq!(whole.served_by, Some(s.to_string()));
     assert_eq!(whole.finish_reason.as_deref(), Some("stop"));
     assert_eq!(whole.usage, Some(porfiry_skills::Usage::new(5, 3)));
     assert_eq!(up.calls(), 2);
@@ -272,6 +279,11 @@ async fn failover_before_the_first_token_reaches_the_next_friend() {
     let llm = FriendLlm::new(Arc::new(opener), "m", order, FriendLlmConfig::default());
     let answer = llm.complete(&request()).await.unwrap();
     assert_eq!(answer.text, "Hello, friend.");
+    assert_eq!(
+        answer.served_by,
+        Some(good.to_string()),
+        "the one that answered"
+    );
     // The failed friends go to the back next time, the one that answered first.
     assert_eq!(llm.candidates()[0], good);
 }

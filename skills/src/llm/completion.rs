@@ -58,6 +58,9 @@ pub struct Completion {
     pub usage: Option<Usage>,
     /// `stop`, `length`, … as the server reported it.
     pub finish_reason: Option<String>,
+    /// The friend whose model wrote it (its peer id), when the answer came
+    /// over the mesh (offload); `None` for the node's own model.
+    pub served_by: Option<String>,
 }
 
 impl Completion {
@@ -67,6 +70,7 @@ impl Completion {
             text: text.into(),
             usage: None,
             finish_reason: None,
+            served_by: None,
         }
     }
 }
@@ -82,6 +86,9 @@ pub enum Delta {
         finish_reason: Option<String>,
         /// Token counts, when known.
         usage: Option<Usage>,
+        /// The friend whose model wrote the answer (its peer id), when it
+        /// came over the mesh ([`Completion::served_by`]).
+        served_by: Option<String>,
     },
 }
 
@@ -100,9 +107,11 @@ where
             Delta::Done {
                 finish_reason,
                 usage,
+                served_by,
             } => {
                 out.finish_reason = finish_reason;
                 out.usage = usage;
+                out.served_by = served_by;
                 return Ok((out, true));
             }
         }
@@ -113,6 +122,25 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gathering_keeps_who_served_the_answer() {
+        let items = vec![
+            Ok(Delta::Text("Hi".into())),
+            Ok(Delta::Done {
+                finish_reason: Some("stop".into()),
+                usage: None,
+                served_by: Some("12D3KooWanna".into()),
+            }),
+        ];
+        let (out, done) =
+            futures_util::FutureExt::now_or_never(gather(futures_util::stream::iter(items)))
+                .unwrap()
+                .unwrap();
+        assert!(done);
+        assert_eq!(out.text, "Hi");
+        assert_eq!(out.served_by.as_deref(), Some("12D3KooWanna"));
+    }
 
     #[test]
     fn usage_sums_rounds_and_saturates() {

@@ -101,7 +101,8 @@ pub trait Llm: Send + Sync {
     ) -> BoxFuture<'a, Result<Completion, LlmError>>;
 
     /// Streams the answer. Default: [`Llm::complete`], then one `Text` (when
-    /// the answer is not empty) and `Done`.
+    /// the answer is not empty) and `Done` (with the completion's
+    /// `served_by`).
     fn stream<'a>(
         &'a self,
         request: &'a ModelRequest,
@@ -115,6 +116,7 @@ pub trait Llm: Send + Sync {
             items.push(Ok(Delta::Done {
                 finish_reason: completion.finish_reason,
                 usage: completion.usage,
+                served_by: completion.served_by,
             }));
             let stream: DeltaStream = Box::pin(futures_util::stream::iter(items));
             Ok(stream)
@@ -159,6 +161,7 @@ mod tests {
                     text: self.0.to_owned(),
                     usage: Some(Usage::new(7, 1)),
                     finish_reason: Some("stop".into()),
+                    served_by: Some("12D3KooWanna".into()),
                 })
             })
         }
@@ -186,6 +189,7 @@ mod tests {
                 Delta::Done {
                     finish_reason: Some("stop".into()),
                     usage: Some(Usage::new(7, 1)),
+                    served_by: Some("12D3KooWanna".into()),
                 },
             ]
         );

@@ -77,6 +77,7 @@ pub async fn run_turn(
 ) -> Result<Reply, LlmError> {
     let mut usage: Option<Usage> = None;
     let mut finish_reason: Option<String> = None;
+    let mut served_by: Option<String> = None;
     let mut told_events = 0;
     let mut step = session.user_message(text, &io.clock.now());
     loop {
@@ -87,6 +88,7 @@ pub async fn run_turn(
                 }
                 reply.usage = usage;
                 reply.finish_reason = finish_reason;
+                reply.served_by = served_by;
                 return Ok(reply);
             }
             Step::CallModel(request) => {
@@ -103,6 +105,7 @@ pub async fn run_turn(
                     usage = Some(usage.unwrap_or_default() + u);
                 }
                 finish_reason = completion.finish_reason.clone();
+                served_by = completion.served_by.clone();
                 (io.trace)(TraceEvent::ModelReply(&completion.text));
                 session
                     .model_reply(&completion.text, &io.clock.now())
@@ -165,9 +168,11 @@ async fn call_model(io: &mut TurnIo<'_>, request: &ModelRequest) -> Result<Compl
             Delta::Done {
                 finish_reason,
                 usage,
+                served_by,
             } => {
                 completion.finish_reason = finish_reason;
                 completion.usage = usage;
+                completion.served_by = served_by;
                 break;
             }
         }

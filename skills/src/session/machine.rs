@@ -45,6 +45,10 @@ pub struct Reply {
     /// Why the model stopped on the turn's last call (`stop`, `length`, …),
     /// when it said (the driver fills this in too).
     pub finish_reason: Option<String>,
+    /// The friend whose model wrote the answer (the turn's last call), by
+    /// peer id, when it came over the mesh; `None` for the node's own
+    /// model (the driver fills this in too).
+    pub served_by: Option<String>,
 }
 
 /// A toolset call the driver must run, then feed the output to
@@ -199,6 +203,7 @@ impl Session {
                     events: turn.events,
                     usage: None,
                     finish_reason: None,
+                    served_by: None,
                 }));
             }
             ParsedReply::Call { call, ignored } => (call, ignored),
@@ -318,6 +323,7 @@ impl Session {
                 events: turn.events,
                 usage: None,
                 finish_reason: None,
+                served_by: None,
             });
         }
         self.turn = Some(turn);

@@ -25,6 +25,7 @@ impl Llm for OpenAiClient {
                 text: c.text,
                 usage: c.usage.map(crate::llm::wire::Usage::counts),
                 finish_reason: c.finish_reason,
+                served_by: None,
             })
         })
     }

@@ -198,6 +198,40 @@ mod tests {
         assert_eq!(session.active_toolsets(), ["media"]);
     }
 
+    /// A friend's model (offload): every answer names the friend.
+    struct FromFriend;
+
+    impl Llm for FromFriend {
+        fn complete<'a>(
+            &'a self,
+            _request: &'a ModelRequest,
+        ) -> BoxFuture<'a, Result<Completion, LlmError>> {
+            Box::pin(async move {
+                Ok(Completion {
+                    served_by: Some("12D3KooWanna".into()),
+                    ..Completion::text("Hello from anna's server.")
+                })
+            })
+        }
+    }
+
+    #[tokio::test]
+    async fn a_friends_answer_names_the_friend_plain_and_streamed() {
+        let config = ChatConfig::new(LlmTarget::new("http://unused/v1", "m"));
+        let engine = ChatEngine::with_llm(&config, Arc::new(FromFriend)).unwrap();
+        let mut session = engine.session();
+        let reply = session.send("hi").await.unwrap();
+        assert_eq!(reply.served_by.as_deref(), Some("12D3KooWanna"));
+        let (tx, rx) = futures::channel::mpsc::channel(4);
+        let (reply, _) =
+            futures::join!(session.send_streaming("again", tx), rx.collect::<Vec<_>>());
+        assert_eq!(reply.unwrap().served_by.as_deref(), Some("12D3KooWanna"));
+        // The node's own model names no one.
+        let own = ChatEngine::with_llm(&config, Arc::new(TwoRounds)).unwrap();
+        let reply = own.session().send("the matrix?").await.unwrap();
+        assert_eq!(reply.served_by, None);
+    }
+
     #[test]
     fn empty_and_oversized_messages_are_refused() {
         assert_eq!(check_message(" \n\t"), Err(SendError::Empty));

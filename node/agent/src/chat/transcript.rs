@@ -194,6 +194,7 @@ mod tests {
             ],
             usage: None,
             finish_reason: None,
+            served_by: None,
         };
         assert_eq!(
             render_reply(&reply),

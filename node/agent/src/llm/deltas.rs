@@ -52,6 +52,7 @@ impl DeltaMapper {
                 let done = Delta::Done {
                     usage: usage.map(super::wire::Usage::counts),
                     finish_reason: finish_reason.clone(),
+                    served_by: None,
                 };
                 if self.answered {
                     return vec![Ok(done)];
@@ -144,6 +145,7 @@ mod tests {
         Delta::Done {
             finish_reason: Some(finish.into()),
             usage: Some(Usage::new(4, 2)),
+            served_by: None,
         }
     }
 

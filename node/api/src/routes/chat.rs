@@ -14,7 +14,7 @@ use crate::conversations::state_key;
 use crate::errors::ApiError;
 use crate::history::client_history;
 use crate::limits::MAX_SESSION_KEY_BYTES;
-use crate::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error};
+use crate::prepared::{DEFAULT_FINISH_REASON, PreparedTurn, extension, turn_error, via};
 use crate::state::ApiState;
 use crate::stream;
 use crate::wire::{AssistantMessage, ChatCompletion, ChatRequest, Choice, MODEL_ID};
@@ -125,6 +125,8 @@ async fn answer(turn: PreparedTurn) -> Result<ChatCompletion, ApiError> {
         .await
         .map_err(turn_error)?;
     turn.finish(&mut slot, &reply.text, &reply);
+    drop(slot);
+    let via = via(&turn.state, &reply).await;
     Ok(ChatCompletion {
         id: turn.id,
         object: "chat.completion",
@@ -135,7 +137,7 @@ async fn answer(turn: PreparedTurn) -> Result<ChatCompletion, ApiError> {
             message: AssistantMessage {
                 role: "assistant",
                 content: reply.text.clone(),
-                porfiry: extension(&reply),
+                porfiry: extension(&reply, via),
             },
             finish_reason: reply
                 .finish_reason

@@ -18,6 +18,9 @@ use crate::{ApiState, ApiToken, router};
 use porfiry_agent::chat::ClientEvent;
 use porfiry_skills::{ChatMessage, Language};
 
+/// The fake node's one friend, named `anna`.
+pub const ANNA: &str = "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA";
+
 pub const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 /// How the fake model behaves.
@@ -25,6 +28,8 @@ pub const TOKEN: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456
 pub enum Script {
     /// Answers `echo: <text>`, streamed in two deltas.
     Echo,
+    /// [`Script::Echo`], written by this friend's model (peer id).
+    EchoVia(String),
     /// Fails before any text.
     FailAtOnce,
     /// Streams `partial`, then fails.
@@ -107,8 +112,12 @@ impl AgentSession for FakeSession {
                     let _ = tx.send(TurnDelta::Text(piece.to_owned())).await;
                 }
             };
+            let served_by = match &script {
+                Script::EchoVia(peer) => Some(peer.clone()),
+                _ => None,
+            };
             match script {
-                Script::Echo => {
+                Script::Echo | Script::EchoVia(_) => {
                     say("echo: ").await;
                     say(text).await;
                     Ok(TurnReply {
@@ -122,6 +131,7 @@ impl AgentSession for FakeSession {
                         }],
                         usage: Some(WireUsage::new(5, 2)),
                         finish_reason: None,
+                        served_by,
                         tool_turns: Vec::new(),
                     })
                 }
@@ -168,7 +178,7 @@ impl NodeApi for FakeNode {
         })
     }
     fn friends(&self) -> BoxFuture<'_, NodeResult> {
-        Box::pin(async { Ok(serde_json::json!([])) })
+        Box::pin(async { Ok(serde_json::json!([{"peer_id": ANNA, "name": "anna"}])) })
     }
     fn add_friend(
         &self,

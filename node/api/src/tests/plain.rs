@@ -144,6 +144,22 @@ async fn a_plain_completion_carries_the_answer_the_extension_and_usage() {
 }
 
 #[tokio::test]
+async fn a_friends_answer_says_whose_model_wrote_it() {
+    let stranger = "12D3KooWJWoaqZhDaoEFshF7Rh1bpY9ohihFhzcW6d69Lr2NASuq";
+    for (peer, name) in [(ANNA, "anna"), (stranger, "12D3KooWJWoa…")] {
+        let (state, _) = state(Some(Script::EchoVia(peer.to_owned())));
+        let body = chat_body(Some("ann"), false, &[("user", "hi")]);
+        let (status, json) = call(&state, request("POST", "/v1/chat/completions", &body)).await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        assert_eq!(
+            json["choices"][0]["message"]["porfiry"]["via"],
+            serde_json::json!({"peer": peer, "name": name}),
+            "{json}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn an_upstream_failure_is_502_with_the_cause() {
     let (state, _) = state(Some(Script::FailAtOnce));
     let body = chat_body(None, false, &[("user", "hi")]);

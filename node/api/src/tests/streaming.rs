@@ -37,6 +37,28 @@ fn id_of(response: &str) -> (String, u64) {
 }
 
 #[tokio::test]
+async fn the_final_chunk_of_a_friends_answer_says_whose_model_wrote_it() {
+    let (state, _) = state(Some(Script::EchoVia(ANNA.to_owned())));
+    let body = stream_body("ann", false, &[("user", "hi")]);
+    let response = send(&state, request("POST", "/v1/chat/completions", &body)).await;
+    assert_eq!(response.status(), StatusCode::OK);
+    let text = body_text(response).await;
+    let last = text
+        .split("\n\n")
+        .filter_map(|frame| frame.strip_prefix("data: "))
+        .filter(|data| *data != "[DONE]")
+        .map(|data| serde_json::from_str::<serde_json::Value>(data).unwrap())
+        .last()
+        .unwrap();
+    assert_eq!(last["choices"][0]["finish_reason"], "stop", "{text}");
+    assert_eq!(
+        last["choices"][0]["delta"]["porfiry"]["via"],
+        serde_json::json!({"peer": ANNA, "name": "anna"}),
+        "{text}"
+    );
+}
+
+#[tokio::test]
 async fn a_streamed_completion_is_byte_exact_sse_ending_in_done() {
     let (state, _) = state(Some(Script::Echo));
     let body = stream_body("ann", true, &[("user", "hi")]);

@@ -75,6 +75,9 @@ pub struct PageTexts {
     pub reply_to_unknown: &'static str,
     /// Stop answering, post a plain note.
     pub cancel_reply: &'static str,
+    /// Under an answer a friend's model wrote (offload): `{name}` is what
+    /// this node calls that friend, else its short peer id.
+    pub via: &'static str,
     /// The chat box.
     pub message: &'static str,
     /// Send the message.
@@ -204,6 +207,7 @@ static EN: PageTexts = PageTexts {
     reply_to: "reply to {who}: {what}",
     reply_to_unknown: "reply to a note this node does not have",
     cancel_reply: "Cancel reply",
+    via: "via {name}'s server",
     message: "Message",
     send: "Send",
     stop: "Stop",
@@ -265,6 +269,7 @@ static RU: PageTexts = PageTexts {
     reply_to: "в ответ на заметку ({who}): {what}",
     reply_to_unknown: "ответ на заметку, которой на этом узле нет",
     cancel_reply: "Не отвечать",
+    via: "через сервер {name}",
     message: "Сообщение",
     send: "Отправить",
     stop: "Стоп",
@@ -396,6 +401,7 @@ mod tests {
         for language in [Language::En, Language::Ru] {
             let line = page(language).reply_to;
             assert!(line.contains("{who}") && line.contains("{what}"), "{line}");
+            assert!(page(language).via.contains("{name}"));
         }
     }
 

@@ -15,6 +15,10 @@
 //! again would double the user's wait). After the first token, any failure is the
 //! stream's last item, never a silent end. Dropping the stream drops the offload
 //! stream, which the friend sees as a cancel.
+//!
+//! **Who answered**: the final `Done` (and so the gathered [`Completion`])
+//! names the friend that served it (`served_by`, its peer id), so chat can say
+//! "via anna's server".
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -300,12 +304,15 @@ impl Reading {
         };
         let item = match frame {
             Ok(ServerFrame::Delta { text }) => return Some(Ok(Delta::Text(text))),
+            // Only this node knows which friend answered (the friend does
+            // not say who it is), so the answer is marked here.
             Ok(ServerFrame::Done {
                 finish_reason,
                 usage,
             }) => Ok(Delta::Done {
                 finish_reason,
                 usage,
+                served_by: Some(self.peer.to_string()),
             }),
             Ok(ServerFrame::Error { kind, message }) => Err(failure_of(kind, &message)),
             Err(failure) => Err(failure),

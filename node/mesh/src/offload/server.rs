@@ -217,6 +217,7 @@ impl OffloadServer {
                 Ok(Delta::Done {
                     finish_reason,
                     usage,
+                    ..
                 }) => return finish(wr, finish_reason, usage).await,
                 Err(e) => return fail(wr, &e, self.inner.limits.busy_retry_after).await,
             }

@@ -345,10 +345,16 @@ let running = null;
 
 function saveChat() { localStorage.setItem(CHAT_KEY, JSON.stringify(chat)); }
 
+// "via anna's server" under an answer a friend's model wrote.
+function viaLine(name) { return el("li", { class: "tool via" }, T.via.replace("{name}", name)); }
+
 function drawChat() {
   const list = $("messages");
   list.replaceChildren();
-  for (const m of chat.messages) list.append(el("li", { class: m.role }, m.content));
+  for (const m of chat.messages) {
+    list.append(el("li", { class: m.role }, m.content));
+    if (m.via) list.append(viaLine(m.via));
+  }
 }
 
 async function send(event) {
@@ -365,12 +371,16 @@ async function send(event) {
   $("stop").disabled = false;
   $("send").disabled = true;
   let shown = "";
+  let via = null;
   try {
     const response = await fetch("/v1/chat/completions", {
       method: "POST",
       signal: running.signal,
       headers: { "Content-Type": "application/json", "X-Porfiry-Session": chat.session },
-      body: JSON.stringify({ stream: true, messages: chat.messages.filter((m) => m.role !== "tool") }),
+      body: JSON.stringify({
+        stream: true,
+        messages: chat.messages.filter((m) => m.role !== "tool").map((m) => ({ role: m.role, content: m.content })),
+      }),
     });
     if (!response.ok) {
       let message = response.status + "";
@@ -403,6 +413,10 @@ async function send(event) {
           for (const t of (d.porfiry && d.porfiry.tools) || []) {
             answer.before(el("li", { class: "tool" }, "· " + t.name + (t.ok ? " ✓" : " ✗")));
           }
+          if (d.porfiry && d.porfiry.via) {
+            via = d.porfiry.via.name;
+            answer.after(viaLine(via));
+          }
         }
       }
     }
@@ -410,7 +424,7 @@ async function send(event) {
     if (e.name !== "AbortError") answer.after(el("li", { class: "tool error" }, T.failed + " " + e.message));
   } finally {
     answer.removeAttribute("data-streaming");
-    if (shown) chat.messages.push({ role: "assistant", content: shown });
+    if (shown) chat.messages.push(via ? { role: "assistant", content: shown, via } : { role: "assistant", content: shown });
     saveChat();
     running = null;
     $("stop").disabled = true;

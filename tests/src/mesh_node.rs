@@ -35,6 +35,19 @@ pub fn wait_for(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Rows in `items` but the `reachable_at` ones: what people and thinking
+/// cores shared. Every running node tells its friends its addresses, so
+/// those come and go with starts and address changes, beside what a test
+/// counts.
+pub fn shared_items(store: &Store) -> u64 {
+    let all = store.item_count().expect("count");
+    let addresses = store
+        .items_of_kind(porfiry_protocol::ItemKind::ReachableAt)
+        .expect("items read")
+        .len() as u64;
+    all - addresses
+}
+
 /// One node: its data dir and, while running, its daemon.
 pub struct MeshNode {
     /// A short name for messages ("A", "B", …).
@@ -47,6 +60,8 @@ pub struct MeshNode {
     /// The first `listening on …/p2p/…` address of the last run.
     pub address: Option<String>,
     last_stderr: String,
+    /// The network namespace `porfiry run` runs in (`ip netns exec`), if any.
+    netns: Option<String>,
 }
 
 struct Daemon {
@@ -80,6 +95,7 @@ impl MeshNode {
             daemon: None,
             address: None,
             last_stderr: String::new(),
+            netns: None,
         };
         node.cli_ok(&["init"]);
         let key = NodeKey::load(&node.dir.join("identity.key")).expect("identity written by init");
@@ -97,9 +113,27 @@ impl MeshNode {
         NodeKey::load(&self.dir.join("identity.key")).expect("identity")
     }
 
+    /// Runs the daemon inside network namespace `ns` from its next start
+    /// (the CLI commands work on the data dir and run here).
+    pub fn run_in_netns(&mut self, ns: &str) {
+        self.netns = Some(ns.to_owned());
+    }
+
     /// A `porfiry --data-dir <dir>` command with a clean environment.
     pub fn command(&self) -> Command {
-        let mut cmd = Command::new(porfiry_bin());
+        self.command_in(None)
+    }
+
+    /// [`MeshNode::command`], inside network namespace `netns` if given.
+    fn command_in(&self, netns: Option<&str>) -> Command {
+        let mut cmd = match netns {
+            Some(ns) => {
+                let mut c = Command::new("ip");
+                c.args(["netns", "exec", ns]).arg(porfiry_bin());
+                c
+            }
+            None => Command::new(porfiry_bin()),
+        };
         cmd.arg("--data-dir")
             .arg(&self.dir)
             .env_remove("PORFIRY_DATA_DIR")
@@ -240,7 +274,7 @@ impl MeshNode {
         // unless the test picks the API flags itself.
         let api_given = args.iter().any(|a| *a == "--api" || *a == "--no-api");
         let mut child = self
-            .command()
+            .command_in(self.netns.as_deref())
             .arg("run")
             .args(args)
             .args(if api_given {
@@ -248,7 +282,13 @@ impl MeshNode {
             } else {
                 &["--api", "127.0.0.1:0"][..]
             })
-            .env("RUST_LOG", "info,libp2p=warn")
+            // PORFIRY_TEST_RUST_LOG sets the daemons' log filter when a
+            // failing test needs more (`porfiry_mesh=debug,libp2p_dcutr=debug`).
+            .env(
+                "RUST_LOG",
+                std::env::var("PORFIRY_TEST_RUST_LOG")
+                    .unwrap_or_else(|_| "info,libp2p=warn".into()),
+            )
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
@@ -456,9 +496,14 @@ impl MeshNode {
         self.notes_from(author).iter().any(|n| n.row.text == text)
     }
 
-    /// Number of rows in `items`.
+    /// Number of rows in `items` (what the engine holds, `stopped: N items held`).
     pub fn item_count(&self) -> u64 {
         self.store().item_count().expect("count")
+    }
+
+    /// [`shared_items`] of the node's file.
+    pub fn shared_item_count(&self) -> u64 {
+        shared_items(&self.store())
     }
 }
 

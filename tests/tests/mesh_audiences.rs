@@ -15,7 +15,7 @@
 use porfiry_storage::{
     ListQuery, LlmConfig, LlmEntry, Sharing, StagnationStrategy, ThinkingMethod,
 };
-use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::mesh_node::{MeshNode, shared_items, wait_for};
 
 #[test]
 fn each_audience_reaches_exactly_its_nodes() {
@@ -91,7 +91,7 @@ fn each_audience_reaches_exactly_its_nodes() {
     for n in [&b, &c, &e] {
         let store = n.store();
         assert_eq!(
-            store.item_count().unwrap() as usize,
+            shared_items(&store) as usize,
             texts(n).len(),
             "{}: one item per note",
             n.name
@@ -107,7 +107,7 @@ fn each_audience_reaches_exactly_its_nodes() {
     // A holds four items (the private note is a row only) and its notes
     // point at them.
     let store = a.store();
-    assert_eq!(store.item_count().unwrap(), 4);
+    assert_eq!(shared_items(&store), 4);
     let mine = store.notes_recent(10).unwrap();
     let x = mine.iter().find(|n| n.row.text.starts_with("X:")).unwrap();
     assert_eq!(x.row.audience, Sharing::Private);
@@ -184,7 +184,7 @@ fn a_stranger_is_refused_and_changes_nothing() {
     let mut b = MeshNode::init("B");
     let mut d = MeshNode::init("D");
     b.start_server(0);
-    let before_items = b.item_count();
+    let before_items = b.shared_item_count();
     let before_notes = b.store().notes_recent(100).unwrap();
 
     // D calls B its friend; B does not know D.
@@ -196,7 +196,7 @@ fn a_stranger_is_refused_and_changes_nothing() {
         &d.peer_id,
     ]);
 
-    assert_eq!(b.item_count(), before_items);
+    assert_eq!(b.shared_item_count(), before_items);
     assert_eq!(b.store().notes_recent(100).unwrap(), before_notes);
     assert!(b.notes_from(&d).is_empty());
     assert!(!b.logged(&["friend connected", &d.peer_id]));
@@ -302,7 +302,7 @@ fn shareable_rows_travel_and_the_rest_stay_home() {
 
     // On X: the three shared rows point at their items; the secret one none.
     let xs = x.store();
-    assert_eq!(xs.item_count().unwrap(), 3);
+    assert_eq!(shared_items(&xs), 3);
     for row in xs
         .list::<StagnationStrategy>(&ListQuery::default())
         .unwrap()
@@ -314,5 +314,5 @@ fn shareable_rows_travel_and_the_rest_stay_home() {
             row.row.name
         );
     }
-    assert_eq!(ys.item_count().unwrap(), 3);
+    assert_eq!(shared_items(&ys), 3);
 }

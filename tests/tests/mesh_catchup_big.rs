@@ -88,13 +88,13 @@ fn a_phone_catches_up_more_than_64_mb_in_one_session_with_bounded_memory() {
     loop {
         peak_a = peak_a.max(a.peak_rss_bytes().unwrap_or(0));
         peak_b = peak_b.max(b.peak_rss_bytes().unwrap_or(0));
-        if a.item_count() as usize >= n {
+        if a.shared_item_count() as usize >= n {
             break;
         }
         assert!(
             start.elapsed() < CATCH_UP_DEADLINE,
             "A holds {} of {n} items after {:?}; A's log:\n{}",
-            a.item_count(),
+            a.shared_item_count(),
             start.elapsed(),
             a.stderr()
         );
@@ -131,7 +131,7 @@ fn a_phone_catches_up_more_than_64_mb_in_one_session_with_bounded_memory() {
     assert_eq!(notes.len(), n);
     let texts: HashSet<&str> = notes.iter().map(|n| n.row.text.as_str()).collect();
     assert_eq!(texts.len(), n, "a note arrived twice");
-    assert_eq!(a.item_count() as usize, n);
+    assert_eq!(a.shared_item_count() as usize, n);
     assert!(
         peak_a < MAX_PHONE_RSS,
         "phone peak RSS {} MB",

@@ -14,7 +14,7 @@
 
 use porfiry_storage::Sharing;
 use porfiry_tests::api_client::call;
-use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::mesh_node::{MeshNode, shared_items, wait_for};
 
 /// The texts of the notes `n` merged from `author`, sorted.
 fn texts(n: &MeshNode, author: &MeshNode) -> Vec<String> {
@@ -117,7 +117,7 @@ fn a_direct_message_reaches_its_addressee_only_also_after_catch_up() {
     );
     for (n, held) in [(&b, 4), (&c, 3)] {
         let store = n.store();
-        assert_eq!(store.item_count().unwrap(), held, "{}: items", n.name);
+        assert_eq!(shared_items(&store), held, "{}: items", n.name);
         store.check_integrity().unwrap();
     }
     assert!(texts(&a, &b).is_empty() && texts(&c, &b).is_empty());
@@ -125,7 +125,7 @@ fn a_direct_message_reaches_its_addressee_only_also_after_catch_up() {
     // The CLI refuses a message to a stranger or a malformed id, and
     // writes nothing.
     let stranger = MeshNode::init("D");
-    let items = a.item_count();
+    let items = a.shared_item_count();
     let notes = a.store().notes_recent(100).unwrap().len();
     for (audience, why) in [
         (format!("peer:{}", stranger.peer_id), "not a friend"),
@@ -138,7 +138,7 @@ fn a_direct_message_reaches_its_addressee_only_also_after_catch_up() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(why), "{audience}: {err}");
     }
-    assert_eq!(a.item_count(), items);
+    assert_eq!(a.shared_item_count(), items);
     assert_eq!(a.store().notes_recent(100).unwrap().len(), notes);
     let mine = a.store().notes_recent(100).unwrap();
     assert!(
@@ -157,7 +157,7 @@ fn a_direct_message_reaches_its_addressee_only_also_after_catch_up() {
     let refused = post(&format!("peer:{}", stranger.peer_id), "hello?");
     assert_eq!(refused.status, 400, "{}", refused.body);
     assert!(refused.body.contains("not a friend"), "{}", refused.body);
-    assert_eq!(a.item_count(), items);
+    assert_eq!(a.shared_item_count(), items);
     let sent = post(&format!("peer:{}", b.peer_id), "DM4: through the API");
     assert_eq!(sent.status, 201, "{}", sent.body);
     wait_for("B to get DM4", || b.has_note(&a, "DM4: through the API"));

@@ -92,7 +92,7 @@ fn tampered_items_and_oversized_frames_are_refused_and_the_link_stays_up() {
         |e| matches!(e, MeshEvent::PeerConnected { peer } if *peer == b_peer),
     );
     b.wait_logged(&["friend connected", &t_peer.to_string()]);
-    let items_before = b.item_count();
+    let items_before = b.shared_item_count();
     let notes_before = b.store().notes_recent(100).unwrap();
 
     // 1. A signed note with one byte of its text changed: the signature fails.
@@ -120,7 +120,7 @@ fn tampered_items_and_oversized_frames_are_refused_and_the_link_stays_up() {
     b.wait_logged(&["rejected a frame; stream dropped, connection kept"]);
 
     assert!(b.is_running(), "B survived: {}", b.stderr());
-    assert_eq!(b.item_count(), items_before, "nothing stored");
+    assert_eq!(b.shared_item_count(), items_before, "nothing stored");
     assert_eq!(
         b.store().notes_recent(100).unwrap(),
         notes_before,
@@ -131,7 +131,7 @@ fn tampered_items_and_oversized_frames_are_refused_and_the_link_stays_up() {
     let good = note(&key, "good after all");
     send(&handle, items_frame(good.envelope_bytes().to_vec()));
     wait_for("B to accept the good note", || {
-        b.item_count() == items_before + 1
+        b.shared_item_count() == items_before + 1
     });
     let store = b.store();
     assert!(store.has_item(&good.id()).unwrap());

@@ -16,6 +16,7 @@ use serde::Serialize;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::friends::{FriendView, FriendsError, friend_views};
 use porfiry_mesh::net::{LINKS_FILE_NAME, Link, LinksFile};
+use porfiry_mesh::sharing::reach::Announced;
 
 /// Why `status` could not report.
 #[derive(Debug, thiserror::Error)]
@@ -74,6 +75,10 @@ pub struct StatusFriend {
     /// `failed: …`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub why: Option<String>,
+    /// Where the friend said it can be reached (its newest `reachable_at`
+    /// item): dialled before the addresses it was added with.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub told_addresses: Vec<String>,
     /// How the text form names the relay: its friend name, else the end of
     /// its peer id.
     #[serde(skip)]
@@ -134,6 +139,7 @@ pub fn with_links(friends: Vec<FriendView>, links: Option<&LinksFile>) -> Vec<St
                     .map(|v| names.get(v).cloned().unwrap_or_else(|| short_peer_id(v))),
                 via,
                 why: record.and_then(|r| r.why.clone()),
+                told_addresses: Vec::new(),
                 friend,
             }
         })
@@ -178,6 +184,9 @@ impl Status {
                 f.status,
                 sf.link_text()
             );
+            if !sf.told_addresses.is_empty() {
+                let _ = writeln!(s, "    reachable at: {}", sf.told_addresses.join(", "));
+            }
         }
         s.push_str("rows per table:\n");
         let width = self.tables.keys().map(String::len).max().unwrap_or(0);
@@ -201,17 +210,26 @@ pub fn status(dir: &DataDir) -> Result<Status, StatusError> {
         .into_iter()
         .map(|(t, n)| (t.to_owned(), n))
         .collect();
+    let mut friends = with_links(
+        friend_views(&store)?,
+        daemon_running(dir)
+            .then(|| LinksFile::read(&dir.root().join(LINKS_FILE_NAME)))
+            .flatten()
+            .as_ref(),
+    );
+    let told = Announced::load(&store, &key.peer_id().to_string())?;
+    for sf in &mut friends {
+        sf.told_addresses = told
+            .of(&sf.friend.peer_id)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
+    }
     Ok(Status {
         peer_id: key.peer_id().to_string(),
         data_dir: dir.root().display().to_string(),
         schema_version: store.schema_version()?,
-        friends: with_links(
-            friend_views(&store)?,
-            daemon_running(dir)
-                .then(|| LinksFile::read(&dir.root().join(LINKS_FILE_NAME)))
-                .flatten()
-                .as_ref(),
-        ),
+        friends,
         tables,
     })
 }
@@ -293,6 +311,7 @@ mod tests {
         assert_eq!(json["link"], "relayed");
         assert_eq!(json["via"], named_relay, "the whole id, not the name");
         assert!(json.get("why").is_none(), "{json}");
+        assert!(json.get("told_addresses").is_none(), "none told: {json}");
         let status = Status {
             peer_id: "me".into(),
             data_dir: "/d".into(),

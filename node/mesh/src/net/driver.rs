@@ -539,6 +539,10 @@ impl MeshDriver {
                     self.redial
                         .disconnected(&peer_id, self.now_ms(), Jitter::random());
                     self.emit(MeshEvent::PeerDisconnected { peer: peer_id });
+                } else if self.friends.contains_key(&peer_id) {
+                    // One of several closed (the relayed one a direct link
+                    // replaced): frames in flight on it, either way, are lost.
+                    self.emit(MeshEvent::LinkMoved { peer: peer_id });
                 }
             }
             SwarmEvent::IncomingConnectionError {

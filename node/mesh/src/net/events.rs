@@ -77,6 +77,14 @@ pub enum MeshEvent {
         /// Where the node can be reached now.
         addresses: Vec<Multiaddr>,
     },
+    /// One of several connections to a friend closed and another stays up
+    /// (the relayed one closed once a direct one came up): frames in flight
+    /// on it, ours and the friend's, are lost, so catch-up sessions with
+    /// the friend start again over the link that stays.
+    LinkMoved {
+        /// The friend.
+        peer: PeerId,
+    },
     /// The first connection to a friend is up.
     PeerConnected {
         /// The friend.

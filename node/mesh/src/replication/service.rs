@@ -504,6 +504,26 @@ impl Node {
                 let at = self.now().saturating_add(REACH_SETTLE_MS);
                 self.reach_due = Some((at, reach_list(&addresses)));
             }
+            // To the engine a moved link is a reconnect: sessions with the
+            // friend whose messages were lost on the closed connection are
+            // dropped and new ones start over the link that stays (a
+            // running session would otherwise wait for its timeout).
+            MeshEvent::LinkMoved { peer } => {
+                let peer = peer.to_string();
+                if self.engine.connected_peers().any(|p| p == peer) {
+                    tracing::info!(%peer, "link moved to another connection; catching up again over it");
+                    let groups = self
+                        .friends
+                        .get(&peer)
+                        .map(|f| f.groups.clone())
+                        .unwrap_or_default();
+                    self.inputs(vec![
+                        Input::PeerDisconnected { peer: peer.clone() },
+                        Input::PeerConnected { peer, groups },
+                    ])
+                    .await?;
+                }
+            }
             MeshEvent::PeerConnected { peer } => {
                 let peer = peer.to_string();
                 tracing::info!(%peer, "friend connected");
@@ -628,6 +648,7 @@ impl Node {
             return Ok(());
         }
         for item in &items {
+            tracing::debug!(id = %item.id(), kind = %item.kind(), "publishing our own item");
             self.fed.insert(item.id());
         }
         let inputs = items

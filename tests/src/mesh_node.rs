@@ -501,6 +501,20 @@ impl MeshNode {
         self.store().item_count().expect("count")
     }
 
+    /// This node's `status --json` entry for friend `peer` (panics if it
+    /// has none).
+    pub fn friend_status(&self, peer: &str) -> serde_json::Value {
+        let status: serde_json::Value =
+            serde_json::from_str(&self.cli_ok(&["status", "--json"])).expect("status json");
+        status["friends"]
+            .as_array()
+            .expect("friends")
+            .iter()
+            .find(|f| f["peer_id"] == peer)
+            .cloned()
+            .unwrap_or_else(|| panic!("{peer} in {}'s status: {status}", self.name))
+    }
+
     /// [`shared_items`] of the node's file.
     pub fn shared_item_count(&self) -> u64 {
         shared_items(&self.store())

@@ -35,15 +35,7 @@ const PUNCH_WINDOW: Duration = Duration::from_secs(5);
 
 /// `node`'s `status --json` link to `peer`: (`link`, `via`).
 fn link_of(node: &MeshNode, peer: &MeshNode) -> (String, Option<String>) {
-    let status: serde_json::Value =
-        serde_json::from_str(&node.cli_ok(&["status", "--json"])).expect("status json");
-    let f = status["friends"]
-        .as_array()
-        .expect("friends")
-        .iter()
-        .find(|f| f["peer_id"] == peer.peer_id.as_str())
-        .cloned()
-        .unwrap_or_default();
+    let f = node.friend_status(&peer.peer_id);
     (
         f["link"].as_str().unwrap_or("").to_owned(),
         f["via"].as_str().map(str::to_owned),

@@ -78,15 +78,7 @@ fn a_friend_that_moved_is_dialled_where_it_said_it_is() {
     let learned = moved.elapsed();
     assert_eq!(items_by(&b, &a), 1, "the old item left B's file");
     // And `status` says so.
-    let status: serde_json::Value =
-        serde_json::from_str(&b.cli_ok(&["status", "--json"])).expect("status json");
-    let entry = status["friends"]
-        .as_array()
-        .expect("friends")
-        .iter()
-        .find(|f| f["peer_id"] == a.peer_id.as_str())
-        .cloned()
-        .expect("A in B's status");
+    let entry = b.friend_status(&a.peer_id);
     assert_eq!(
         entry["told_addresses"],
         serde_json::json!([bare(&a_second)])

@@ -16,19 +16,6 @@
 
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
-/// `node`'s `status --json` entry for `peer`.
-fn status_of(node: &MeshNode, peer: &str) -> serde_json::Value {
-    let status: serde_json::Value =
-        serde_json::from_str(&node.cli_ok(&["status", "--json"])).expect("status json");
-    status["friends"]
-        .as_array()
-        .expect("friends")
-        .iter()
-        .find(|f| f["peer_id"] == peer)
-        .cloned()
-        .unwrap_or_else(|| panic!("{peer} in the status: {status}"))
-}
-
 #[test]
 fn a_hidden_server_is_reached_through_a_relaying_friend_and_a_stranger_is_not() {
     let mut r = MeshNode::init("R");
@@ -165,9 +152,9 @@ fn a_friend_known_only_by_its_peer_id_is_reached_through_a_relaying_friend() {
         "the relay P found by itself: {home}"
     );
     wait_for("P's status to say why D is unreachable", || {
-        status_of(&p, &gone.peer_id)["why"] == "refused"
+        p.friend_status(&gone.peer_id)["why"] == "refused"
     });
-    let dead_friend = status_of(&p, &gone.peer_id);
+    let dead_friend = p.friend_status(&gone.peer_id);
     assert_eq!(dead_friend["link"], "not connected", "{dead_friend}");
     assert!(dead_friend.get("via").is_none(), "{dead_friend}");
     let text = p.cli_ok(&["status"]);

@@ -229,7 +229,9 @@ fn invitation_error(error: porfiry_mesh::node::InvitationError) -> NodeApiError 
     }
 }
 
-fn node_error(error: NodeError) -> NodeApiError {
+/// A node's refusal as the API says it: bad input → 400, unknown → 404,
+/// else 500.
+pub(crate) fn node_error(error: NodeError) -> NodeApiError {
     if error.is_not_found() {
         NodeApiError::NotFound(error.to_string())
     } else if error.is_bad_input() {

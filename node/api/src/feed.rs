@@ -25,14 +25,7 @@ fn storage(error: StorageError) -> NodeApiError {
 /// A refusal of the mesh's note checks, as the API says it (bad input →
 /// 400, unknown → 404, else 500).
 pub fn notes_error(error: NotesError) -> NodeApiError {
-    let error = NodeError::from(error);
-    if error.is_not_found() {
-        NodeApiError::NotFound(error.to_string())
-    } else if error.is_bad_input() {
-        NodeApiError::BadInput(error.to_string())
-    } else {
-        NodeApiError::Internal(error.to_string())
-    }
+    crate::adapters::node_error(NodeError::from(error))
 }
 
 /// The notes of one feed, oldest first, as JSON: each note as the mesh

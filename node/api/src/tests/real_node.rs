@@ -9,19 +9,24 @@ use crate::adapters::NodeAdapter;
 use crate::{ApiState, ApiToken};
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::net::Profile;
-use porfiry_mesh::node::{Node, NodeConfig};
+use porfiry_mesh::node::{Node, NodeConfig, NodeHandle};
+
+/// The API's state over `node`, with the test token and clock.
+fn state_for(node: &NodeHandle) -> ApiState {
+    ApiState::new(
+        Arc::new(NodeAdapter::new(node.clone())),
+        None,
+        ApiToken::from_secret(TOKEN),
+        Arc::new(clock()),
+    )
+}
 
 #[tokio::test]
 async fn notes_friends_and_status_go_through_to_the_node() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path().join("node"));
     let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
-    let state = ApiState::new(
-        Arc::new(NodeAdapter::new(node.clone())),
-        None,
-        ApiToken::from_secret(TOKEN),
-        Arc::new(clock()),
-    );
+    let state = state_for(&node);
 
     let (status, posted) = call(
         &state,
@@ -99,12 +104,7 @@ async fn a_note_posted_to_a_club_by_its_short_name_is_for_that_club() {
         .unwrap()
         .create_club(&club, 1)
         .unwrap();
-    let state = ApiState::new(
-        Arc::new(NodeAdapter::new(node.clone())),
-        None,
-        ApiToken::from_secret(TOKEN),
-        Arc::new(clock()),
-    );
+    let state = state_for(&node);
     let (status, posted) = call(
         &state,
         request(
@@ -313,12 +313,7 @@ async fn the_feed_of_a_family_server_gets_its_newest_notes_of_thousands() {
         .await
         .unwrap()
         .unwrap();
-    let state = ApiState::new(
-        Arc::new(NodeAdapter::new(node.clone())),
-        None,
-        ApiToken::from_secret(TOKEN),
-        Arc::new(clock()),
-    );
+    let state = state_for(&node);
     let started = std::time::Instant::now();
     let (status, newest) = call(
         &state,
@@ -351,12 +346,7 @@ async fn a_reply_is_signed_with_its_reply_to_and_listed_under_the_note_it_answer
     let tmp = tempfile::tempdir().unwrap();
     let dir = DataDir::new(tmp.path().join("node"));
     let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
-    let state = ApiState::new(
-        Arc::new(NodeAdapter::new(node.clone())),
-        None,
-        ApiToken::from_secret(TOKEN),
-        Arc::new(clock()),
-    );
+    let state = state_for(&node);
     let body = r#"{"text":"Dinner at seven, everyone","audience":"friends"}"#;
     let (status, parent) = call(&state, request("POST", "/api/notes", body)).await;
     assert_eq!(status, StatusCode::CREATED, "{parent}");
@@ -445,12 +435,7 @@ async fn the_feed_filters_by_audience_a_club_by_its_full_or_short_name() {
     let dir = DataDir::new(tmp.path().join("node"));
     let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
     let club = node.create_club("chess").await.unwrap();
-    let state = ApiState::new(
-        Arc::new(NodeAdapter::new(node.clone())),
-        None,
-        ApiToken::from_secret(TOKEN),
-        Arc::new(clock()),
-    );
+    let state = state_for(&node);
     for (text, audience) in [
         ("dinner", "friends"),
         ("blitz", "club:chess"),
@@ -529,12 +514,7 @@ async fn a_signed_in_browser_stays_signed_in_when_the_node_restarts_and_only_has
     };
     let start = |dir: DataDir| {
         let (node, join) = Node::spawn(NodeConfig::new(dir, Profile::Phone, Vec::new())).unwrap();
-        let state = ApiState::new(
-            Arc::new(NodeAdapter::new(node.clone())),
-            None,
-            ApiToken::from_secret(TOKEN),
-            Arc::new(clock()),
-        );
+        let state = state_for(&node);
         (node, join, state)
     };
 

@@ -29,14 +29,21 @@ use crate::net::{Multiaddr, PeerId};
 /// What goes in our item for the addresses the driver has now: each once,
 /// relay circuits first, then the rest in text order, at most
 /// `MAX_REACH_ADDRESSES` (a node with more interfaces than that keeps its
-/// circuits and the first of the others).
+/// circuits and the first of the others). Loopback addresses reach only
+/// this machine, so they are told only when there is nothing else (nodes
+/// that all run on one machine).
 pub fn reach_list(addresses: &[Multiaddr]) -> Vec<String> {
-    let is_circuit = |a: &Multiaddr| {
-        a.iter()
-            .any(|p| matches!(p, libp2p::multiaddr::Protocol::P2pCircuit))
+    use libp2p::multiaddr::Protocol;
+    let is_circuit = |a: &Multiaddr| a.iter().any(|p| matches!(p, Protocol::P2pCircuit));
+    let is_loopback = |a: &Multiaddr| match a.iter().next() {
+        Some(Protocol::Ip4(ip)) => ip.is_loopback(),
+        Some(Protocol::Ip6(ip)) => ip.is_loopback(),
+        _ => false,
     };
+    let only_loopback = addresses.iter().all(is_loopback);
     let mut texts: Vec<(bool, String)> = addresses
         .iter()
+        .filter(|a| only_loopback || !is_loopback(a))
         .map(|a| (!is_circuit(a), a.to_string()))
         .collect();
     texts.sort();

@@ -42,7 +42,7 @@ const CIRCUIT: &str =
     "/ip4/192.0.2.1/tcp/4001/p2p/12D3KooWQK1wnefoLrcVHbbnf5tLzbopUd3K3bFAoJpA7YJgL5pV/p2p-circuit";
 
 #[test]
-fn the_list_puts_circuits_first_once_each_and_is_bounded() {
+fn the_list_puts_circuits_first_once_each_leaves_loopback_out_and_is_bounded() {
     let list = reach_list(&[
         addr("/ip4/10.0.0.2/tcp/4001"),
         addr(CIRCUIT),
@@ -51,7 +51,17 @@ fn the_list_puts_circuits_first_once_each_and_is_bounded() {
     ]);
     assert_eq!(
         list,
-        [CIRCUIT, "/ip4/10.0.0.2/tcp/4001", "/ip4/127.0.0.1/tcp/4001"]
+        [CIRCUIT, "/ip4/10.0.0.2/tcp/4001"],
+        "loopback left out"
+    );
+    // Nodes that only listen on loopback (all on one machine) tell it.
+    let local = reach_list(&[addr("/ip4/127.0.0.1/tcp/4001"), addr("/ip6/::1/tcp/4001")]);
+    assert_eq!(local, ["/ip4/127.0.0.1/tcp/4001", "/ip6/::1/tcp/4001"]);
+    let circuit_on_loopback = format!("/ip4/127.0.0.1/tcp/9/p2p/{}/p2p-circuit", key(5).peer_id());
+    assert_eq!(
+        reach_list(&[addr(&circuit_on_loopback), addr("/ip4/10.0.0.2/tcp/1")]),
+        ["/ip4/10.0.0.2/tcp/1"],
+        "a circuit through this machine's loopback is no use elsewhere"
     );
     let many: Vec<Multiaddr> = (1..=40)
         .map(|n| addr(&format!("/ip4/10.0.0.{n}/tcp/1")))

@@ -195,6 +195,14 @@ impl Store {
         Ok(migrations::user_version(&self.conn)?)
     }
 
+    /// How many bytes the database holds (`page_count × page_size`; the WAL
+    /// not counted, it is folded in at each checkpoint).
+    pub fn database_bytes(&self) -> Result<u64> {
+        let pages: u64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let size: u64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        Ok(pages.saturating_mul(size))
+    }
+
     /// Row count of every table, in [`TABLES`] order (for `porfiry status`).
     pub fn row_counts(&self) -> Result<Vec<(&'static str, u64)>> {
         TABLES

@@ -88,6 +88,9 @@ async fn notes_friends_and_status_go_through_to_the_node() {
     assert_eq!(status, StatusCode::OK);
     assert_eq!(json["peer_id"], node.peer_id());
     assert_eq!(json["model"], serde_json::Value::Null);
+    // The file's size: at least the pages the schema takes.
+    let bytes = json["database_bytes"].as_u64().expect("database_bytes");
+    assert!(bytes >= 4096, "{json}");
 
     node.shutdown();
     join.await.unwrap();

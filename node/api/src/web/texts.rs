@@ -124,6 +124,8 @@ pub struct PageTexts {
     pub model: &'static str,
     /// Items held.
     pub items: &'static str,
+    /// The database's size.
+    pub database: &'static str,
     /// The node's version.
     pub version: &'static str,
     /// Shown when a request failed.
@@ -231,6 +233,7 @@ static EN: PageTexts = PageTexts {
     peer_id: "Peer id",
     model: "Model",
     items: "Items held",
+    database: "Database",
     version: "Version",
     failed: "That did not work:",
     no_notes: "No notes yet.",
@@ -293,6 +296,7 @@ static RU: PageTexts = PageTexts {
     peer_id: "Идентификатор",
     model: "Модель",
     items: "Записей",
+    database: "База данных",
     version: "Версия",
     failed: "Не получилось:",
     no_notes: "Заметок пока нет.",

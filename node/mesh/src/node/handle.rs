@@ -418,10 +418,12 @@ impl NodeHandle {
             .await
             .map_err(|_| NodeError::Stopped)?;
         let live: LoopStatus = rx.await.map_err(|_| NodeError::Stopped)?;
-        let (friends, kinds) = self
+        let (friends, kinds, database_bytes) = self
             .inner
             .db
-            .read(|s| -> Result<_, NodeError> { Ok((friend_views(s)?, s.item_counts_by_kind()?)) })
+            .read(|s| -> Result<_, NodeError> {
+                Ok((friend_views(s)?, s.item_counts_by_kind()?, s.database_bytes()?))
+            })
             .await
             .map_err(db_err)??;
         let friends: Vec<FriendCatchup> = friends
@@ -440,6 +442,7 @@ impl NodeHandle {
             friends,
             items_per_kind: kinds.into_iter().collect::<BTreeMap<_, _>>(),
             items_held: live.items_held,
+            database_bytes,
         })
     }
 

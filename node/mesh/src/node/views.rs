@@ -118,6 +118,8 @@ pub struct NodeStatus {
     pub items_per_kind: BTreeMap<String, u64>,
     /// Items the engine holds.
     pub items_held: usize,
+    /// The size of the node's database in bytes.
+    pub database_bytes: u64,
 }
 
 /// `server` or `phone`.

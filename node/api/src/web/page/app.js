@@ -52,6 +52,12 @@ function when(ms) {
   return ms ? new Date(ms).toLocaleString() : "";
 }
 
+// Bytes as people read them: "20.3 MB", "512 KB".
+function megabytes(bytes) {
+  if (typeof bytes !== "number") return "—";
+  return bytes >= 1e6 ? (bytes / 1e6).toFixed(1) + " MB" : Math.round(bytes / 1e3) + " KB";
+}
+
 function friendName(peer) {
   const f = friends.find((x) => x.peer_id === peer);
   return (f && f.name) || peer.slice(0, 12) + "…";
@@ -324,7 +330,8 @@ async function loadNode() {
     const facts = $("node-facts");
     facts.replaceChildren();
     for (const [k, v] of [[T.peer_id, s.peer_id], [T.model, s.model || "—"],
-      [T.items, String(s.items_held)], [T.version, s.version || ""]]) {
+      [T.items, String(s.items_held)], [T.database, megabytes(s.database_bytes)],
+      [T.version, s.version || ""]]) {
       facts.append(el("dt", {}, k), el("dd", {}, v));
     }
     $("node-qr").src = "/api/peer-qr";

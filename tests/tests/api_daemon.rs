@@ -138,6 +138,14 @@ fn chat_answers_through_the_scripted_model_and_a_dead_model_is_a_502_not_a_crash
     );
     let status = call(addr, "GET", "/api/status", Some(&token), "");
     assert_eq!(status.json()["model"], "scripted");
+    let source = &status.json()["model_source"];
+    assert_eq!(source["kind"], "server", "{source}");
+    assert!(
+        source["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("http://127.0.0.1:")),
+        "{source}"
+    );
 
     drop(llm); // the model server goes away
     let failed = call(

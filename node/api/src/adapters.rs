@@ -9,8 +9,8 @@ use futures::{SinkExt as _, StreamExt as _};
 use porfiry_storage::Sharing;
 
 use super::backend::{
-    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, NoteRequest, NotesRequest,
-    TurnDelta, TurnError, TurnReply,
+    Agent, AgentSession, BoxFuture, ModelSource, NodeApi, NodeApiError, NodeResult, NoteRequest,
+    NotesRequest, TurnDelta, TurnError, TurnReply,
 };
 use super::feed;
 use super::limits::DELTA_CHANNEL;
@@ -27,6 +27,7 @@ use porfiry_mesh::node::{NodeError, NodeHandle, NotePost, Origin};
 pub struct ChatAgent {
     engine: Arc<ChatEngine>,
     model: String,
+    source: Option<ModelSource>,
 }
 
 impl ChatAgent {
@@ -35,13 +36,24 @@ impl ChatAgent {
         Self {
             engine,
             model: model.into(),
+            source: None,
         }
+    }
+
+    /// Reports `source` as where the model runs.
+    pub fn with_source(mut self, source: ModelSource) -> Self {
+        self.source = Some(source);
+        self
     }
 }
 
 impl Agent for ChatAgent {
     fn model_name(&self) -> String {
         self.model.clone()
+    }
+
+    fn model_source(&self) -> Option<ModelSource> {
+        self.source.clone()
     }
 
     fn session(&self, key: &str) -> Box<dyn AgentSession> {

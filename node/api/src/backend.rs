@@ -66,10 +66,26 @@ pub enum TurnError {
     Busy(String),
 }
 
+/// Where the agent's model runs, for `/api/status` (`"model_source"`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ModelSource {
+    /// `file` (the embedded engine on this device), `server` (an
+    /// OpenAI-compatible URL), `friend` (one friend's model), `registry`
+    /// (the `llm_registry` main entry) or `friends` (whichever friend
+    /// offers one).
+    pub kind: &'static str,
+    /// The file name, URL, peer id or entry name; empty for `friends`.
+    pub detail: String,
+}
+
 /// The chat engine: makes sessions.
 pub trait Agent: Send + Sync + 'static {
     /// The upstream model's name, for `/api/status`.
     fn model_name(&self) -> String;
+    /// Where the model runs, when the node said so.
+    fn model_source(&self) -> Option<ModelSource> {
+        None
+    }
     /// A fresh session (no history, no active toolsets); `key` names it
     /// to its tools (the caller is the API client `key`).
     fn session(&self, key: &str) -> Box<dyn AgentSession>;

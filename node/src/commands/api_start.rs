@@ -123,17 +123,26 @@ pub fn api_address(given: &str, public: bool) -> Result<SocketAddr, StartError> 
     Ok(addr)
 }
 
-/// The agent over `llm` (the node's own model server, a friend's model, or
+/// The agent's model and where it runs (`/api/status` `model_source`).
+pub struct AgentModel {
+    /// The model.
+    pub llm: Arc<dyn Llm>,
+    /// Where it runs.
+    pub source: porfiry_api::backend::ModelSource,
+}
+
+/// The agent over `model` (the node's own model server, a friend's model, or
 /// whichever friend offers one), with the user's skills from the data dir
 /// and the node's toolsets (`None`: the ones that need no database); its
 /// requests carry their reply grammar when `constrained`.
 pub fn build_agent(
     dir: &DataDir,
-    llm: Arc<dyn Llm>,
+    model: AgentModel,
     toolsets: Option<porfiry_skills::ToolsetRegistry>,
     language: porfiry_skills::Language,
     constrained: bool,
 ) -> Result<Arc<dyn Agent>, StartError> {
+    let AgentModel { llm, source } = model;
     let model = llm.model_name();
     let target = LlmTarget::new(String::new(), model.clone());
     let config = ChatConfig {
@@ -146,7 +155,9 @@ pub fn build_agent(
         Some(toolsets) => ChatEngine::with_toolsets(&config, llm, toolsets)?,
         None => ChatEngine::with_llm(&config, llm)?,
     };
-    Ok(Arc::new(ChatAgent::new(Arc::new(engine), model)))
+    Ok(Arc::new(
+        ChatAgent::new(Arc::new(engine), model).with_source(source),
+    ))
 }
 
 /// A running API server.
@@ -190,7 +201,7 @@ pub async fn serve_node(
     dir: &DataDir,
     plan: &ApiPlan,
     node: &porfiry_mesh::node::NodeHandle,
-    llm: Arc<dyn Llm>,
+    model: AgentModel,
     toolsets: porfiry_skills::ToolsetRegistry,
     language: porfiry_skills::Language,
     out: &mut impl Write,
@@ -200,7 +211,7 @@ pub async fn serve_node(
     };
     let agent = Some(build_agent(
         dir,
-        llm,
+        model,
         Some(toolsets),
         language,
         plan.constrained,

@@ -94,6 +94,23 @@ pub enum ModelChoice {
 }
 
 impl ModelChoice {
+    /// Where the model runs, as `/api/status` and the family page show it.
+    pub fn source(&self) -> porfiry_api::backend::ModelSource {
+        let (kind, detail) = match self {
+            ModelChoice::Url(target) => ("server", target.base_url.clone()),
+            ModelChoice::File(path) => (
+                "file",
+                path.file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_else(|| path.display().to_string()),
+            ),
+            ModelChoice::Peer(peer) => ("friend", peer.to_string()),
+            ModelChoice::Registry(entry) => ("registry", entry.name.clone()),
+            ModelChoice::Learned => ("friends", String::new()),
+        };
+        porfiry_api::backend::ModelSource { kind, detail }
+    }
+
     /// Which model this is and where it came from, for `porfiry run`'s
     /// `model: …` line.
     pub fn describe(&self) -> String {
@@ -304,6 +321,29 @@ mod tests {
     use crate::commands::llm_flags::LlmCallArgs;
 
     const PEER: &str = "12D3KooWD3eckifWpRn9wQpMG9R9hX3sD158z7EqHWmweQAJU5SA";
+
+    #[test]
+    fn each_choice_says_where_its_model_runs() {
+        let url = ModelChoice::Url(LlmTarget::new("http://127.0.0.1:11434/v1", "qwen"));
+        let file = ModelChoice::File(PathBuf::from("/models/smollm2.gguf"));
+        let peer = ModelChoice::Peer(PEER.parse().unwrap());
+        let seen: Vec<(&str, String)> = [url, file, peer, ModelChoice::Learned]
+            .iter()
+            .map(|c| {
+                let s = c.source();
+                (s.kind, s.detail)
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("server", "http://127.0.0.1:11434/v1".to_owned()),
+                ("file", "smollm2.gguf".to_owned()),
+                ("friend", PEER.to_owned()),
+                ("friends", String::new()),
+            ]
+        );
+    }
 
     fn llm(url: Option<&str>, model: Option<&str>) -> OptionalLlmArgs {
         OptionalLlmArgs {

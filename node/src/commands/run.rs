@@ -229,7 +229,10 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         dir,
         &api,
         &node,
-        llm,
+        crate::commands::api_start::AgentModel {
+            llm,
+            source: offload.model.source(),
+        },
         toolsets.0.only(CHAT_SETS),
         language,
         &mut stdout,

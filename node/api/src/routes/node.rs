@@ -183,9 +183,15 @@ pub async fn status(State(state): State<ApiState>) -> Result<Json<serde_json::Va
         .agent()
         .map(|agent| serde_json::Value::String(agent.model_name()))
         .unwrap_or(serde_json::Value::Null);
+    let source = state
+        .agent()
+        .and_then(|agent| agent.model_source())
+        .and_then(|s| serde_json::to_value(s).ok())
+        .unwrap_or(serde_json::Value::Null);
     match status.as_object_mut() {
         Some(object) => {
             object.insert("model".to_owned(), model);
+            object.insert("model_source".to_owned(), source);
             object.insert("version".to_owned(), env!("CARGO_PKG_VERSION").into());
         }
         None => status = serde_json::json!({ "node": status, "model": model }),

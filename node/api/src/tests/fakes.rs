@@ -54,6 +54,12 @@ impl Agent for FakeAgent {
     fn model_name(&self) -> String {
         "fake-model".to_owned()
     }
+    fn model_source(&self) -> Option<crate::backend::ModelSource> {
+        Some(crate::backend::ModelSource {
+            kind: "server",
+            detail: "http://127.0.0.1:9/v1".to_owned(),
+        })
+    }
     fn session(&self, _key: &str) -> Box<dyn AgentSession> {
         self.log.lock().unwrap().push("new".to_owned());
         Box::new(FakeSession {

@@ -131,6 +131,7 @@ async fn status_adds_the_model_in_use_and_the_version() {
     assert_eq!(
         json,
         serde_json::json!({"peer_id":"12D3KooWfake","model":"fake-model",
+            "model_source": {"kind": "server", "detail": "http://127.0.0.1:9/v1"},
             "version": env!("CARGO_PKG_VERSION")})
     );
     let qr = send(&state, request("GET", "/api/peer-qr", "")).await;
@@ -139,4 +140,5 @@ async fn status_adds_the_model_in_use_and_the_version() {
     let (state, _) = super::fakes::state(None);
     let (_, json) = call(&state, request("GET", "/api/status", "")).await;
     assert_eq!(json["model"], serde_json::Value::Null);
+    assert_eq!(json["model_source"], serde_json::Value::Null);
 }

@@ -122,6 +122,17 @@ pub struct PageTexts {
     pub peer_id: &'static str,
     /// The model in use.
     pub model: &'static str,
+    /// Where the model runs, by `model_source.kind`; `{detail}` is the
+    /// file, URL, friend or registry entry.
+    pub source_file: &'static str,
+    /// See `source_file`.
+    pub source_server: &'static str,
+    /// See `source_file`.
+    pub source_friend: &'static str,
+    /// See `source_file`.
+    pub source_registry: &'static str,
+    /// See `source_file`.
+    pub source_friends: &'static str,
     /// Items held.
     pub items: &'static str,
     /// The database's size.
@@ -232,6 +243,11 @@ static EN: PageTexts = PageTexts {
     no_friends: "No friends yet. Invite someone.",
     peer_id: "Peer id",
     model: "Model",
+    source_file: "on this device, {detail}",
+    source_server: "served at {detail}",
+    source_friend: "{detail}'s server",
+    source_registry: "registry entry {detail}",
+    source_friends: "whichever friend offers one",
     items: "Items held",
     database: "Database",
     version: "Version",
@@ -295,6 +311,11 @@ static RU: PageTexts = PageTexts {
     no_friends: "Друзей пока нет. Пригласите кого-нибудь.",
     peer_id: "Идентификатор",
     model: "Модель",
+    source_file: "на этом устройстве, {detail}",
+    source_server: "сервер {detail}",
+    source_friend: "сервер {detail}",
+    source_registry: "запись реестра {detail}",
+    source_friends: "модель любого друга, который её предлагает",
     items: "Записей",
     database: "База данных",
     version: "Версия",

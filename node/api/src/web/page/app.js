@@ -52,6 +52,16 @@ function when(ms) {
   return ms ? new Date(ms).toLocaleString() : "";
 }
 
+// The model and where it runs: "SmolLM2 (on this device, smollm2.gguf)".
+function modelText(s) {
+  if (!s.model) return "—";
+  const src = s.model_source;
+  const how = src && T["source_" + src.kind];
+  if (!how) return s.model;
+  const detail = src.kind === "friend" ? friendName(src.detail) : src.detail;
+  return s.model + " (" + how.replace("{detail}", detail) + ")";
+}
+
 // Bytes as people read them: "20.3 MB", "512 KB".
 function megabytes(bytes) {
   if (typeof bytes !== "number") return "—";
@@ -329,7 +339,7 @@ async function loadNode() {
     const s = await api("/api/status");
     const facts = $("node-facts");
     facts.replaceChildren();
-    for (const [k, v] of [[T.peer_id, s.peer_id], [T.model, s.model || "—"],
+    for (const [k, v] of [[T.peer_id, s.peer_id], [T.model, modelText(s)],
       [T.items, String(s.items_held)], [T.database, megabytes(s.database_bytes)],
       [T.version, s.version || ""]]) {
       facts.append(el("dt", {}, k), el("dd", {}, v));

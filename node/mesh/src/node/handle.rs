@@ -422,7 +422,11 @@ impl NodeHandle {
             .inner
             .db
             .read(|s| -> Result<_, NodeError> {
-                Ok((friend_views(s)?, s.item_counts_by_kind()?, s.database_bytes()?))
+                Ok((
+                    friend_views(s)?,
+                    s.item_counts_by_kind()?,
+                    s.database_bytes()?,
+                ))
             })
             .await
             .map_err(db_err)??;

@@ -120,7 +120,7 @@ fn refusals_are_clear_and_change_nothing() {
         &["club", "add", &format!("chess@{}", a.peer_id), &b.peer_id],
     );
     assert!(err.contains("may not add"), "{err}");
-    assert_eq!(b.item_count(), 0, "nothing stored");
+    assert_eq!(b.shared_item_count(), 0, "nothing stored");
     assert!(fails(&b, &["club", "create", "Chess"]).contains("bad club name"));
     assert_eq!(b.cli_ok(&["club", "list"]).trim(), "no clubs");
     assert_eq!(json(&b, &["club", "list"]), Value::Array(vec![]));

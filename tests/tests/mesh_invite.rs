@@ -136,13 +136,13 @@ fn a_stranger_let_in_while_an_invitation_is_open_cannot_replicate() {
     // S considers A a friend and dials it; A does not know S.
     s.befriend(&a, true, &[]);
     s.post("public", "S: let me in");
-    let items_before = a.item_count();
+    let items_before = a.shared_item_count();
     s.start_server(0);
     a.wait_logged(&["stranger connected as an invitation guest", &s.peer_id]);
     a.wait_logged(&["did not become a friend in time", &s.peer_id]);
     assert!(!a.has_note(&s, "S: let me in"));
     assert_eq!(
-        a.item_count(),
+        a.shared_item_count(),
         items_before,
         "nothing replicated from the guest"
     );

@@ -119,7 +119,7 @@ fn a_burst_past_two_push_batches_written_at_once_arrives_whole() {
     assert!(bytes > 32 * 1024 * 1024, "{bytes} bytes");
 
     wait_for("B to hold every note of the burst", || {
-        b.item_count() == n as u64
+        b.shared_item_count() == n as u64
     });
     assert_eq!(b.notes_from(&a).len(), n, "each merged once");
     assert!(a.is_running() && b.is_running());

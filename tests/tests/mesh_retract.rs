@@ -29,12 +29,12 @@ fn a_retracted_note_disappears_from_every_node_it_reached() {
         (&x, "not-hex", "bad item id"),
         (&x, &"ab".repeat(32), "no item"),
     ] {
-        let before = node.item_count();
+        let before = node.shared_item_count();
         let out = node.cli(&["notes", "retract", id]);
         assert!(!out.status.success(), "retract {id} must fail");
         let err = String::from_utf8_lossy(&out.stderr);
         assert!(err.contains(says), "{err}");
-        assert_eq!(node.item_count(), before, "nothing changed");
+        assert_eq!(node.shared_item_count(), before, "nothing changed");
     }
 
     assert!(

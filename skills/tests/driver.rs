@@ -272,74 +272,65 @@ async fn usage_is_summed_over_the_rounds_and_absent_when_never_reported() {
 }
 
 /// Says each reply was cut by the length limit unless it is a call.
-struct Cut {
+/// A scripted model whose completions `edit` changes, told whether each
+/// is a tool call: how a model that stops early, or a friend's model, differs.
+struct Edited {
     inner: ScriptedLlm,
+    edit: fn(&mut Completion, bool),
 }
 
-impl Llm for Cut {
+impl Llm for Edited {
     fn complete<'a>(
         &'a self,
         request: &'a ModelRequest,
     ) -> BoxFuture<'a, Result<Completion, LlmError>> {
         Box::pin(async move {
             let mut c = self.inner.complete(request).await?;
-            let reason = if c.text.contains("TOOL_CALL") {
-                "stop"
-            } else {
-                "length"
-            };
-            c.finish_reason = Some(reason.into());
+            let is_call = c.text.contains("TOOL_CALL");
+            (self.edit)(&mut c, is_call);
             Ok(c)
         })
+    }
+}
+
+/// A model cut short on its answer (it stopped at its length limit).
+fn cut(inner: ScriptedLlm) -> Edited {
+    Edited {
+        inner,
+        edit: |c, is_call| c.finish_reason = Some(if is_call { "stop" } else { "length" }.into()),
+    }
+}
+
+/// A friend's model: says which friend wrote each reply (one for the tool
+/// round, another for the answer, as failover between calls can give).
+fn friends(inner: ScriptedLlm) -> Edited {
+    Edited {
+        inner,
+        edit: |c, is_call| {
+            let friend = if is_call { "call" } else { "answer" };
+            c.served_by = Some(format!("12D3KooW{friend}"));
+        },
     }
 }
 
 #[tokio::test]
 async fn the_reply_says_why_the_last_model_call_stopped() {
     let inner = ScriptedLlm::new(&["TOOL_CALL: notes_list", "One note, and then the"]);
-    let mut cut = chat(Cut { inner });
+    let mut cut = chat(cut(inner));
     let reply = cut.send("notes?").await.unwrap();
     assert_eq!(reply.finish_reason.as_deref(), Some("length"));
     let mut plain = chat(ScriptedLlm::new(&["Hi."]));
     assert_eq!(plain.send("hi").await.unwrap().finish_reason, None);
 }
 
-/// A friend's model: says which friend wrote each reply (one for the tool
-/// round, another for the answer, as failover between calls can give).
-struct Friends {
-    inner: ScriptedLlm,
-}
-
-impl Llm for Friends {
-    fn complete<'a>(
-        &'a self,
-        request: &'a ModelRequest,
-    ) -> BoxFuture<'a, Result<Completion, LlmError>> {
-        Box::pin(async move {
-            let mut c = self.inner.complete(request).await?;
-            let friend = if c.text.contains("TOOL_CALL") {
-                "call"
-            } else {
-                "answer"
-            };
-            c.served_by = Some(format!("12D3KooW{friend}"));
-            Ok(c)
-        })
-    }
-}
-
 #[tokio::test]
 async fn the_reply_names_the_friend_whose_model_wrote_the_answer() {
     let script = ["TOOL_CALL: notes_list", "One note."];
-    let mut plain = chat(Friends {
-        inner: ScriptedLlm::new(&script),
-    });
+    let mut plain = chat(friends(ScriptedLlm::new(&script)));
     let reply = plain.send("notes?").await.unwrap();
     assert_eq!(reply.served_by.as_deref(), Some("12D3KooWanswer"));
     // Streamed: the final Done carries it (the default stream).
-    let mut streamed = chat(Friends {
-        inner: ScriptedLlm::new(&script),
-    });
+    let mut streamed = chat(friends(ScriptedLlm::new(&script)));
     let (tx, rx) = futures::channel::mpsc::channel(8);
     let (reply, _) = futures::join!(
         streamed.send_streaming("notes?", tx),

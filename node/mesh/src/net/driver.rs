@@ -36,6 +36,9 @@
 //!   became a friend meanwhile (then `PeerConnected` is reported at once).
 //! - The clock is `tokio::time::Instant` since the driver started, read only
 //!   here and passed to the pure schedules as `now_ms`.
+//!
+//! Sending frames and the request-response events are in `driver_frames.rs`;
+//! links, relays and addresses in `driver_reach.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, PoisonError};
@@ -43,7 +46,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use libp2p::identity::Keypair;
-use libp2p::request_response::{self, Message, OutboundRequestId};
+use libp2p::request_response::OutboundRequestId;
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
 use libp2p::swarm::{DialError, ListenError, SwarmEvent};
 use libp2p::{Multiaddr, PeerId, Swarm, connection_limits, identify, ping};
@@ -51,11 +54,12 @@ use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
+#[path = "driver_frames.rs"]
+mod driver_frames;
 #[path = "driver_reach.rs"]
 mod driver_reach;
 
 use super::behaviour::{MeshBehaviour, MeshBehaviourEvent};
-use super::codec::Frame;
 use super::config::MeshConfig;
 use super::error::MeshError;
 use super::events::{MeshCommand, MeshEvent, SendFailure, SendTag};
@@ -65,7 +69,7 @@ use super::limits::{
     COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_PENDING_EVENTS,
     MAX_QUEUED_BYTES_PER_PEER,
 };
-use super::outbox::{Outbox, QueueFull};
+use super::outbox::Outbox;
 use super::redial::{Jitter, RedialPlan};
 use super::streams::FriendSet;
 use super::swarm::build_swarm;
@@ -326,125 +330,6 @@ impl MeshDriver {
         }
     }
 
-    fn send_tracked(&mut self, peer: PeerId, frames: Vec<Vec<u8>>, tag: SendTag) {
-        if frames.is_empty() {
-            self.emit(MeshEvent::FrameDone {
-                peer,
-                tag,
-                delivered: true,
-            });
-            return;
-        }
-        self.next_track += 1;
-        let track = self.next_track;
-        self.tracked.insert(
-            track,
-            Tracked {
-                peer,
-                tag,
-                remaining: frames.len(),
-                delivered: true,
-            },
-        );
-        for frame in frames {
-            self.send(peer, frame, Some(track));
-        }
-    }
-
-    /// Why a frame for `peer` cannot be sent at all, if it cannot.
-    fn refusal(&self, peer: &PeerId, len: usize) -> Option<SendFailure> {
-        if len as u64 > u64::from(self.max_frame_bytes) {
-            Some(SendFailure::TooLarge {
-                len: len as u64,
-                max: self.max_frame_bytes,
-            })
-        } else if !self.friends.contains_key(peer) {
-            Some(SendFailure::NotFriend)
-        } else if !self.swarm.is_connected(peer) {
-            Some(SendFailure::NotConnected)
-        } else {
-            None
-        }
-    }
-
-    fn send(&mut self, peer: PeerId, frame: Vec<u8>, track: Option<u64>) {
-        if let Some(reason) = self.refusal(&peer, frame.len()) {
-            tracing::debug!(%peer, ?reason, "frame not sent");
-            self.frame_failed(peer, track, reason);
-            return;
-        }
-        if !self.held.is_empty() {
-            // Behind a held frame (the rest of one tracked group): keep order.
-            self.held.push_back((peer, frame, track));
-            return;
-        }
-        let swarm = &mut self.swarm;
-        if let Err(QueueFull(frame)) = self.outbox.offer_tracked(&peer, frame, track, |f| {
-            swarm.behaviour_mut().send_frame(&peer, f)
-        }) {
-            tracing::debug!(%peer, "friend's queue is full; holding the frame");
-            self.held.push_back((peer, frame, track));
-        }
-    }
-
-    /// Hands held frames to the outbox while they fit; fails those whose
-    /// friend is gone.
-    fn retry_held(&mut self) {
-        while let Some((peer, frame, track)) = self.held.pop_front() {
-            if let Some(reason) = self.refusal(&peer, frame.len()) {
-                self.frame_failed(peer, track, reason);
-                continue;
-            }
-            let swarm = &mut self.swarm;
-            if let Err(QueueFull(frame)) = self.outbox.offer_tracked(&peer, frame, track, |f| {
-                swarm.behaviour_mut().send_frame(&peer, f)
-            }) {
-                self.held.push_front((peer, frame, track));
-                return;
-            }
-        }
-    }
-
-    /// A frame ended without acknowledgement.
-    fn frame_failed(&mut self, peer: PeerId, track: Option<u64>, reason: SendFailure) {
-        match track {
-            Some(track) => self.frame_ended(track, false),
-            None => self.emit(MeshEvent::SendFailed { peer, reason }),
-        }
-    }
-
-    /// One frame of tracked group `track` ended; the group is reported once
-    /// all have.
-    fn frame_ended(&mut self, track: u64, ok: bool) {
-        let Some(t) = self.tracked.get_mut(&track) else {
-            return;
-        };
-        t.remaining = t.remaining.saturating_sub(1);
-        t.delivered &= ok;
-        if t.remaining == 0
-            && let Some(t) = self.tracked.remove(&track)
-        {
-            self.emit(MeshEvent::FrameDone {
-                peer: t.peer,
-                tag: t.tag,
-                delivered: t.delivered,
-            });
-        }
-    }
-
-    /// A request ended: free its slot and send the peer's next queued
-    /// frame. Returns whether it was ours, and its tracking key.
-    fn request_finished(&mut self, id: OutboundRequestId, ok: bool) -> Option<Option<u64>> {
-        let swarm = &mut self.swarm;
-        let (_, track) = self
-            .outbox
-            .finished_tracked(&id, |peer, f| swarm.behaviour_mut().send_frame(peer, f))?;
-        if let Some(track) = track {
-            self.frame_ended(track, ok);
-        }
-        Some(track)
-    }
-
     fn dial_due(&mut self) {
         let now = self.now_ms();
         for peer in self.redial.take_due(now) {
@@ -634,63 +519,6 @@ impl MeshDriver {
             | MeshBehaviourEvent::Dcutr(_)
             | MeshBehaviourEvent::Mdns(_) => {}
             MeshBehaviourEvent::Ping(_) | MeshBehaviourEvent::Identify(_) => {}
-        }
-    }
-
-    fn on_frames_event(&mut self, event: request_response::Event<Frame, Vec<u8>>) {
-        match event {
-            request_response::Event::Message {
-                peer,
-                message:
-                    Message::Request {
-                        request, channel, ..
-                    },
-                ..
-            } => {
-                if !self.friends.contains_key(&peer) {
-                    // Removed while the frame was in transit: not delivered,
-                    // not acknowledged.
-                    tracing::warn!(%peer, "dropped a frame from a peer that is no longer a friend");
-                    return;
-                }
-                match request {
-                    Frame::Body(frame) => {
-                        self.swarm.behaviour_mut().acknowledge(channel);
-                        self.emit(MeshEvent::FrameReceived { peer, frame });
-                    }
-                    Frame::Refused(reason) => {
-                        // Dropping `channel` unanswered ends the stream.
-                        tracing::warn!(%peer, %reason, "rejected a frame; stream dropped, connection kept");
-                        self.emit(MeshEvent::FrameRejected { peer, reason });
-                    }
-                }
-            }
-            request_response::Event::Message {
-                message: Message::Response { request_id, .. },
-                ..
-            } => {
-                self.request_finished(request_id, true);
-            }
-            request_response::Event::OutboundFailure {
-                peer,
-                request_id,
-                error,
-                ..
-            } => {
-                if self.request_finished(request_id, false) == Some(None) {
-                    tracing::debug!(%peer, %error, "frame not acknowledged");
-                    self.emit(MeshEvent::SendFailed {
-                        peer,
-                        reason: SendFailure::from(&error),
-                    });
-                }
-            }
-            // Our acknowledgement could not be written (link closed, or we
-            // dropped it on purpose for a refused frame): nothing to report.
-            request_response::Event::InboundFailure { peer, error, .. } => {
-                tracing::debug!(%peer, %error, "inbound frame stream ended");
-            }
-            request_response::Event::ResponseSent { .. } => {}
         }
     }
 }

@@ -24,6 +24,9 @@
 //! same reason our own items another process signed into the file are
 //! decoded but not verified again when the poll picks them up
 //! (`VerifiedItem::vouch_own`).
+//!
+//! Publishing our own items is in `service_publish.rs`; telling friends our
+//! addresses and restarting catch-up over a moved link in `service_reach.rs`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
@@ -33,7 +36,7 @@ use std::time::Duration;
 use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
 use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
 use porfiry_skills::Clock;
-use porfiry_storage::{MAX_PAGE_IDS, PeerStatus, StorageError};
+use porfiry_storage::PeerStatus;
 use tokio::sync::{mpsc, oneshot, watch};
 
 use super::chunks::drained;
@@ -42,18 +45,20 @@ use super::engine_io::carry_out;
 use super::error::ReplicationError;
 use super::frame_sink::Counters;
 use super::friend_set::{self, FriendSet};
-use super::limits::{
-    OWN_ITEM_LOOKBACK_MS, OWN_READ_PART, REACH_SETTLE_MS, SHUTDOWN_TIMEOUT, change_poll_intervals,
-};
+use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_intervals};
 use super::outgoing::Outgoing;
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
 use crate::net::{
     MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
 };
-use crate::sharing::publish::publish_pending;
-use crate::sharing::reach::{Announced, announce_reach, own_reach, reach_list};
-use porfiry_storage::db::{Answer, Db};
+use crate::sharing::reach::{Announced, own_reach};
+use porfiry_storage::db::Db;
+
+#[path = "service_publish.rs"]
+mod service_publish;
+#[path = "service_reach.rs"]
+mod service_reach;
 
 /// How to run the node.
 #[derive(Debug, Clone)]
@@ -422,55 +427,6 @@ impl Node {
         Ok(())
     }
 
-    /// The earlier of the engine's next tick and telling friends our
-    /// settled addresses.
-    fn next_timer(&self) -> Option<u64> {
-        let reach = self.reach_due.as_ref().map(|(at, _)| *at);
-        match (self.wake, reach) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-    }
-
-    async fn on_timer(&mut self) -> Result<(), ReplicationError> {
-        let now = self.now();
-        if self.reach_due.as_ref().is_some_and(|(at, _)| *at <= now) {
-            self.tell_reach(now).await?;
-        }
-        if self.wake.is_some_and(|at| at <= now) {
-            self.tick().await?;
-        }
-        Ok(())
-    }
-
-    /// Signs, stores and publishes our settled addresses, unless friends
-    /// were told these already. A failure to sign or store is logged and
-    /// the addresses are told at the next change.
-    async fn tell_reach(&mut self, now: u64) -> Result<(), ReplicationError> {
-        let Some((_, addresses)) = self.reach_due.take() else {
-            return Ok(());
-        };
-        let key = self.key.clone();
-        let previous = self.told.clone();
-        let list = addresses.clone();
-        let made = self
-            .db
-            .write(move |s| announce_reach(s, &key, list, previous.as_ref(), now))
-            .await?;
-        match made {
-            Ok(Some(item)) => {
-                tracing::info!(?addresses, id = %item.id(), "telling friends where this node can be reached");
-                self.told = Some((item.id(), addresses));
-                self.publish(vec![item]).await?;
-            }
-            Ok(None) => {}
-            Err(error) => {
-                tracing::warn!(%error, "cannot tell friends where this node can be reached")
-            }
-        }
-        Ok(())
-    }
-
     async fn tick(&mut self) -> Result<(), ReplicationError> {
         // The timer is spent; the engine asks again if anything is pending.
         self.wake = None;
@@ -500,30 +456,8 @@ impl Node {
                 let full = format!("{address}/p2p/{}", self.local);
                 self.listening.send_modify(|all| all.push(full));
             }
-            MeshEvent::Reachable { addresses } => {
-                let at = self.now().saturating_add(REACH_SETTLE_MS);
-                self.reach_due = Some((at, reach_list(&addresses)));
-            }
-            // To the engine a moved link is a reconnect: sessions with the
-            // friend whose messages were lost on the closed connection are
-            // dropped and new ones start over the link that stays (a
-            // running session would otherwise wait for its timeout).
-            MeshEvent::LinkMoved { peer } => {
-                let peer = peer.to_string();
-                if self.engine.connected_peers().any(|p| p == peer) {
-                    tracing::info!(%peer, "link moved to another connection; catching up again over it");
-                    let groups = self
-                        .friends
-                        .get(&peer)
-                        .map(|f| f.groups.clone())
-                        .unwrap_or_default();
-                    self.inputs(vec![
-                        Input::PeerDisconnected { peer: peer.clone() },
-                        Input::PeerConnected { peer, groups },
-                    ])
-                    .await?;
-                }
-            }
+            MeshEvent::Reachable { addresses } => self.on_reachable(&addresses),
+            MeshEvent::LinkMoved { peer } => self.on_link_moved(peer.to_string()).await?,
             MeshEvent::PeerConnected { peer } => {
                 let peer = peer.to_string();
                 tracing::info!(%peer, "friend connected");
@@ -623,123 +557,7 @@ impl Node {
         }
         Ok(())
     }
-
-    async fn scan_publish(&mut self) -> Result<(), ReplicationError> {
-        let now = self.now();
-        let key = self.key.clone();
-        let mut skipped = std::mem::take(&mut self.skipped);
-        let (items, skipped) = self
-            .db
-            .write(move |s| {
-                let r = publish_pending(s, &key, now, &mut skipped);
-                (r, skipped)
-            })
-            .await?;
-        self.skipped = skipped;
-        self.publish(items?).await?;
-        self.publish_signed_elsewhere(now).await
-    }
-
-    /// Hands our own `items` to the engine, and the batch they join to
-    /// friends at once: the run is whole, nothing is gained by the batch
-    /// delay (see `Input::FlushPush`).
-    async fn publish(&mut self, items: Vec<VerifiedItem>) -> Result<(), ReplicationError> {
-        if items.is_empty() {
-            return Ok(());
-        }
-        for item in &items {
-            tracing::debug!(id = %item.id(), kind = %item.kind(), "publishing our own item");
-            self.fed.insert(item.id());
-        }
-        let inputs = items
-            .into_iter()
-            .map(|item| Input::Publish { item })
-            .chain([Input::FlushPush])
-            .collect();
-        self.inputs(inputs).await
-    }
-
-    /// Publishes our own items another process stored (a `notes post`
-    /// signs its item itself) that the engine does not hold yet,
-    /// `OWN_READ_PART` at a time: each part is read, checked and handed
-    /// to the engine, which pushes it at once, while the next part is read.
-    async fn publish_signed_elsewhere(&mut self, now: u64) -> Result<(), ReplicationError> {
-        let (local, since) = (self.local.clone(), self.own_since);
-        let stored = self
-            .db
-            .read(move |s| s.own_item_ids_since(&local, since))
-            .await??;
-        // Ids first: the engine holds most of them already (at start-up,
-        // every one), and only the rest are worth reading.
-        let new: Vec<ItemId> = stored
-            .into_iter()
-            .filter(|id| !self.engine.holds(id) && !self.fed.contains(id))
-            .collect();
-        self.own_since = now.saturating_sub(OWN_ITEM_LOOKBACK_MS);
-        let mut parts = new.chunks(OWN_READ_PART);
-        let mut reading = self.read_own(parts.next()).await?;
-        while let Some(answer) = reading {
-            let envelopes = answer.get().await??;
-            reading = self.read_own(parts.next()).await?;
-            let items = self.check_own(&envelopes, now);
-            self.publish(items).await?;
-        }
-        Ok(())
-    }
-
-    /// Starts reading our own stored items `ids`, if there is a part to
-    /// read (envelopes of those still there; one withdrawn meanwhile is
-    /// skipped).
-    async fn read_own(
-        &self,
-        ids: Option<&[ItemId]>,
-    ) -> Result<Option<Answer<OwnEnvelopes>>, ReplicationError> {
-        let Some(ids) = ids.map(<[ItemId]>::to_vec) else {
-            return Ok(None);
-        };
-        let answer = self
-            .db
-            .read_ahead(move |s| {
-                let mut out = Vec::with_capacity(ids.len());
-                for page in ids.chunks(MAX_PAGE_IDS) {
-                    let payloads = s.item_page(page)?;
-                    out.extend(
-                        page.iter()
-                            .zip(payloads)
-                            .filter_map(|(id, p)| Some((*id, p?))),
-                    );
-                }
-                Ok(out)
-            })
-            .await?;
-        Ok(Some(answer))
-    }
-
-    /// Checks our own items read back; those refused are logged and not
-    /// asked for again.
-    fn check_own(&mut self, envelopes: &[(ItemId, Vec<u8>)], now: u64) -> Vec<VerifiedItem> {
-        // Decoded and checked, the signature vouched for rather than
-        // verified: our own file holds them, next to our key (see
-        // `VerifiedItem::vouch_own`); catch-up serves them from the same
-        // file unchecked, and friends verify them on arrival.
-        let refs: Vec<&[u8]> = envelopes.iter().map(|(_, e)| e.as_slice()).collect();
-        let mut found = Vec::with_capacity(refs.len());
-        let checked = VerifiedItem::vouch_own(&self.key, &refs, now);
-        for ((id, _), result) in envelopes.iter().zip(checked) {
-            match result {
-                Ok(item) => found.push(item),
-                Err(e) => {
-                    tracing::warn!(%id, error = %e, "own stored item refused; not published");
-                    self.fed.insert(*id);
-                }
-            }
-        }
-        found
-    }
 }
-
-/// Our own items read back from the file: each id with its envelope.
-type OwnEnvelopes = Result<Vec<(ItemId, Vec<u8>)>, StorageError>;
 
 /// Sleeps until the Unix time `at_ms` (`now` being the time now), or
 /// forever without one.

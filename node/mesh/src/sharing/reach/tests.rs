@@ -157,3 +157,89 @@ fn load_reads_friends_items_and_leaves_ours_out() {
     assert_eq!(announced.of(&friend), [addr("/ip4/10.0.0.2/tcp/1")]);
     assert!(announced.of(&me.peer_id().to_string()).is_empty());
 }
+
+/// At a club server's size: 300 friends' address items among 5,000 notes
+/// of 4 KB (20 MB) — every friend's addresses are read back at start, and
+/// each friend is dialled at what it told first.
+#[test]
+fn a_club_servers_file_gives_every_friends_told_addresses() {
+    use porfiry_protocol::{ItemId, ItemKind, ItemRecord};
+    use porfiry_storage::StoredItem;
+    const PER_HALF: u8 = 150;
+    let (_dir, store) = store();
+    let me = key(1);
+    let notes: Vec<StoredItem> = (0..5_000u32)
+        .map(|n| {
+            let mut id = [0u8; 32];
+            id[..4].copy_from_slice(&n.to_be_bytes());
+            StoredItem {
+                record: ItemRecord {
+                    id: ItemId(id),
+                    author: me.peer_id().to_string(),
+                    kind: ItemKind::Note,
+                    audience: Audience::Friends,
+                    created_ms: u64::from(n),
+                    expires_ms: None,
+                    received_from: None,
+                    max_hops: 1,
+                    hops_left: 1,
+                    retracts: None,
+                    replaces: None,
+                    club_target: None,
+                    club_removal: false,
+                    envelope_bytes: 4_096,
+                },
+                payload: vec![0x42; 4_096],
+                signature: vec![0; 64],
+            }
+        })
+        .collect();
+    for part in notes.chunks(500) {
+        store.insert_items(part).unwrap();
+    }
+    // 300 distinct keys: the first seed byte tells the two halves apart.
+    let keys: Vec<NodeKey> = (0..2u8)
+        .flat_map(|half| {
+            (0..PER_HALF).map(move |n| {
+                let mut seed = [n.wrapping_add(2); 32];
+                seed[0] = half;
+                NodeKey::from_seed(seed)
+            })
+        })
+        .collect();
+    for (i, k) in keys.iter().enumerate() {
+        let item = sign(
+            k,
+            &PayloadDraft {
+                created_ms: 10_000,
+                audience: Audience::Friends,
+                max_hops: 1,
+                expires_ms: None,
+                replaces: None,
+                body: Body::ReachableAt(ReachableAt {
+                    addresses: vec![format!("/ip4/10.1.{}.{}/tcp/4001", i / 250, i % 250 + 1)],
+                }),
+            },
+        )
+        .unwrap();
+        store
+            .insert_items(&[stored_record(&item, 0, Some(k.peer_id().to_string()))])
+            .unwrap();
+    }
+    let started = std::time::Instant::now();
+    let announced = Announced::load(&store, &me.peer_id().to_string()).unwrap();
+    println!(
+        "{} friends' addresses read among 5,000 notes of 4 KB in {:?}",
+        keys.len(),
+        started.elapsed()
+    );
+    for (i, k) in keys.iter().enumerate() {
+        let told = addr(&format!("/ip4/10.1.{}.{}/tcp/4001", i / 250, i % 250 + 1));
+        let given = [addr("/ip4/192.0.2.1/tcp/1")];
+        assert_eq!(
+            announced.dial_list(&k.peer_id(), &given),
+            [told, given[0].clone()],
+            "friend {i}"
+        );
+    }
+}

@@ -40,6 +40,9 @@ impl Running {
         );
         let links = LinksWatch::default();
         config.reach.links_watch = links.clone();
+        // A phone listens nowhere: one bound port to dial from lets hole
+        // punching make its relayed links direct.
+        config.reach.punch_port = true;
         let (node, join) = Node::spawn(config).map_err(|e| PorfiryError::Start(e.to_string()))?;
         // Without it the node runs; it just takes no invitations.
         let invites = InviteService::start(&node)

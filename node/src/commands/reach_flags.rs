@@ -1,5 +1,6 @@
 //! The flags of `porfiry run` for reaching friends that cannot be dialled:
-//! `--no-listen`, `--relay` with its `--relay-*` limits, and `--mdns`; and
+//! `--no-listen`, `--relay` with its `--relay-*` limits, `--mdns` and
+//! `--no-hole-punching`; and
 //! how many connections the node holds (`--max-connections`) and where it
 //! is reached from outside (`--external-address`).
 
@@ -52,6 +53,12 @@ pub struct ReachArgs {
     /// Repeat for more.
     #[arg(long = "external-address", value_name = "MULTIADDR")]
     pub external_addresses: Vec<String>,
+    /// Bind no port at all on a node that listens nowhere (`--profile
+    /// phone`, `--no-listen`). By default such a node binds one free TCP
+    /// port to dial from, which hole punching needs to make a relayed link
+    /// direct.
+    #[arg(long)]
+    pub no_hole_punching: bool,
 }
 
 impl Default for ReachArgs {
@@ -67,6 +74,7 @@ impl Default for ReachArgs {
             mdns: false,
             max_connections: None,
             external_addresses: Vec::new(),
+            no_hole_punching: false,
         }
     }
 }
@@ -146,6 +154,7 @@ impl ReachArgs {
             mdns: self.mdns,
             max_connections,
             external_addresses,
+            punch_port: !self.no_hole_punching,
             ..ReachConfig::default()
         })
     }
@@ -187,6 +196,17 @@ mod tests {
         };
         let config = plain.to_config(Profile::Phone).unwrap();
         assert!(config.relay.is_none() && config.mdns);
+    }
+
+    #[test]
+    fn a_port_to_punch_from_is_bound_unless_no_hole_punching() {
+        let punch = |a: &ReachArgs| a.to_config(Profile::Phone).map(|c| c.punch_port);
+        assert_eq!(punch(&ReachArgs::default()), Ok(true));
+        let off = ReachArgs {
+            no_hole_punching: true,
+            ..ReachArgs::default()
+        };
+        assert_eq!(punch(&off), Ok(false));
     }
 
     #[test]

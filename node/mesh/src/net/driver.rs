@@ -157,6 +157,9 @@ impl MeshDriver {
                     source,
                 })?;
         }
+        if config.listen.is_empty() && config.reach.punch_port {
+            driver_reach::bind_punch_port(&mut swarm);
+        }
         // Where friends reach this node from outside (a port forward, a
         // public address the host does not see): relay reservations and
         // identify carry these instead of the listen addresses.

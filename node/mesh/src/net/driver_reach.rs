@@ -18,7 +18,9 @@
 //! - with `--mdns`, dials friends found on the LAN, never a stranger;
 //! - reports where this node can be reached (`MeshEvent::Reachable`)
 //!   whenever its listen, relay-circuit or external addresses change;
-//! - logs one line per friend when the reason it cannot be reached changes.
+//! - logs one line per friend when the reason it cannot be reached changes;
+//! - binds a port to dial from on a node that listens nowhere, so hole
+//!   punching works for it too ([`bind_punch_port`]).
 //!
 //! Kept apart from `driver.rs` so the two change independently; it touches
 //! only the driver fields named in [`ReachState`] and the swarm.
@@ -34,6 +36,7 @@ use libp2p::{Multiaddr, PeerId, dcutr, identify, mdns, relay};
 use super::MeshDriver;
 use crate::net::behaviour::MeshBehaviourEvent;
 use crate::net::events::MeshEvent;
+use crate::net::limits::PUNCH_PORT;
 use crate::net::links::{LinkRecord, Links, Unreachable, connection_relay};
 use crate::net::reach::{
     ReachConfig, Reservations, UnreachableLog, circuit_listen_address, dial_addresses, error_text,
@@ -110,6 +113,24 @@ fn dial_reason(error: &DialError) -> String {
             "no address known (it must dial us, or be reached through a relay)".into()
         }
         other => other.to_string(),
+    }
+}
+
+/// Binds [`PUNCH_PORT`] on every IPv4 interface for a node that listens
+/// nowhere, so that its dials go out from it and a hole punched from the
+/// port the relay saw is one it dials from (`ReachConfig::punch_port`).
+/// Where the OS refuses (a phone that may not watch its interfaces), the
+/// node runs on without hole punching and says so.
+pub(super) fn bind_punch_port(swarm: &mut libp2p::Swarm<crate::net::behaviour::MeshBehaviour>) {
+    use libp2p::multiaddr::Protocol;
+    let address = Multiaddr::empty()
+        .with(Protocol::Ip4(std::net::Ipv4Addr::UNSPECIFIED))
+        .with(Protocol::Tcp(PUNCH_PORT));
+    match swarm.listen_on(address) {
+        Ok(_) => tracing::info!("bound a port to dial from, for hole punching"),
+        Err(error) => {
+            tracing::warn!(%error, "no port to dial from: links through a relay stay relayed")
+        }
     }
 }
 

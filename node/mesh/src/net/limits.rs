@@ -133,6 +133,12 @@ pub const BACKOFF_CAP_MS: u64 = 5 * 60 * 1_000;
 /// network change better than TCP.
 pub const DEFAULT_SERVER_LISTEN_QUIC: &str = "/ip4/0.0.0.0/udp/4001/quic-v1";
 
+/// The port a node that listens nowhere binds for its dials when hole
+/// punching is on (`ReachConfig::punch_port`): 0, any free one, chosen
+/// again at each start (friends are told it like any listen address), on
+/// IPv4 only, where the NATs that need punching are.
+pub const PUNCH_PORT: u16 = 0;
+
 /// Commands waiting for the driver: enough for a burst of engine output; a full
 /// queue makes the sender wait (back-pressure) rather than drop.
 pub const COMMAND_QUEUE_LEN: usize = 256;

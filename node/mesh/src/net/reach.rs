@@ -3,7 +3,8 @@
 //!
 //! - [`ReachConfig`]: whether this node relays for its friends
 //!   (`--relay`, with [`RelayLimits`]), looks for friends on the LAN
-//!   (`--mdns`), and where the daemon writes `links.json`.
+//!   (`--mdns`), where the daemon writes `links.json`, and whether a node
+//!   that listens nowhere binds a port to dial from, for hole punching.
 //! - [`Reservations`]: a node that is not a relay itself reserves a slot at
 //!   every friend that offers the relay protocol (learnt from identify), so
 //!   its other friends can dial it at `RELAY/p2p/R/p2p-circuit/p2p/US`. A
@@ -52,11 +53,18 @@ pub struct ReachConfig {
     /// relay offers these in its reservations instead of its listen
     /// addresses.
     pub external_addresses: Vec<Multiaddr>,
+    /// When this node listens nowhere (a phone, `--no-listen`), bind one TCP
+    /// port on every interface anyway, for its dials to go out from: TCP
+    /// hole punching (DCUtR) dials from the port the relay saw, and only a
+    /// bound port is reused for dials. Strangers that connect to it are
+    /// refused by the gate like anywhere else.
+    pub punch_port: bool,
 }
 
 impl Default for ReachConfig {
     /// No relaying, no LAN discovery, no snapshot file, a phone's
-    /// connection cap ([`MAX_ESTABLISHED_TOTAL`]).
+    /// connection cap ([`MAX_ESTABLISHED_TOTAL`]), no port bound for hole
+    /// punching (`porfiry run` and the phone bindings turn it on).
     fn default() -> Self {
         Self {
             relay: None,
@@ -65,6 +73,7 @@ impl Default for ReachConfig {
             links_watch: LinksWatch::default(),
             max_connections: MAX_ESTABLISHED_TOTAL,
             external_addresses: Vec::new(),
+            punch_port: false,
         }
     }
 }

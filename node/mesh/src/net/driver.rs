@@ -58,6 +58,8 @@ use tokio::time::Instant;
 mod driver_frames;
 #[path = "driver_reach.rs"]
 mod driver_reach;
+#[path = "driver_roam.rs"]
+mod driver_roam;
 
 use super::behaviour::{MeshBehaviour, MeshBehaviourEvent};
 use super::config::MeshConfig;
@@ -157,9 +159,9 @@ impl MeshDriver {
                     source,
                 })?;
         }
-        if config.listen.is_empty() && config.reach.punch_port {
-            driver_reach::bind_punch_port(&mut swarm);
-        }
+        let roams = config.listen.is_empty()
+            && config.reach.punch_port
+            && driver_reach::bind_punch_port(&mut swarm);
         // Where friends reach this node from outside (a port forward, a
         // public address the host does not see): relay reservations and
         // identify carry these instead of the listen addresses.
@@ -183,7 +185,7 @@ impl MeshDriver {
             next_track: 0,
             max_frame_bytes: config.max_frame_bytes,
             started: Instant::now(),
-            reach: driver_reach::ReachState::new(config.reach),
+            reach: driver_reach::ReachState::new(config.reach, roams),
         };
         for friend in config.friends {
             driver.add_friend(friend.peer, friend.addresses);
@@ -379,6 +381,7 @@ impl MeshDriver {
 
     fn on_swarm_event(&mut self, event: SwarmEvent<MeshBehaviourEvent>) {
         self.reach_observe(&event);
+        self.roam_observe(&event);
         match event {
             SwarmEvent::NewListenAddr { address, .. } => {
                 tracing::info!(%address, "listening");

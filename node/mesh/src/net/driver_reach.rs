@@ -20,7 +20,8 @@
 //!   whenever its listen, relay-circuit or external addresses change;
 //! - logs one line per friend when the reason it cannot be reached changes;
 //! - binds a port to dial from on a node that listens nowhere, so hole
-//!   punching works for it too ([`bind_punch_port`]).
+//!   punching works for it too ([`bind_punch_port`]; what it does when
+//!   that node changes networks is in `driver_roam.rs`).
 //!
 //! Kept apart from `driver.rs` so the two change independently; it touches
 //! only the driver fields named in [`ReachState`] and the swarm.
@@ -45,8 +46,7 @@ use crate::net::reach::{
 use crate::net::redial::Jitter;
 
 /// Why a friend is not dialled at all: nothing to dial it at.
-const NO_PATH: &str =
-    "no address known and no relaying friend connected (it must dial us, or a friend relay for us)";
+const NO_PATH: &str = "no address known and no friend that relays for us is connected (it must dial us, or a friend relay for us)";
 
 /// What the driver keeps for reaching friends.
 #[derive(Debug)]
@@ -64,11 +64,16 @@ pub(super) struct ReachState {
     /// Where this node can be reached, as last reported
     /// (`MeshEvent::Reachable`).
     reachable: Vec<Multiaddr>,
+    /// Whether this node roams: it listens nowhere but on its port to dial
+    /// from, whose addresses come and go with the networks it is on
+    /// (`driver_roam.rs`).
+    roams: bool,
 }
 
 impl ReachState {
-    /// The state for `config`, with no links yet.
-    pub(super) fn new(config: ReachConfig) -> Self {
+    /// The state for `config`, with no links yet; `roams` when this node
+    /// listens nowhere but on its port to dial from.
+    pub(super) fn new(config: ReachConfig, roams: bool) -> Self {
         Self {
             config,
             links: Links::new(),
@@ -77,7 +82,13 @@ impl ReachState {
             dialled_at: HashMap::new(),
             relays: BTreeMap::new(),
             reachable: Vec::new(),
+            roams,
         }
+    }
+
+    /// Whether this node roams (see `driver_roam.rs`).
+    pub(super) fn roams(&self) -> bool {
+        self.roams
     }
 
     /// The connected relaying friends, in peer-id order, with where each
@@ -120,16 +131,22 @@ fn dial_reason(error: &DialError) -> String {
 /// nowhere, so that its dials go out from it and a hole punched from the
 /// port the relay saw is one it dials from (`ReachConfig::punch_port`).
 /// Where the OS refuses (a phone that may not watch its interfaces), the
-/// node runs on without hole punching and says so.
-pub(super) fn bind_punch_port(swarm: &mut libp2p::Swarm<crate::net::behaviour::MeshBehaviour>) {
+/// node runs on without hole punching and says so. True when bound.
+pub(super) fn bind_punch_port(
+    swarm: &mut libp2p::Swarm<crate::net::behaviour::MeshBehaviour>,
+) -> bool {
     use libp2p::multiaddr::Protocol;
     let address = Multiaddr::empty()
         .with(Protocol::Ip4(std::net::Ipv4Addr::UNSPECIFIED))
         .with(Protocol::Tcp(PUNCH_PORT));
     match swarm.listen_on(address) {
-        Ok(_) => tracing::info!("bound a port to dial from, for hole punching"),
+        Ok(_) => {
+            tracing::info!("bound a port to dial from, for hole punching");
+            true
+        }
         Err(error) => {
-            tracing::warn!(%error, "no port to dial from: links through a relay stay relayed")
+            tracing::warn!(%error, "no port to dial from: links through a relay stay relayed");
+            false
         }
     }
 }
@@ -293,9 +310,16 @@ impl MeshDriver {
         }
         let tracked = self.reach.links.track(peer, now);
         let changed = self.reach.links.established(peer, id, relay, now);
-        for redundant in self.reach.links.redundant_relayed(&peer) {
-            tracing::info!(%peer, "direct link up; closing the relayed one");
-            self.swarm.close_connection(redundant);
+        let redundant = self.reach.links.redundant(&peer, id);
+        if !redundant.is_empty() {
+            if relay.is_some() {
+                tracing::info!(%peer, "the friend came back through a relay: its direct link here is dead; closing both, its next dial can be hole-punched");
+            } else {
+                tracing::info!(%peer, "direct link up; closing the relayed one");
+            }
+        }
+        for old in redundant {
+            self.swarm.close_connection(old);
         }
         match changed {
             Some(record) => self.link_changed(peer, &record),
@@ -396,18 +420,24 @@ impl MeshDriver {
         if self.reach.relays.insert(relay, at).is_some() {
             return;
         }
+        self.dial_unconnected_now(Some(relay));
+        tracing::info!(%relay, "a friend that relays is connected; unconnected friends are dialled through it");
+    }
+
+    /// Every friend not connected (but `except`) is due for a dial now,
+    /// whatever its backoff: a new path to it may have come up.
+    pub(super) fn dial_unconnected_now(&mut self, except: Option<PeerId>) {
         let now = self.now_ms();
         let unconnected: Vec<PeerId> = self
             .friends
             .keys()
-            .filter(|f| **f != relay && !self.swarm.is_connected(f))
+            .filter(|f| Some(**f) != except && !self.swarm.is_connected(f))
             .copied()
             .collect();
         for friend in unconnected {
             self.redial.remove(&friend);
             self.redial.add(friend, now);
         }
-        tracing::info!(%relay, "a relaying friend connected; unconnected friends are dialled through it");
     }
 
     /// Where to dial `friend` now: its addresses, then circuits through the

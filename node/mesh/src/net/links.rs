@@ -66,7 +66,7 @@ pub const MAX_FAILURE_CHARS: usize = 120;
 /// (`status` shows it, scripts may match it).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Unreachable {
-    /// Nothing to dial: no address known and no relaying friend connected.
+    /// Nothing to dial: no address known and no friend that relays is connected.
     NoAddress,
     /// Its address answered that nothing listens there.
     Refused,
@@ -232,17 +232,29 @@ impl Links {
         self.update(peer, now_ms)
     }
 
-    /// The relayed connections of `peer` that a direct one makes redundant.
-    pub fn redundant_relayed(&self, peer: &PeerId) -> Vec<ConnectionId> {
+    /// The connections of `peer` to close now that `new` is established.
+    /// A direct one replaces the relayed ones (hole punching). A relayed
+    /// one that comes while a direct one is up means the friend dialled us
+    /// through a relay because it lost the direct link (it changed
+    /// networks): ours is a dead one that TCP has not noticed yet. Then
+    /// all go, the new relayed one too: libp2p tries hole punching only on
+    /// a relayed link that comes while no direct one is up, so the friend's
+    /// next dial through the relay (at its backoff, ~1 s) is the one that
+    /// can be made direct again.
+    pub fn redundant(&self, peer: &PeerId, new: ConnectionId) -> Vec<ConnectionId> {
         let Some(conns) = self.connections.get(peer) else {
             return Vec::new();
+        };
+        let new_is_relayed = match conns.get(&new) {
+            Some(relay) => relay.is_some(),
+            None => return Vec::new(),
         };
         if !conns.values().any(Option::is_none) {
             return Vec::new();
         }
         let mut ids: Vec<ConnectionId> = conns
             .iter()
-            .filter(|&(_, relay)| relay.is_some())
+            .filter(|&(_, relay)| new_is_relayed || relay.is_some())
             .map(|(id, _)| *id)
             .collect();
         ids.sort_unstable();
@@ -360,10 +372,10 @@ mod tests {
         let relay = PeerId::random();
         let r = links.established(peer, id(1), Some(relay), 10).unwrap();
         assert_eq!((r.link, r.since_ms), (Link::Relayed, 10));
-        assert!(links.redundant_relayed(&peer).is_empty());
+        assert!(links.redundant(&peer, id(1)).is_empty());
         let r = links.established(peer, id(2), None, 20).unwrap();
         assert_eq!((r.link, r.since_ms), (Link::Direct, 20));
-        assert_eq!(links.redundant_relayed(&peer), [id(1)]);
+        assert_eq!(links.redundant(&peer, id(2)), [id(1)]);
         assert_eq!(links.closed(peer, id(1), 30), None, "still direct");
         let r = links.closed(peer, id(2), 40).unwrap();
         assert_eq!((r.link, r.since_ms), (Link::NotConnected, 40));
@@ -371,6 +383,35 @@ mod tests {
         assert_eq!(snap.friends[&peer.to_string()].since_ms, 40);
         assert!(links.forget(&peer));
         assert!(links.snapshot(60).friends.is_empty());
+    }
+
+    #[test]
+    fn a_relayed_link_after_a_direct_one_closes_both_the_friend_lost_the_direct_one() {
+        let mut links = Links::new();
+        let (peer, relay) = (PeerId::random(), PeerId::random());
+        links.track(peer, 1);
+        links.established(peer, id(1), None, 10);
+        links.established(peer, id(2), None, 11);
+        assert!(
+            links.redundant(&peer, id(2)).is_empty(),
+            "two direct: both stay"
+        );
+        links.established(peer, id(3), Some(relay), 20);
+        assert_eq!(links.redundant(&peer, id(3)), [id(1), id(2), id(3)]);
+        for n in 1..=3 {
+            links.closed(peer, id(n), 21);
+        }
+        assert_eq!(links.link(&peer), Link::NotConnected);
+        // The friend's next dial through the relay stays, and hole
+        // punching makes it direct: now the relayed one goes.
+        links.established(peer, id(4), Some(relay), 30);
+        assert!(links.redundant(&peer, id(4)).is_empty());
+        links.established(peer, id(5), None, 31);
+        assert_eq!(links.redundant(&peer, id(5)), [id(4)]);
+        assert!(
+            links.redundant(&peer, id(9)).is_empty(),
+            "an unknown connection"
+        );
     }
 
     #[test]

@@ -278,6 +278,19 @@ const MAX_ERROR_DEPTH: usize = 32;
 /// depends on the whole transport stack, so its text is what can be matched.
 const LIBP2P_TIMEOUT_TEXT: &str = "Timeout has been reached";
 
+/// Whether `address` is an address of one of this node's interfaces, one
+/// that leaving a network takes away: an IP address other than loopback,
+/// not a relay circuit. A roaming node closes its links when one of these
+/// goes (`driver_roam.rs`).
+pub fn is_interface_address(address: &Multiaddr) -> bool {
+    let on_an_interface = match address.iter().next() {
+        Some(Protocol::Ip4(ip)) => !ip.is_loopback() && !ip.is_unspecified(),
+        Some(Protocol::Ip6(ip)) => !ip.is_loopback() && !ip.is_unspecified(),
+        _ => false,
+    };
+    on_an_interface && !is_circuit(address)
+}
+
 /// Whether `address` goes through a relay circuit.
 fn is_circuit(address: &Multiaddr) -> bool {
     address.iter().any(|p| matches!(p, Protocol::P2pCircuit))
@@ -402,6 +415,30 @@ mod tests {
 
     fn key(n: u8) -> PeerId {
         porfiry_protocol::NodeKey::from_seed([n; 32]).peer_id()
+    }
+
+    #[test]
+    fn only_an_address_of_an_interface_is_one_a_network_switch_takes_away() {
+        let relay = key(1);
+        for (address, left_with_the_network) in [
+            ("/ip4/192.168.2.2/tcp/40123", true),
+            ("/ip6/fe80::1/tcp/40123", true),
+            ("/ip4/127.0.0.1/tcp/40123", false),
+            ("/ip6/::1/tcp/40123", false),
+            ("/ip4/0.0.0.0/tcp/40123", false),
+            (
+                &format!("/ip4/10.0.0.1/tcp/4001/p2p/{relay}/p2p-circuit"),
+                false,
+            ),
+            ("/dns4/example.org/tcp/4001", false),
+        ] {
+            let parsed: Multiaddr = address.parse().unwrap();
+            assert_eq!(
+                is_interface_address(&parsed),
+                left_with_the_network,
+                "{address}"
+            );
+        }
     }
 
     #[test]

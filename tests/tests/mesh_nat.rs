@@ -13,6 +13,8 @@
 //! - A symmetric NAT at B: the punch fails, the link stays relayed and
 //!   notes still go both ways.
 //! - The relay is killed and comes back: the links recover.
+//! - The phone switches networks while it runs (its address changes and
+//!   every connection it had dies): its links come back within seconds.
 //!
 //! Each prints its times: start to a working link (direct to R, relayed to
 //! H, hole-punched to H) and a note's delivery on it. Where the kernel
@@ -23,7 +25,7 @@ mod nat_lab;
 
 use std::time::{Duration, Instant};
 
-use nat_lab::{INET_TO_A, INET_TO_B, Lab, Nat};
+use nat_lab::{INET_TO_A, INET_TO_B, Lab, Nat, PHONE_SWITCHED};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// Where every node listens inside its namespace.
@@ -244,4 +246,50 @@ fn when_the_relay_dies_and_comes_back_the_links_recover() {
     let recovered = back.elapsed();
     let note = deliver(&f.h, &f.p, "after the relay came back");
     println!("relay restarted: P→H relayed again {recovered:?} later; note H→P {note:?}");
+}
+
+#[test]
+fn when_the_phone_switches_networks_its_links_come_back_within_seconds() {
+    let Some(mut lab) = lab("w", Nat::EndpointIndependent, Nat::EndpointIndependent) else {
+        return;
+    };
+    let f = start_family(&lab, &[]);
+    f.p.wait_logged(&["friend connected", &f.h.peer_id]);
+    wait_for("P's link to H to become direct", || {
+        link_of(&f.p, &f.h).0 == "direct"
+    });
+    deliver(&f.h, &f.p, "before the switch");
+    let links = |n: &MeshNode, to: &MeshNode| n.logged_count(&["friend connected", &to.peer_id]);
+    let (to_h, to_r) = (links(&f.p, &f.h), links(&f.p, &f.r));
+    let switched = Instant::now();
+    lab.switch_phone_network();
+    wait_for("P to link to R again", || links(&f.p, &f.r) > to_r);
+    let to_relay = switched.elapsed();
+    wait_for("P to link to H again", || links(&f.p, &f.h) > to_h);
+    let to_server = switched.elapsed();
+    // H's direct link to the old address was dead: H closed it and the
+    // phone's first relayed one, and hole punching made the phone's next
+    // one direct again.
+    wait_for("P's link to H to become direct again", || {
+        link_of(&f.p, &f.h).0 == "direct" && link_of(&f.h, &f.p).0 == "direct"
+    });
+    let punched = switched.elapsed();
+    assert!(f.h.logged(&["came back through a relay", &f.p.peer_id]));
+    // H learnt the phone's new address from what it told its friends: the
+    // one behind router C, and no longer the one behind B.
+    let told = |n: &MeshNode| n.friend_status(&f.p.peer_id)["told_addresses"].to_string();
+    wait_for("H to hold the phone's new address", || {
+        told(&f.h).contains(&format!("/{PHONE_SWITCHED}/"))
+    });
+    let learned = switched.elapsed();
+    assert!(!told(&f.h).contains("/192.168.2.2/"), "{}", told(&f.h));
+    let there = deliver(&f.h, &f.p, "after the switch");
+    let back = deliver(&f.p, &f.h, "from the switched phone");
+    // Two links made (the first closed by H), not a loop of them.
+    assert_eq!(links(&f.p, &f.h), to_h + 2, "{}", f.p.stderr());
+    println!(
+        "phone switched networks: P→R again {to_relay:?}, P→H again {to_server:?}, \
+         direct again {punched:?}, H told the new address {learned:?} after the switch; \
+         note H→P {there:?}, P→H {back:?}"
+    );
 }

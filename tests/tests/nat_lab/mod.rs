@@ -8,6 +8,9 @@
 //!   home 192.168.1.2 ── 192.168.1.1 nat_a 10.99.1.2 ── 10.99.1.1
 //!                                                         inet (relay)
 //!   phone 192.168.2.2 ── 192.168.2.1 nat_b 10.99.2.2 ── 10.99.2.1
+//!
+//!   after Lab::switch_phone_network, 192.168.2.2 gone:
+//!   phone 192.168.3.2 ── 192.168.3.1 nat_c 10.99.3.2 ── 10.99.3.1
 //! ```
 //!
 //! A router's mapping is endpoint-independent (`masquerade`, which keeps
@@ -43,8 +46,13 @@ pub struct Lab {
     pub home: String,
     pub nat_b: String,
     pub phone: String,
+    /// The phone's end of its link to router B.
+    phone_lan: String,
     made: Vec<String>,
 }
+
+/// The phone's address behind router C after [`Lab::switch_phone_network`].
+pub const PHONE_SWITCHED: &str = "192.168.3.2";
 
 fn run(args: &[&str]) -> Result<(), String> {
     let out = Command::new(args[0])
@@ -103,6 +111,7 @@ impl Lab {
             home: format!("{p}-home"),
             nat_b: format!("{p}-natb"),
             phone: format!("{p}-phone"),
+            phone_lan: format!("{p}pr"),
             made: Vec::new(),
         };
         for tool in ["ip", "nft"] {
@@ -119,86 +128,147 @@ impl Lab {
     }
 
     fn wire(&mut self, p: &str, a: Nat, b: Nat) -> Result<(), String> {
-        let lab = self;
-        for ns in [&lab.nat_a, &lab.home, &lab.nat_b, &lab.phone].map(|s| s.clone()) {
-            run(&["ip", "netns", "add", &ns])?;
-            lab.made.push(ns);
+        for ns in [&self.nat_a, &self.home, &self.nat_b, &self.phone].map(|s| s.clone()) {
+            self.namespace(ns)?;
         }
-        for ns in &lab.made {
-            run(&["ip", "-n", ns, "link", "set", "lo", "up"])?;
-        }
-        let link = |left: &str, l_ip: &str, right: &str, r_ip: &str, name: &str| {
-            let (ln, rn) = (format!("{p}{name}l"), format!("{p}{name}r"));
-            run(&[
-                "ip", "link", "add", &ln, "type", "veth", "peer", "name", &rn,
-            ])?;
-            run(&["ip", "link", "set", &ln, "netns", left])?;
-            run(&["ip", "link", "set", &rn, "netns", right])?;
-            run(&["ip", "-n", left, "addr", "add", l_ip, "dev", &ln])?;
-            run(&["ip", "-n", right, "addr", "add", r_ip, "dev", &rn])?;
-            run(&["ip", "-n", left, "link", "set", &ln, "up"])?;
-            run(&["ip", "-n", right, "link", "set", &rn, "up"])?;
-            Ok::<(String, String), String>((ln, rn))
-        };
-        let (_, a_up) = link(&lab.inet, "10.99.1.1/24", &lab.nat_a, "10.99.1.2/24", "a")?;
-        let (_, b_up) = link(&lab.inet, "10.99.2.1/24", &lab.nat_b, "10.99.2.2/24", "b")?;
+        run(&["ip", "-n", &self.inet, "link", "set", "lo", "up"])?;
+        let (inet, nat_a, nat_b) = (self.inet.clone(), self.nat_a.clone(), self.nat_b.clone());
+        let (_, a_up) = link(p, &inet, "10.99.1.1/24", &nat_a, "10.99.1.2/24", "a")?;
+        let (_, b_up) = link(p, &inet, "10.99.2.1/24", &nat_b, "10.99.2.2/24", "b")?;
         let (a_lan, _) = link(
-            &lab.nat_a,
+            p,
+            &nat_a,
             "192.168.1.1/24",
-            &lab.home,
+            &self.home,
             "192.168.1.2/24",
             "h",
         )?;
         let (b_lan, _) = link(
-            &lab.nat_b,
+            p,
+            &nat_b,
             "192.168.2.1/24",
-            &lab.phone,
+            &self.phone,
             "192.168.2.2/24",
             "p",
         )?;
-        for (ns, via) in [
-            (&lab.nat_a, INET_TO_A),
-            (&lab.nat_b, INET_TO_B),
-            (&lab.home, "192.168.1.1"),
-            (&lab.phone, "192.168.2.1"),
-        ] {
+        for (ns, via) in [(&self.home, "192.168.1.1"), (&self.phone, "192.168.2.1")] {
             run(&["ip", "-n", ns, "route", "add", "default", "via", via])?;
         }
-        for ns in [&lab.inet, &lab.nat_a, &lab.nat_b] {
-            run(&[
-                "ip",
-                "netns",
-                "exec",
-                ns,
-                "sysctl",
-                "-q",
-                "-w",
-                "net.ipv4.ip_forward=1",
-            ])?;
-        }
-        for (ns, nat, up, lan) in [
-            (&lab.nat_a, a, &a_up, &a_lan),
-            (&lab.nat_b, b, &b_up, &b_lan),
-        ] {
-            let how = match nat {
-                Nat::EndpointIndependent => "masquerade",
-                Nat::Symmetric => "masquerade random",
-            };
-            nft(
-                ns,
-                &format!(
-                    "table ip porfiry_nat {{\n\
-                     chain outward {{ type nat hook postrouting priority srcnat; oifname \"{up}\" {how}; }}\n\
-                     chain inward {{ type filter hook forward priority filter; policy drop;\n\
-                       ct state established,related accept; iifname \"{lan}\" accept; }}\n\
-                     chain router {{ type filter hook input priority filter;\n\
-                       iifname \"{up}\" ct state != {{ established, related }} drop; }}\n\
-                     }}\n"
-                ),
-            )?;
-        }
-        Ok(())
+        forward(&inet)?;
+        router(&nat_a, a, INET_TO_A, &a_up, &a_lan)?;
+        router(&nat_b, b, INET_TO_B, &b_up, &b_lan)
     }
+
+    /// Makes namespace `ns`, with its loopback up, to be removed on drop.
+    fn namespace(&mut self, ns: String) -> Result<(), String> {
+        run(&["ip", "netns", "add", &ns])?;
+        self.made.push(ns.clone());
+        run(&["ip", "-n", &ns, "link", "set", "lo", "up"])
+    }
+
+    /// The phone moves to another network, as from Wi-Fi to mobile data:
+    /// its address behind router B (192.168.2.2) goes away, taking its
+    /// routes with it, and it comes up behind a new router C
+    /// ([`PHONE_SWITCHED`], endpoint-independent NAT, its own uplink to
+    /// the "internet"), so every connection it had is dead. Nothing tells
+    /// the phone's friends; they only stop hearing from it.
+    pub fn switch_phone_network(&mut self) {
+        if let Err(e) = self.move_phone_behind_router_c() {
+            panic!("switching the phone's network failed: {e}");
+        }
+    }
+
+    fn move_phone_behind_router_c(&mut self) -> Result<(), String> {
+        let p = self.inet.trim_end_matches("-inet").to_owned();
+        let nat_c = format!("{p}-natc");
+        let (inet, phone) = (self.inet.clone(), self.phone.clone());
+        run(&[
+            "ip",
+            "-n",
+            &phone,
+            "addr",
+            "del",
+            "192.168.2.2/24",
+            "dev",
+            &self.phone_lan,
+        ])?;
+        self.namespace(nat_c.clone())?;
+        let (_, c_up) = link(&p, &inet, "10.99.3.1/24", &nat_c, "10.99.3.2/24", "c")?;
+        let phone_ip = format!("{PHONE_SWITCHED}/24");
+        let (c_lan, _) = link(&p, &nat_c, "192.168.3.1/24", &phone, &phone_ip, "q")?;
+        router(&nat_c, Nat::EndpointIndependent, "10.99.3.1", &c_up, &c_lan)?;
+        run(&[
+            "ip",
+            "-n",
+            &phone,
+            "route",
+            "add",
+            "default",
+            "via",
+            "192.168.3.1",
+        ])
+    }
+}
+
+/// A veth pair `{p}{name}l` in `left` (address `l_ip`) and `{p}{name}r` in
+/// `right` (`r_ip`), both up; returns their names.
+fn link(
+    p: &str,
+    left: &str,
+    l_ip: &str,
+    right: &str,
+    r_ip: &str,
+    name: &str,
+) -> Result<(String, String), String> {
+    let (ln, rn) = (format!("{p}{name}l"), format!("{p}{name}r"));
+    run(&[
+        "ip", "link", "add", &ln, "type", "veth", "peer", "name", &rn,
+    ])?;
+    run(&["ip", "link", "set", &ln, "netns", left])?;
+    run(&["ip", "link", "set", &rn, "netns", right])?;
+    run(&["ip", "-n", left, "addr", "add", l_ip, "dev", &ln])?;
+    run(&["ip", "-n", right, "addr", "add", r_ip, "dev", &rn])?;
+    run(&["ip", "-n", left, "link", "set", &ln, "up"])?;
+    run(&["ip", "-n", right, "link", "set", &rn, "up"])?;
+    Ok((ln, rn))
+}
+
+/// Turns IPv4 forwarding on in `ns`.
+fn forward(ns: &str) -> Result<(), String> {
+    run(&[
+        "ip",
+        "netns",
+        "exec",
+        ns,
+        "sysctl",
+        "-q",
+        "-w",
+        "net.ipv4.ip_forward=1",
+    ])
+}
+
+/// Makes `ns` a home router: default route to `via` on the "internet",
+/// forwarding, `nat` out of `up`, and from outside only what answers a
+/// connection from the LAN side `lan`.
+fn router(ns: &str, nat: Nat, via: &str, up: &str, lan: &str) -> Result<(), String> {
+    run(&["ip", "-n", ns, "route", "add", "default", "via", via])?;
+    forward(ns)?;
+    let how = match nat {
+        Nat::EndpointIndependent => "masquerade",
+        Nat::Symmetric => "masquerade random",
+    };
+    nft(
+        ns,
+        &format!(
+            "table ip porfiry_nat {{\n\
+             chain outward {{ type nat hook postrouting priority srcnat; oifname \"{up}\" {how}; }}\n\
+             chain inward {{ type filter hook forward priority filter; policy drop;\n\
+               ct state established,related accept; iifname \"{lan}\" accept; }}\n\
+             chain router {{ type filter hook input priority filter;\n\
+               iifname \"{up}\" ct state != {{ established, related }} drop; }}\n\
+             }}\n"
+        ),
+    )
 }
 
 impl Drop for Lab {

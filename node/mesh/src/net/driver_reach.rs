@@ -39,11 +39,9 @@ use crate::net::behaviour::MeshBehaviourEvent;
 use crate::net::events::MeshEvent;
 use crate::net::limits::PUNCH_PORT;
 use crate::net::links::{LinkRecord, Links, Unreachable, connection_relay};
-use crate::net::reach::{
-    ReachConfig, Reservations, UnreachableLog, circuit_listen_address, dial_addresses, error_text,
-    why_unreachable,
-};
+use crate::net::reach::{ReachConfig, Reservations, circuit_listen_address, dial_addresses};
 use crate::net::redial::Jitter;
+use crate::net::unreachable::{UnreachableLog, error_text, why_unreachable};
 
 /// Why a friend is not dialled at all: nothing to dial it at.
 const NO_PATH: &str = "no address known and no friend that relays for us is connected (it must dial us, or a friend relay for us)";

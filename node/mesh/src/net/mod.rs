@@ -35,6 +35,7 @@ pub(crate) mod redial;
 pub mod relay;
 pub(crate) mod streams;
 pub mod swarm;
+pub(crate) mod unreachable;
 
 pub use codec::FrameError;
 pub use config::{Friend, MeshConfig, Profile};

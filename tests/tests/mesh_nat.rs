@@ -26,6 +26,8 @@ mod nat_lab;
 use std::time::{Duration, Instant};
 
 use nat_lab::{INET_TO_A, INET_TO_B, Lab, Nat, PHONE_SWITCHED};
+use porfiry_protocol::NodeKey;
+use porfiry_storage::Friend;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// Where every node listens inside its namespace.
@@ -36,6 +38,11 @@ const PORT: u16 = 4001;
 /// a second of the relayed link (a phone was direct 116–169 ms after it
 /// started; a laptop once took 0.8 s under load), so five is ample.
 const PUNCH_WINDOW: Duration = Duration::from_secs(5);
+
+/// Friends a phone has that are switched off, in the network-switch case:
+/// a club member's phone holds a few hundred friends, most of them asleep,
+/// and the switch makes every one of them due for a dial at once.
+const OFFLINE_FRIENDS: u16 = 200;
 
 /// `node`'s `status --json` link to `peer`: (`link`, `via`).
 fn link_of(node: &MeshNode, peer: &MeshNode) -> (String, Option<String>) {
@@ -59,7 +66,8 @@ fn lab(tag: &str, a: Nat, b: Nat) -> Option<Lab> {
 
 /// R, H and P, all friends, started in their namespaces: R relays on the
 /// "internet", H is a server behind A, P behind B is a phone (started with
-/// `phone_flags` besides `--profile phone`).
+/// `phone_flags` besides `--profile phone`), with `offline` more friends
+/// besides, each at an address where nothing listens.
 struct Family {
     r: MeshNode,
     h: MeshNode,
@@ -88,7 +96,7 @@ impl Drop for Family {
     }
 }
 
-fn start_family(lab: &Lab, phone_flags: &[&str]) -> Family {
+fn start_family(lab: &Lab, phone_flags: &[&str], offline: u16) -> Family {
     let listen = format!("/ip4/0.0.0.0/tcp/{PORT}");
     let mut r = MeshNode::init("R");
     let mut h = MeshNode::init("H");
@@ -101,6 +109,7 @@ fn start_family(lab: &Lab, phone_flags: &[&str]) -> Family {
     h.cli_ok(&["friends", "add", &p.peer_id]);
     p.cli_ok(&["friends", "add", &r.peer_id, &r_from_b]);
     p.cli_ok(&["friends", "add", &h.peer_id]);
+    add_offline_friends(&p, offline);
     r.run_in_netns(&lab.inet);
     h.run_in_netns(&lab.home);
     p.run_in_netns(&lab.phone);
@@ -110,6 +119,23 @@ fn start_family(lab: &Lab, phone_flags: &[&str]) -> Family {
     let p_started = Instant::now();
     p.start(&[&["--profile", "phone"], phone_flags].concat());
     Family { r, h, p, p_started }
+}
+
+/// `count` friends of `node` that are switched off: each at a port of R's
+/// where nothing listens (refused at once), never connected; they count
+/// in every redial, and reach R's relay as circuits it cannot carry.
+fn add_offline_friends(node: &MeshNode, count: u16) {
+    let store = node.store();
+    for n in 0..count {
+        let mut seed = [0x0f; 32];
+        seed[..2].copy_from_slice(&n.to_be_bytes());
+        let friend = Friend {
+            peer_id: NodeKey::from_seed(seed).peer_id().to_string(),
+            addresses: vec![format!("/ip4/{INET_TO_B}/tcp/{}", 20_000 + n)],
+            ..Friend::default()
+        };
+        store.add_friend(&friend, 1).expect("friend added");
+    }
 }
 
 /// Posts a friends-only note on `from` and returns how long `to` took to
@@ -129,7 +155,7 @@ fn behind_two_home_nats_the_phone_reaches_the_server_and_hole_punching_makes_it_
     let Some(lab) = lab("e", Nat::EndpointIndependent, Nat::EndpointIndependent) else {
         return;
     };
-    let f = start_family(&lab, &[]);
+    let f = start_family(&lab, &[], 0);
     f.p.wait_logged(&["friend connected", &f.r.peer_id]);
     let to_relay = f.p_started.elapsed();
     f.p.wait_logged(&["friend connected", &f.h.peer_id]);
@@ -175,7 +201,7 @@ fn behind_a_symmetric_nat_the_link_stays_relayed_and_works() {
     let Some(lab) = lab("s", Nat::EndpointIndependent, Nat::Symmetric) else {
         return;
     };
-    let f = start_family(&lab, &[]);
+    let f = start_family(&lab, &[], 0);
     f.p.wait_logged(&["friend connected", &f.h.peer_id]);
     let to_server = f.p_started.elapsed();
     let there = deliver(&f.h, &f.p, "to the phone behind a symmetric NAT");
@@ -192,7 +218,7 @@ fn a_phone_with_no_port_to_dial_from_stays_relayed_behind_the_same_nats() {
     let Some(lab) = lab("n", Nat::EndpointIndependent, Nat::EndpointIndependent) else {
         return;
     };
-    let f = start_family(&lab, &["--no-hole-punching"]);
+    let f = start_family(&lab, &["--no-hole-punching"], 0);
     f.p.wait_logged(&["friend connected", &f.h.peer_id]);
     let to_server = f.p_started.elapsed();
     let there = deliver(&f.h, &f.p, "to a phone that punches no hole");
@@ -226,7 +252,7 @@ fn when_the_relay_dies_and_comes_back_the_links_recover() {
     let Some(lab) = lab("k", Nat::EndpointIndependent, Nat::Symmetric) else {
         return;
     };
-    let mut f = start_family(&lab, &[]);
+    let mut f = start_family(&lab, &[], 0);
     f.p.wait_logged(&["friend connected", &f.h.peer_id]);
     deliver(&f.h, &f.p, "before the relay died");
     f.r.kill();
@@ -253,7 +279,9 @@ fn when_the_phone_switches_networks_its_links_come_back_within_seconds() {
     let Some(mut lab) = lab("w", Nat::EndpointIndependent, Nat::EndpointIndependent) else {
         return;
     };
-    let f = start_family(&lab, &[]);
+    let f = start_family(&lab, &[], OFFLINE_FRIENDS);
+    let all = format!("friends={}", OFFLINE_FRIENDS + 2);
+    f.p.wait_logged(&["starting node", &all]);
     f.p.wait_logged(&["friend connected", &f.h.peer_id]);
     wait_for("P's link to H to become direct", || {
         link_of(&f.p, &f.h).0 == "direct"

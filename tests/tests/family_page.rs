@@ -89,12 +89,7 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
         .send_keys(text)
         .await
         .unwrap();
-    browser
-        .labelled("Audience")
-        .await
-        .select_by_value("friends")
-        .await
-        .unwrap();
+    browser.select("Audience", "friends").await;
     browser.button("Post").await.click().await.unwrap();
     let posted = Instant::now();
     browser.wait_text("notes", text).await;

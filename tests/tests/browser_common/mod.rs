@@ -110,6 +110,21 @@ impl Browser {
         .await
     }
 
+    /// Selects the option `value` in the control labelled `label`. The page
+    /// may draw the control again just after it is found (when the friends
+    /// and groups it lists arrive), which leaves the element found stale; it
+    /// is then found again, until [`PAGE_DEADLINE`].
+    pub async fn select(&self, label: &str, value: &str) {
+        let deadline = Instant::now() + PAGE_DEADLINE;
+        loop {
+            match self.labelled(label).await.select_by_value(value).await {
+                Ok(()) => return,
+                Err(e) if e.is_stale_element_reference() && Instant::now() < deadline => {}
+                Err(e) => panic!("selecting {value} in {label}: {e}"),
+            }
+        }
+    }
+
     /// The button named `name` (its text or `aria-label`).
     pub async fn button(&self, name: &str) -> Element {
         self.wait_for(&format!(

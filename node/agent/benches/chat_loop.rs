@@ -16,9 +16,9 @@ use porfiry_agent::chat::{
     SystemClock,
 };
 use porfiry_agent::llm::LlmTarget;
-use porfiry_agent::toolsets::MediaToolset;
-use porfiry_agent::toolsets::media_catalog::parse_catalog;
 use porfiry_skills::{BoxFuture, CallContext, Caller, Completion, ToolsetRegistry};
+use porfiry_toolsets::MediaToolset;
+use porfiry_toolsets::media_catalog::parse_catalog;
 
 /// The scenario's four replies, in turn order.
 const SCRIPT: [&str; 4] = [

@@ -1,6 +1,7 @@
 //! The Porfiry node's mind: the model backends, the chat engine and its
-//! sessions (the tool loop of seed 000), the cognitive core's IO (seed 003)
-//! and the toolsets both of them dispatch through.
+//! sessions (the tool loop of seed 000) and the cognitive core's IO (seed
+//! 003). The toolsets both of them dispatch through are `porfiry-toolsets`,
+//! below this crate.
 //!
 //! **What it offers**, by module:
 //! - [`llm`] — backends behind `porfiry_skills::Llm`: the OpenAI-compatible
@@ -10,10 +11,7 @@
 //!   the tool loop over one model, with transcripts and client events;
 //! - [`cognition`] — [`cognition::CognitiveCore`]: one tick at a time over the
 //!   node's diary, goals, notes and memory, with validators and
-//!   anti-stagnation;
-//! - [`toolsets`] — the HMP command catalogue and the chat toolsets as one
-//!   registry (`porfiry_skills::ToolsetRegistry`), acting on the node's
-//!   database and, through `porfiry_mesh::NodeHandle`, on its friends.
+//!   anti-stagnation.
 //!
 //! **What it must not do**: open sockets other than its model clients'
 //! HTTP, know libp2p, or serve HTTP (that is `porfiry-api`); the pure
@@ -23,7 +21,6 @@
 pub mod chat;
 pub mod cognition;
 pub mod llm;
-pub mod toolsets;
 
 pub use chat::{ChatConfig, ChatEngine, ChatError, ChatSession, SendError};
 pub use llm::{LlmConfig, LlmTarget};

@@ -10,10 +10,10 @@ use porfiry_agent::chat::{ChatConfig, ChatEngine};
 use porfiry_agent::cognition::CoreEvents;
 use porfiry_agent::llm::LlmTarget;
 use porfiry_agent::llm::registry_models::RegistryModels;
-use porfiry_agent::toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_skills::{Language, Llm};
 use porfiry_storage::db::Db;
 use porfiry_storage::{DB_FILE_NAME, Store};
+use porfiry_toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
 use tiktoken_rs::CoreBPE;
 
 static BPE: LazyLock<CoreBPE> = LazyLock::new(|| tiktoken_rs::cl100k_base().unwrap());

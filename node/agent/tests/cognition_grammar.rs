@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use core_support::*;
 use porfiry_agent::llm::registry_models::RegistryModels;
-use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_skills::Language;
 use porfiry_skills::grammar::{core_catalogue, core_reply};
 use porfiry_skills::llm::stops::tick_answer_stop;
 use porfiry_storage::DiaryEntry;
+use porfiry_toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 
 /// A block of the grammar's form: one catalogue command.
 const BLOCK_REPLY: &str = "Worth keeping.\n# Commands:\n\

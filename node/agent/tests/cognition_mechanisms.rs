@@ -13,13 +13,13 @@ use std::sync::{Arc, Mutex};
 
 use core_support::*;
 use porfiry_agent::cognition::{CORE_FEEDS_KEY, CoreEvent, CoreEvents, READING_TAG, Trace};
-use porfiry_agent::toolsets::acting::PROCESS_ALLOW_URLS_KEY;
 use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NotesMode};
 use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
 use porfiry_skills::{Clock, ManualClock};
 use porfiry_storage::db::Db;
 use porfiry_storage::{Concept, Note, NoteSource, ProcessEntry, ProcessStatus};
+use porfiry_toolsets::acting::PROCESS_ALLOW_URLS_KEY;
 
 /// The same reply every tick, no command: after ten ticks without a note
 /// the world is quiet (the seed's "no new data"), so the stall asks for

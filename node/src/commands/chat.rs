@@ -108,8 +108,8 @@ impl ChatArgs {
         ChatConfig {
             language: self.language,
             media_catalog: match &self.media_catalog {
-                Some(path) => porfiry_agent::toolsets::CatalogSource::File(path.clone()),
-                None => porfiry_agent::toolsets::CatalogSource::Sample,
+                Some(path) => porfiry_toolsets::CatalogSource::File(path.clone()),
+                None => porfiry_toolsets::CatalogSource::Sample,
             },
             skills_dir: Some(dir.skills_dir()),
             toolset_idle: Duration::from_secs(self.toolset_idle_secs),
@@ -399,7 +399,7 @@ mod tests {
         assert_eq!(c.skills_dir, Some(PathBuf::from("/data/skills")));
         assert_eq!(
             c.media_catalog,
-            porfiry_agent::toolsets::CatalogSource::File("/x/films.json".into())
+            porfiry_toolsets::CatalogSource::File("/x/films.json".into())
         );
         let bad = Cli::try_parse_from([
             "chat",

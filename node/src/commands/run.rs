@@ -18,7 +18,6 @@ use crate::commands::offload_flags::{ModelChoice, OffloadArgs, OffloadFlagsError
 use crate::commands::reach_flags::{ReachArgs, ReachFlagsError};
 use crate::commands::run_core::{ThinkFlags, node_registry, start_core};
 use porfiry_agent::llm::local::open_model_file;
-use porfiry_agent::toolsets::CHAT_SETS;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::init::InitError;
 use porfiry_mesh::lock::LockError;
@@ -28,6 +27,7 @@ use porfiry_mesh::net::swarm::QUIC_BUILT;
 use porfiry_mesh::node::{Node, NodeConfig, NodeError};
 use porfiry_mesh::replication::ReplicationError;
 use porfiry_mesh::replication::limits::DEFAULT_SERVER_LISTEN;
+use porfiry_toolsets::CHAT_SETS;
 
 pub use porfiry_mesh::net::Profile;
 

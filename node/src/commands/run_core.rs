@@ -20,9 +20,9 @@ use porfiry_agent::cognition::asker::NodeAsker;
 use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreError, CoreParts, Trace};
 use porfiry_agent::llm::local::EngineOptions;
 use porfiry_agent::llm::registry_models::RegistryModels;
-use porfiry_agent::toolsets::{StoreTools, ToolsetError, ToolsetOptions, core_toolsets};
 use porfiry_mesh::node::NodeHandle;
 use porfiry_skills::ToolsetRegistry;
+use porfiry_toolsets::{StoreTools, ToolsetError, ToolsetOptions, core_toolsets};
 
 /// `porfiry run`'s flags for the core.
 #[derive(Debug, Clone, Args)]
@@ -63,7 +63,7 @@ impl CoreTask {
 }
 
 /// The node's one toolset registry — the core dispatches through all of
-/// it, the API's chat sessions through `porfiry_agent::toolsets::CHAT_SETS` of the same objects —
+/// it, the API's chat sessions through `porfiry_toolsets::CHAT_SETS` of the same objects —
 /// and the models its `llm` set (and the core) builds, which send reply
 /// grammars to HTTP servers when `send_grammar` (`--constrained on`).
 pub fn node_registry(

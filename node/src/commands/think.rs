@@ -19,10 +19,10 @@ use crate::commands::model_file_flags::file_entry;
 use porfiry_agent::cognition::advice::validator_advice;
 use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, TickDone, Trace};
 use porfiry_agent::llm::registry_models::{RegistryModels, parse_endpoint};
-use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::init::open_or_init;
 use porfiry_storage::db::Db;
+use porfiry_toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 
 /// The least prompt budget accepted: below it the core's own instructions
 /// would not fit.

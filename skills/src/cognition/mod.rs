@@ -39,6 +39,6 @@ pub use context::{
     build_prompt,
 };
 pub use settings::{
-    CYCLE_CONFIG_KEY, Concentration, CycleSettings, EmotionAtLeast, IdleSettings, MatchKind,
-    NoteFilter, NotesMode, THINKING_PAUSED_KEY,
+    CYCLE_CONFIG_KEY, Concentration, CycleSettings, EmotionAtLeast, IdleSettings,
+    KEEP_RECENT_RESPONSES, MatchKind, NoteFilter, NotesMode, THINKING_PAUSED_KEY,
 };

@@ -24,6 +24,12 @@ pub const DEFAULT_RECENT_RESPONSES: u32 = 5;
 /// model's context anyway (the budget would cut them).
 pub const MAX_RECENT_RESPONSES: u32 = 50;
 
+/// Replies kept in `llm_recent_responses`: short-term memory, read by the
+/// detectors' window and concentration mode; older rows are deleted after
+/// each tick so the table does not grow for ever. The core's tick and the
+/// `cycle_cleanup` command both bound by it.
+pub const KEEP_RECENT_RESPONSES: u32 = 1_000;
+
 /// Pause between ticks on a fresh node, in seconds: a thinking cycle that
 /// runs flat out would keep a phone's model busy and its battery draining.
 pub const DEFAULT_PAUSE_SECS: u64 = 30;

@@ -9,7 +9,7 @@ use porfiry_skills::llm::budgets::DEFAULT_CHAT_REPLY_MAX_TOKENS;
 use porfiry_skills::{Language, LoopConfig};
 
 use crate::llm::LlmTarget;
-use crate::toolsets::{CatalogSource, ToolsetOptions};
+use porfiry_toolsets::{CatalogSource, ToolsetOptions};
 
 /// A user message longer than this is refused: 16,000 characters is about
 /// 4,000 tokens, half of a small model's 8k context; longer text crowds out

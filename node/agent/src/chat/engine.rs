@@ -10,7 +10,7 @@ use super::clock::local_clock;
 use super::config::ChatConfig;
 use super::session::ChatSession;
 use crate::llm::{LlmError, OpenAiClient};
-use crate::toolsets::{ToolsetError, node_toolsets};
+use porfiry_toolsets::{ToolsetError, node_toolsets};
 
 /// Why a chat engine could not be built.
 #[derive(Debug, thiserror::Error)]

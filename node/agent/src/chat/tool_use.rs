@@ -151,8 +151,8 @@ pub fn score(toolbox: &Toolbox, case: &ToolUseCase, replies: &[String]) -> TurnS
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toolsets::{ToolsetOptions, node_toolsets};
     use porfiry_skills::{LoopConfig, SkillRegistry};
+    use porfiry_toolsets::{ToolsetOptions, node_toolsets};
 
     fn toolbox() -> Toolbox {
         let sets = node_toolsets(&ToolsetOptions::default()).unwrap();

@@ -14,7 +14,7 @@ use porfiry_storage::db::Db;
 use crate::chat::tool_use::{ToolUseCase, TurnScore, score};
 use crate::chat::{ChatConfig, ChatEngine, ChatError};
 use crate::llm::registry_models::RegistryModels;
-use crate::toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
+use porfiry_toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
 
 /// The agent the set runs against.
 pub struct ToolUseRun {

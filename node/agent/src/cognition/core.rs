@@ -103,7 +103,7 @@ impl CognitiveCore {
         let last = parts
             .db
             .write(move |store: &Store| {
-                crate::toolsets::acting::close_orphans(store, now, language)?;
+                porfiry_toolsets::acting::close_orphans(store, now, language)?;
                 Ok::<_, porfiry_storage::StorageError>(store.last_tick()?.map(|t| t.row.tick))
             })
             .await??;

@@ -49,10 +49,9 @@ pub const MAX_CONTEXT_MEMORY: u32 = 30;
 /// Scripts and tables each listed in context 0.
 pub const MAX_CONTEXT_UTILITIES: u32 = 20;
 
-/// Replies kept in `llm_recent_responses`: short-term memory, read by the
-/// detectors' window and concentration mode; older rows are deleted after
-/// each tick so the table does not grow for ever.
-pub const KEEP_RECENT_RESPONSES: u32 = 1_000;
+/// Replies kept in `llm_recent_responses` (defined where the `cycle` set
+/// sees it too).
+pub use porfiry_skills::cognition::KEEP_RECENT_RESPONSES;
 
 /// The main model's whole call; the HTTP client's own deadlines (first
 /// token 120 s, total 10 min) usually end it first.

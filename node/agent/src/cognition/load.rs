@@ -476,3 +476,6 @@ pub fn clip(text: &str, max: usize) -> String {
     out.push('…');
     out
 }
+
+#[cfg(test)]
+mod tests;

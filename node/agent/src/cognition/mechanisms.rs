@@ -64,7 +64,7 @@ const RANDOM_OUTPUT_CHARS: usize = 400;
 pub const CORE_FEEDS_KEY: &str = "core.feeds";
 
 /// Feeds fetched per check: each takes a process slot
-/// ([`crate::toolsets::acting::ProcessLimits`] allows four at once).
+/// ([`porfiry_toolsets::acting::ProcessLimits`] allows four at once).
 pub const MAX_FEEDS_PER_CHECK: usize = 3;
 
 /// Friends' new notes a world check shows, newest first.
@@ -371,7 +371,7 @@ async fn world_check(
     for url in feeds.iter().take(MAX_FEEDS_PER_CHECK) {
         let command = Command {
             cmd_id: None,
-            tool: crate::toolsets::acting::PROCESS_FETCH.to_owned(),
+            tool: porfiry_toolsets::acting::PROCESS_FETCH.to_owned(),
             args: CommandArgs::Line(url.clone()),
             description: None,
         };

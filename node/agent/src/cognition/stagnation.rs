@@ -505,7 +505,7 @@ fn mean(xs: &[f64]) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::toolsets::test_support::store_tools;
+    use porfiry_toolsets::test_support::store_tools;
 
     #[tokio::test]
     async fn a_switch_raised_sampling_hints_and_pending_ratings_survive_a_restart() {

@@ -144,5 +144,11 @@ impl RegistryModels {
     }
 }
 
+impl porfiry_toolsets::RowModels for RegistryModels {
+    fn model(&self, entry: &LlmEntry) -> Result<Arc<dyn Llm>, LlmError> {
+        RegistryModels::model(self, entry)
+    }
+}
+
 #[cfg(test)]
 mod tests;

@@ -15,7 +15,6 @@ use porfiry_agent::cognition::{
     CognitiveCore, CoreConfig, CoreEvents, CoreParts, FriendsAsker, Trace,
 };
 use porfiry_agent::llm::registry_models::RegistryModels;
-use porfiry_agent::toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use porfiry_mesh::seed::seed_core;
 use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
@@ -24,6 +23,7 @@ use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
 use porfiry_skills::{Language, ManualClock};
 use porfiry_storage::db::Db;
 use porfiry_storage::{DiaryEntry, ListQuery, LlmEntry, Note, StagnationStrategy, Store, Stored};
+use porfiry_toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 
 /// A manual clock at 2026-05-28 (any fixed moment will do).
 pub fn start_clock() -> ManualClock {

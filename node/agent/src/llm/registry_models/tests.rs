@@ -2,8 +2,8 @@ use porfiry_skills::llm::{ChatMessage, ModelRequest};
 use porfiry_storage::LlmConfig;
 
 use super::*;
-use crate::toolsets::acting::test_support::ScriptedServer;
 use porfiry_mesh::offload::OffloadStream;
+use porfiry_toolsets::acting::test_support::ScriptedServer;
 
 /// An opener that reaches nobody.
 struct NoRoute;

@@ -65,6 +65,10 @@ pub struct LlmConfig {
     pub max_retries: Option<u32>,
     /// Ceiling of the first retry's backoff; it doubles on each retry.
     pub retry_base_delay_ms: Option<u64>,
+    /// `file:` rows: the chat template the embedded engine formats prompts
+    /// with (a llama.cpp name such as `gemma`, or a Jinja file's path),
+    /// replacing the file's own; unset: the file's, else its architecture's.
+    pub chat_template: Option<String>,
     /// Other settings, kept as given (no secrets: see [`SECRET_CONFIG_KEYS`]).
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,

@@ -4,13 +4,15 @@
 //! ticks without an error; `porfiry llm add --file` registers it, `porfiry
 //! run` with no model flags then uses it and says so, and
 //! `llm list` shows its header; a missing file stops the command with one
-//! line naming it. Tests that run the model are named `real_model_…`
+//! line naming it; Gemma 3 270M, a base model whose file has no chat
+//! template, chats with the template of its architecture (issue 43 §1).
+//! Tests that run the model are named `real_model_…`
 //! (one at a time: .config/nextest.toml) and decode on one thread.
 
 use std::io::Write;
 use std::process::{Command, Stdio};
 
-use porfiry_engine::test_model::test_model_path;
+use porfiry_engine::test_model::{test_gemma_path, test_model_path};
 use porfiry_storage::{ListQuery, TickRecord};
 use porfiry_tests::mesh_node::MeshNode;
 use porfiry_tests::porfiry_bin::porfiry_bin;
@@ -22,12 +24,14 @@ fn model() -> String {
         .to_string()
 }
 
-#[test]
-fn real_model_chat_with_a_model_file_answers_each_line() {
+/// `porfiry chat --model-file FILE` with `extra` flags, fed two lines:
+/// (stdout, stderr), the command having succeeded.
+fn chat_two_lines(file: &str, extra: &[&str]) -> (String, String) {
     let dir = tempfile::tempdir().unwrap();
     let mut child = Command::new(porfiry_bin())
         .args(["--data-dir", &dir.path().display().to_string()])
-        .args(["chat", "--model-file", &model(), "--model-threads", "1"])
+        .args(["chat", "--model-file", file, "--model-threads", "1"])
+        .args(extra)
         .env_remove("PORFIRY_LLM_URL")
         .env_remove("PORFIRY_LLM_MODEL")
         .stdin(Stdio::piped())
@@ -42,13 +46,51 @@ fn real_model_chat_with_a_model_file_answers_each_line() {
         .write_all(b"What is the capital of France?\nSay hello.\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success(), "{stdout}\n{stderr}");
+    (stdout, stderr)
+}
+
+#[test]
+fn real_model_chat_with_a_model_file_answers_each_line() {
+    let (stdout, stderr) = chat_two_lines(&model(), &[]);
     assert!(!stdout.trim().is_empty(), "no answer: {stderr}");
     assert!(
         !stdout.lines().any(|l| l.starts_with("[error]")),
         "{stdout}"
+    );
+}
+
+/// Gemma 3 270M's file carries no `tokenizer.chat_template`: it used to be
+/// refused ("it has no chat template"); it now gets llama.cpp's Gemma turns.
+#[test]
+fn real_model_gemma_without_a_chat_template_chats_with_its_architectures() {
+    let gemma = test_gemma_path()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .display()
+        .to_string();
+    let (stdout, stderr) = chat_two_lines(&gemma, &[]);
+    assert!(!stdout.trim().is_empty(), "no answer: {stderr}");
+    assert!(
+        !stdout.lines().any(|l| l.starts_with("[error]")),
+        "{stdout}\n{stderr}"
+    );
+    // An explicit name works too; a wrong one stops before loading, one line.
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(porfiry_bin())
+        .args(["--data-dir", &dir.path().display().to_string()])
+        .args(["chat", "--model-file", &gemma, "--chat-template", "gemmma"])
+        .env_remove("PORFIRY_LLM_URL")
+        .env_remove("PORFIRY_LLM_MODEL")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.contains("--chat-template gemmma") && stderr.trim().lines().count() == 1,
+        "{stderr}"
     );
 }
 
@@ -100,7 +142,7 @@ fn llm_add_file_registers_it_and_list_shows_its_header() {
         "{list}"
     );
     assert!(
-        list.contains("size: 99 MB  arch: llama  context: 8192  [main]"),
+        list.contains("size: 99 MB  arch: llama  context: 8192  template: own (file)  [main]"),
         "{list}"
     );
     let both = node.cli(&[

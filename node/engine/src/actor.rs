@@ -37,6 +37,7 @@ use crate::engine::{EngineError, Job, Work};
 use crate::options::{EngineOptions, PROMPT_BATCH};
 use crate::stats::Counters;
 use crate::stops::Stops;
+use crate::template_choice::TemplateChoice;
 use crate::utf8::Utf8Joiner;
 
 /// The one sequence this engine decodes.
@@ -73,14 +74,16 @@ pub(crate) fn backend() -> Result<&'static LlamaBackend, String> {
 pub(crate) fn spawn(
     path: PathBuf,
     options: EngineOptions,
+    template: &TemplateChoice,
     counters: Arc<Counters>,
 ) -> Result<(SyncSender<Work>, Loaded), EngineError> {
     let (jobs, queue) = sync_channel(options.queue_depth);
     let (ready_tx, ready_rx) = sync_channel(1);
     let thread_path = path.clone();
+    let template = template.clone();
     std::thread::Builder::new()
         .name("porfiry-engine".into())
-        .spawn(move || run(thread_path, options, counters, queue, ready_tx))
+        .spawn(move || run(thread_path, options, template, counters, queue, ready_tx))
         .map_err(|e| EngineError::Load {
             path: path.clone(),
             detail: format!("could not start the inference thread: {e}"),
@@ -98,6 +101,7 @@ pub(crate) fn spawn(
 fn run(
     path: PathBuf,
     options: EngineOptions,
+    choice: TemplateChoice,
     counters: Arc<Counters>,
     queue: Receiver<Work>,
     ready: SyncSender<Result<Loaded, String>>,
@@ -106,7 +110,8 @@ fn run(
         let backend = backend()?;
         let model = LlamaModel::load_from_file(backend, &path, &LlamaModelParams::default())
             .map_err(|e| format!("{e} (is it a model llama.cpp supports?)"))?;
-        let template = ChatTemplate::for_model(&model, None)?;
+        let template = ChatTemplate::for_model(&model, &choice.template)?;
+        tracing::debug!(path = %path.display(), template = %choice, "chat template chosen");
         Ok::<_, String>((backend, model, template))
     })();
     let (backend, model, template) = match loaded {

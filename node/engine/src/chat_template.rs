@@ -9,6 +9,7 @@ use std::num::NonZeroU16;
 use llama_cpp_2::model::{LlamaChatMessage, LlamaChatTemplate, LlamaModel};
 
 use crate::jinja::JinjaTemplate;
+use crate::template_choice::Template;
 
 /// The GGUF key of the Jinja chat template.
 const TEMPLATE_KEY: &str = "tokenizer.chat_template";
@@ -31,10 +32,23 @@ pub(crate) enum ChatTemplate {
 }
 
 impl ChatTemplate {
-    /// The format for `model`: its GGUF's template, or `source` instead
-    /// when given (tests pass templates llama.cpp does not know).
-    pub(crate) fn for_model(model: &LlamaModel, source: Option<String>) -> Result<Self, String> {
-        let source = source.or_else(|| model.meta_val_str(TEMPLATE_KEY).ok());
+    /// The format for `model` under the chosen `template`: the GGUF's own
+    /// text, a llama.cpp name (`gemma` for a Gemma base model without one),
+    /// or a Jinja file's text. Text llama.cpp does not recognise is rendered
+    /// by minijinja; a name is llama.cpp's or nothing.
+    pub(crate) fn for_model(model: &LlamaModel, template: &Template) -> Result<Self, String> {
+        let source = match template {
+            Template::Own => model.meta_val_str(TEMPLATE_KEY).ok(),
+            Template::Jinja { text, .. } => Some(text.clone()),
+            Template::Named(name) => {
+                let builtin = LlamaChatTemplate::new(name).map_err(|e| e.to_string())?;
+                let template = Self::Builtin(builtin);
+                template
+                    .render(model, PROBE)
+                    .map_err(|e| format!("llama.cpp's '{name}' template failed: {e}"))?;
+                return Ok(template);
+            }
+        };
         let builtin = match &source {
             Some(text) => LlamaChatTemplate::new(text).map_err(|e| e.to_string()),
             None => model.chat_template(None).map_err(|e| e.to_string()),
@@ -109,6 +123,13 @@ mod tests {
     use crate::test_model::test_model_path;
     use llama_cpp_2::model::params::LlamaModelParams;
 
+    fn jinja_text(text: &str) -> Template {
+        Template::Jinja {
+            path: "t.jinja".into(),
+            text: text.to_owned(),
+        }
+    }
+
     fn model() -> LlamaModel {
         let path = test_model_path().unwrap_or_else(|e| panic!("{e}"));
         let backend = crate::actor::backend().unwrap();
@@ -120,7 +141,7 @@ mod tests {
     #[test]
     fn real_model_templates_render_alike_both_ways_and_an_unknown_one_falls_back() {
         let model = model();
-        let own = ChatTemplate::for_model(&model, None).unwrap();
+        let own = ChatTemplate::for_model(&model, &Template::Own).unwrap();
         assert!(own.is_builtin(), "llama.cpp knows SmolLM2's ChatML");
         let source = model.meta_val_str(TEMPLATE_KEY).unwrap();
         let jinja = ChatTemplate::Jinja(Box::new(
@@ -143,15 +164,35 @@ mod tests {
         );
 
         let unknown = "{% for m in messages %}[[{{ m.role | upper }}]] {{ m.content }}\n{% endfor %}{% if add_generation_prompt %}[[ASSISTANT]] {% endif %}";
-        let fell_back = ChatTemplate::for_model(&model, Some(unknown.to_owned())).unwrap();
+        let fell_back = ChatTemplate::for_model(&model, &jinja_text(unknown)).unwrap();
         assert!(!fell_back.is_builtin());
         assert_eq!(
             fell_back.render(&model, &[("user", "Hi")]).unwrap(),
             "[[USER]] Hi\n[[ASSISTANT]] "
         );
-        let broken = ChatTemplate::for_model(&model, Some("{% for %}".to_owned()))
+        let broken = ChatTemplate::for_model(&model, &jinja_text("{% for %}"))
             .err()
             .unwrap();
         assert!(broken.contains("does not compile"), "{broken}");
+    }
+
+    /// A name llama.cpp knows replaces the file's template: SmolLM2 under
+    /// `gemma` gets Gemma's turns, the format a Gemma base model without a
+    /// template is given by its architecture (issue 43 §1).
+    #[test]
+    fn a_named_template_formats_with_llama_cpps_own_turns() {
+        let model = model();
+        let gemma = ChatTemplate::for_model(&model, &Template::Named("gemma".into())).unwrap();
+        let prompt = gemma
+            .render(&model, &[("system", "Be brief."), ("user", "Hi")])
+            .unwrap();
+        assert!(
+            prompt.contains("<start_of_turn>user\n") && prompt.ends_with("<start_of_turn>model\n"),
+            "{prompt:?}"
+        );
+        assert!(
+            prompt.contains("Be brief."),
+            "the system text is kept: {prompt:?}"
+        );
     }
 }

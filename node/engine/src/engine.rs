@@ -28,6 +28,8 @@ pub struct ModelInfo {
     pub context: u32,
     /// CPU threads decoding.
     pub threads: usize,
+    /// The chat template its prompts are formatted with, and why.
+    pub template: crate::template_choice::TemplateChoice,
 }
 
 impl ModelInfo {
@@ -48,6 +50,9 @@ pub enum EngineError {
     /// The file is not a whole GGUF model.
     #[error(transparent)]
     Gguf(#[from] GgufError),
+    /// No chat template could be chosen for it.
+    #[error(transparent)]
+    Template(#[from] crate::template_choice::TemplateError),
     /// This build was made without the `llama` feature.
     #[error(
         "model file {path}: this porfiry was built without the embedded engine (cargo feature \
@@ -123,12 +128,18 @@ impl Engine {
     /// is ready. Blocks for the load (a second or so for a small model).
     pub fn open(path: &Path, options: &EngineOptions) -> Result<Self, EngineError> {
         let gguf = gguf::inspect(path)?;
+        let template =
+            crate::template_choice::choose_template(path, &gguf, options.chat_template.as_deref())?;
         check_memory(path, &gguf)?;
         let counters = Arc::new(Counters::default());
         #[cfg(feature = "llama")]
         {
-            let (jobs, loaded) =
-                crate::actor::spawn(path.to_owned(), options.clone(), counters.clone())?;
+            let (jobs, loaded) = crate::actor::spawn(
+                path.to_owned(),
+                options.clone(),
+                &template,
+                counters.clone(),
+            )?;
             Ok(Self {
                 jobs,
                 counters,
@@ -137,13 +148,14 @@ impl Engine {
                     gguf,
                     context: loaded.context,
                     threads: loaded.threads,
+                    template,
                 },
                 queue_depth: options.queue_depth,
             })
         }
         #[cfg(not(feature = "llama"))]
         {
-            let _ = (options, counters, gguf);
+            let _ = (options, counters, gguf, template);
             Err(EngineError::NotBuilt {
                 path: path.to_owned(),
             })

@@ -6,7 +6,9 @@
 //!
 //! Files: [`gguf`] reads and checks a file's header without loading it
 //! (what `porfiry llm list` shows; the one-line error for a missing,
-//! truncated or foreign file); [`options`] the engine's settings and their
+//! truncated or foreign file); [`template_choice`] which chat template a
+//! file is prompted with (the flag, its own, its architecture's), decided
+//! before loading; [`options`] the engine's settings and their
 //! limits; [`engine`] the handle callers hold (a bounded queue to the
 //! inference thread); `actor` (feature `llama`) the one thread that owns
 //! the model and its context — llama.cpp's context is not `Sync` and its
@@ -39,6 +41,7 @@ pub mod pull;
 pub mod stats;
 #[cfg(feature = "llama")]
 mod stops;
+pub mod template_choice;
 pub mod test_model;
 #[cfg(feature = "llama")]
 mod utf8;
@@ -47,6 +50,7 @@ pub use engine::{Engine, EngineError, ModelInfo};
 pub use gguf::{GgufError, GgufInfo, inspect};
 pub use options::EngineOptions;
 pub use stats::EngineStats;
+pub use template_choice::{TemplateChoice, TemplateError, TemplateSource};
 
 /// Whether this build carries the llama.cpp engine (the `llama` feature).
 pub const BUILT_IN: bool = cfg!(feature = "llama");

@@ -37,6 +37,11 @@ pub struct EngineOptions {
     pub temperature: f32,
     /// Seed of the sampler when the temperature is above 0.
     pub seed: u32,
+    /// `--chat-template`: a llama.cpp template name or a Jinja file that
+    /// replaces the file's own template (or stands in for a missing one);
+    /// `None`: the file's, else its architecture's
+    /// ([`crate::template_choice`]).
+    pub chat_template: Option<String>,
 }
 
 impl Default for EngineOptions {
@@ -47,6 +52,7 @@ impl Default for EngineOptions {
             queue_depth: DEFAULT_QUEUE_DEPTH,
             temperature: 0.0,
             seed: 0x5EED,
+            chat_template: None,
         }
     }
 }

@@ -3,13 +3,16 @@
 //! (`--validator`, seed 003 §6) and others the core may switch to or hand
 //! tasks to. The key is never stored: `--api-key-env` names the variable
 //! that holds it. A local GGUF (`--file PATH.gguf`) is checked when added
-//! and stored as `file:<absolute path>`; `llm list` shows these rows too,
-//! a file's with its size, architecture and trained context.
+//! and stored as `file:<absolute path>` (with `--chat-template`, the
+//! template its prompts are formatted with); `llm list` shows these rows
+//! too, a file's with its size, architecture, trained context and chat
+//! template with where it came from (the file, its architecture, the flag).
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
 use porfiry_agent::llm::local::{GgufError, GgufInfo, endpoint_file};
+use porfiry_engine::template_choice::{Template, TemplateError, choose_template};
 use porfiry_storage::{LlmConfig, LlmEntry, Store, Stored};
 use serde::Serialize;
 
@@ -33,6 +36,11 @@ pub struct AddArgs {
     /// A local GGUF model, run by the embedded engine; excludes --url.
     #[arg(long, value_name = "PATH.gguf")]
     pub file: Option<PathBuf>,
+    /// With --file: the chat template (a llama.cpp name such as gemma or
+    /// chatml, or a Jinja file) instead of the file's own, or for a file
+    /// that has none and whose architecture decides none.
+    #[arg(long, value_name = "NAME|FILE", requires = "file")]
+    pub chat_template: Option<String>,
     /// Asks the seed's validation question about each reply of the core.
     #[arg(long)]
     pub validator: bool,
@@ -74,29 +82,51 @@ pub struct FileModel {
     pub architecture: Option<String>,
     /// The context it was trained for, in tokens.
     pub context: Option<u64>,
-    /// Why the file is unusable now (moved, truncated, …).
+    /// The chat template its prompts are formatted with (`own`, a
+    /// llama.cpp name such as `gemma`, or a Jinja file's path).
+    pub template: Option<String>,
+    /// Where that template came from: `file`, `architecture` or `flag`.
+    pub template_source: Option<String>,
+    /// Why the file is unusable now (moved, truncated, no template, …).
     pub problem: Option<String>,
 }
 
 impl FileModel {
-    fn read(path: &Path) -> Self {
+    /// The file at `path` under the row's template flag, if any.
+    fn read(path: &Path, template_flag: Option<&str>) -> Self {
         match porfiry_engine::inspect(path) {
-            Ok(info) => Self::from_info(&info),
+            Ok(info) => Self::from_info(path, &info, template_flag),
             Err(e) => Self {
                 bytes: std::fs::metadata(path).map_or(0, |m| m.len()),
                 architecture: None,
                 context: None,
+                template: None,
+                template_source: None,
                 problem: Some(e.to_string()),
             },
         }
     }
 
-    fn from_info(info: &GgufInfo) -> Self {
+    fn from_info(path: &Path, info: &GgufInfo, template_flag: Option<&str>) -> Self {
+        let choice = choose_template(path, info, template_flag);
+        let (template, template_source, problem) = match choice {
+            Ok(c) => {
+                let name = match &c.template {
+                    Template::Own => "own".to_owned(),
+                    Template::Named(name) => name.clone(),
+                    Template::Jinja { path, .. } => path.display().to_string(),
+                };
+                (Some(name), Some(c.source.as_str().to_owned()), None)
+            }
+            Err(e) => (None, None, Some(e.to_string())),
+        };
         Self {
             bytes: info.file_bytes,
             architecture: Some(info.architecture.clone()),
             context: info.context_length,
-            problem: None,
+            template,
+            template_source,
+            problem,
         }
     }
 
@@ -106,17 +136,20 @@ impl FileModel {
             return format!("unusable: {problem}");
         }
         format!(
-            "size: {} MB  arch: {}  context: {}",
+            "size: {} MB  arch: {}  context: {}  template: {} ({})",
             self.bytes.div_ceil(1_000_000),
             self.architecture.as_deref().unwrap_or("-"),
-            self.context.map_or("-".to_owned(), |n| n.to_string())
+            self.context.map_or("-".to_owned(), |n| n.to_string()),
+            self.template.as_deref().unwrap_or("-"),
+            self.template_source.as_deref().unwrap_or("-"),
         )
     }
 }
 
 impl From<Stored<LlmEntry>> for RegistryModel {
     fn from(r: Stored<LlmEntry>) -> Self {
-        let file = endpoint_file(&r.row.endpoint).map(|path| FileModel::read(&path));
+        let flag = r.row.config.chat_template.as_deref();
+        let file = endpoint_file(&r.row.endpoint).map(|path| FileModel::read(&path, flag));
         Self {
             name: r.row.name,
             endpoint: r.row.endpoint,
@@ -134,6 +167,9 @@ pub enum AddError {
     /// The `--file` is not a usable GGUF.
     #[error(transparent)]
     File(#[from] GgufError),
+    /// No chat template can format the file's prompts.
+    #[error(transparent)]
+    Template(#[from] TemplateError),
     /// The registry refused the row (a duplicate name, a bad setting).
     #[error(transparent)]
     Storage(#[from] porfiry_storage::StorageError),
@@ -144,9 +180,11 @@ pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> Result<String, AddErro
     let (endpoint, model, file) = match &args.file {
         Some(path) => {
             let info = porfiry_engine::inspect(path)?;
+            choose_template(path, &info, args.chat_template.as_deref())?;
             let entry = crate::commands::model_file_flags::file_entry(path);
             let model = args.model.clone().unwrap_or(entry.model);
-            (entry.endpoint, model, Some(FileModel::from_info(&info)))
+            let file = FileModel::from_info(path, &info, args.chat_template.as_deref());
+            (entry.endpoint, model, Some(file))
         }
         None => (
             args.url.clone().unwrap_or_default(),
@@ -162,6 +200,7 @@ pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> Result<String, AddErro
         is_validator: args.validator,
         config: LlmConfig {
             api_key_env: args.api_key_env.clone(),
+            chat_template: args.chat_template.clone(),
             ..Default::default()
         },
         ..Default::default()
@@ -274,6 +313,7 @@ mod tests {
             url: Some("http://127.0.0.1:9/v1".into()),
             model: Some("m".into()),
             file: None,
+            chat_template: None,
             validator,
             main,
             api_key_env: None,
@@ -304,15 +344,69 @@ mod tests {
         assert_eq!(registry(&store).unwrap().len(), 1);
     }
 
-    /// A minimal GGUF header: architecture, context, one F32 tensor
-    /// (its data cut short unless `whole`).
+    /// A minimal GGUF header: architecture, context, a chat template, one
+    /// F32 tensor (its data cut short unless `whole`).
     fn tiny_gguf(path: &Path, whole: bool) {
+        tiny_gguf_of(path, "llama", true, whole);
+    }
+
+    /// Like [`tiny_gguf`] for `arch`, with or without a template.
+    fn tiny_gguf_of(path: &Path, arch: &'static str, template: bool, whole: bool) {
         use porfiry_engine::gguf::write::{Kv, file};
-        let kv = [
-            ("general.architecture", Kv::Str("llama")),
-            ("llama.context_length", Kv::U32(8192)),
+        let context_key = format!("{arch}.context_length");
+        let mut kv = vec![
+            ("general.architecture", Kv::Str(arch)),
+            (context_key.as_str(), Kv::U32(8192)),
         ];
+        if template {
+            kv.push(("tokenizer.chat_template", Kv::Str("{{ messages }}")));
+        }
         std::fs::write(path, file(&kv, 4, if whole { 16 } else { 8 })).unwrap();
+    }
+
+    /// Issue 43 §1: a file without a template gets its architecture's, or
+    /// needs `--chat-template`; `llm list` says which and whence.
+    #[test]
+    fn a_files_template_comes_from_it_its_architecture_or_the_flag() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::create(tmp.path().join("n.db")).unwrap();
+        let add_file = |name: &str, path: &Path, template: Option<&str>| AddArgs {
+            url: None,
+            model: None,
+            file: Some(path.to_owned()),
+            chat_template: template.map(str::to_owned),
+            ..args(name, false, false)
+        };
+        let gemma = tmp.path().join("gemma.gguf");
+        tiny_gguf_of(&gemma, "gemma3", false, true);
+        let said = add(&store, &add_file("g", &gemma, None), 1).unwrap();
+        assert!(said.contains("template: gemma (architecture)"), "{said}");
+
+        let base = tmp.path().join("base.gguf");
+        tiny_gguf_of(&base, "llama", false, true);
+        let e = add(&store, &add_file("b", &base, None), 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("base.gguf") && e.contains("--chat-template") && !e.contains('\n'),
+            "{e}"
+        );
+        assert_eq!(registry(&store).unwrap().len(), 1, "nothing stored");
+        let e = add(&store, &add_file("b", &base, Some("chatmlx")), 2).unwrap_err();
+        assert!(e.to_string().contains("chatmlx"), "{e}");
+
+        add(&store, &add_file("b", &base, Some("chatml")), 2).unwrap();
+        let rows = registry(&store).unwrap();
+        let lines = registry_lines(&rows);
+        assert!(lines[0].contains("template: chatml (flag)"), "{}", lines[0]);
+        assert!(
+            lines[1].contains("template: gemma (architecture)"),
+            "{}",
+            lines[1]
+        );
+        let json = serde_json::to_value(&rows[0]).unwrap();
+        assert_eq!(json["file"]["template"], "chatml");
+        assert_eq!(json["file"]["template_source"], "flag");
     }
 
     #[test]
@@ -338,7 +432,7 @@ mod tests {
         );
         let line = &registry_lines(&rows)[0];
         assert!(
-            line.contains("size: 1 MB  arch: llama  context: 8192  [main]"),
+            line.contains("size: 1 MB  arch: llama  context: 8192  template: own (file)  [main]"),
             "{line}"
         );
         // A truncated file is refused and nothing is stored.

@@ -245,6 +245,7 @@ fn register(store: &Store, name: &str, path: &Path) -> Result<String, ModelError
         url: None,
         model: None,
         file: Some(path.to_owned()),
+        chat_template: None,
         validator: false,
         main,
         api_key_env: None,

@@ -3,7 +3,8 @@
 //! the embedded llama.cpp engine instead of a server. It excludes
 //! `--llm-url`/`--llm-model` and `--llm-peer`; the file is checked and loaded
 //! before anything else starts, so a missing, truncated or foreign file is
-//! one line naming it and nothing runs.
+//! one line naming it and nothing runs. `--chat-template` picks the prompt
+//! format where the file has none (a Gemma base model) or a wrong one.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -27,6 +28,11 @@ pub struct ModelFileArgs {
     /// CPU threads of the embedded model [default: every core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub model_threads: Option<u32>,
+    /// The embedded model's chat template: a llama.cpp name (gemma, chatml,
+    /// llama3, …) or a Jinja file, instead of the file's own [default: the
+    /// file's, else the one llama.cpp knows for its architecture].
+    #[arg(long, value_name = "NAME|FILE")]
+    pub chat_template: Option<String>,
 }
 
 /// `--model-file` given together with another model.
@@ -61,6 +67,7 @@ impl ModelFileArgs {
         EngineOptions {
             context_cap: self.model_context.unwrap_or(DEFAULT_CONTEXT_CAP),
             threads: self.model_threads.map(|n| n as usize),
+            chat_template: self.chat_template.clone(),
             ..EngineOptions::default()
         }
     }
@@ -110,10 +117,12 @@ mod tests {
         let args = ModelFileArgs {
             model_context: Some(1024),
             model_threads: Some(1),
+            chat_template: Some("gemma".into()),
             ..ModelFileArgs::default()
         };
         let options = args.engine_options();
         assert_eq!((options.context_cap, options.thread_count()), (1024, 1));
+        assert_eq!(options.chat_template.as_deref(), Some("gemma"));
     }
 
     #[test]

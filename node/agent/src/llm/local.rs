@@ -27,12 +27,18 @@ pub fn endpoint_file(endpoint: &str) -> Option<PathBuf> {
         .map(PathBuf::from)
 }
 
-/// The engine for `path`: the one already open in this process, else a
-/// new one opened with `options` (which then apply until it is freed).
-/// Blocks while the model loads.
+/// The engine for `path`: the one already open in this process with the
+/// same chat template, else a new one opened with `options` (which then
+/// apply until it is freed). Blocks while the model loads.
 pub fn open_model_file(path: &Path, options: &EngineOptions) -> Result<Arc<Engine>, EngineError> {
-    static OPEN: Mutex<Option<HashMap<PathBuf, Weak<Engine>>>> = Mutex::new(None);
-    let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned());
+    // Keyed by the template too: the same file under another template is
+    // another prompt format, and sharing its engine would ignore the flag.
+    type Key = (PathBuf, Option<String>);
+    static OPEN: Mutex<Option<HashMap<Key, Weak<Engine>>>> = Mutex::new(None);
+    let key = (
+        std::fs::canonicalize(path).unwrap_or_else(|_| path.to_owned()),
+        options.chat_template.clone(),
+    );
     let mut open = OPEN.lock().unwrap_or_else(PoisonError::into_inner);
     let map = open.get_or_insert_with(HashMap::new);
     map.retain(|_, engine| engine.strong_count() > 0);
@@ -45,6 +51,7 @@ pub fn open_model_file(path: &Path, options: &EngineOptions) -> Result<Arc<Engin
         model = %engine.info().label(),
         context = engine.info().context,
         threads = engine.info().threads,
+        template = %engine.info().template,
         "embedded model loaded"
     );
     map.insert(key, Arc::downgrade(&engine));

@@ -121,7 +121,17 @@ impl RegistryModels {
                 Ok(Arc::new(OpenAiClient::new(target)?))
             }
             Endpoint::File(path) => {
-                let engine = open_model_file(&path, &self.engine)
+                // The row's template, where it names one, wins over the
+                // process-wide flag: it was set for this file.
+                let options = EngineOptions {
+                    chat_template: entry
+                        .config
+                        .chat_template
+                        .clone()
+                        .or_else(|| self.engine.chat_template.clone()),
+                    ..self.engine.clone()
+                };
+                let engine = open_model_file(&path, &options)
                     .map_err(|e| LlmError::NoModel(e.to_string()))?;
                 Ok(engine)
             }

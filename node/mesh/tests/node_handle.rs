@@ -11,7 +11,7 @@ use porfiry_mesh::net::{Multiaddr, Profile};
 use porfiry_mesh::{
     Node, NodeConfig, NodeError, NodeHandle, NodeJoin, NotePost, NotesQuery, Origin,
 };
-use porfiry_protocol::NodeKey;
+use porfiry_protocol::{ItemKind, NodeKey};
 use porfiry_skills::{Clock, SystemClock};
 use porfiry_storage::{Note, Sharing, Store};
 
@@ -40,6 +40,26 @@ where
         );
         tokio::time::sleep(POLL).await;
     }
+}
+
+/// Items in the node's file but its own address items (`reachable_at`): a
+/// server signs one once its addresses have settled for 500 ms, which a
+/// loaded machine lets happen before a test ends (issue 42: 4 held where 2
+/// were shared), so what a test shared is counted apart from them.
+fn shared_items(dir: &DataDir) -> u64 {
+    let store = Store::open(dir.db_path()).unwrap();
+    let addresses = store.items_of_kind(ItemKind::ReachableAt).unwrap().len() as u64;
+    store.item_count().unwrap() - addresses
+}
+
+/// [`shared_items`] of a running node, from its status.
+async fn shared_now(node: &NodeHandle) -> u64 {
+    let kinds = node.status().await.unwrap().items_per_kind;
+    kinds
+        .iter()
+        .filter(|(kind, _)| kind.as_str() != ItemKind::ReachableAt.as_str())
+        .map(|(_, n)| n)
+        .sum()
 }
 
 fn loopback() -> Vec<Multiaddr> {
@@ -182,9 +202,10 @@ async fn friends_added_through_handles_connect_catch_up_and_receive_a_note() {
 
     a.shutdown();
     b.shutdown();
-    let (a_stopped, b_stopped) = (a_join.await.unwrap(), b_join.await.unwrap());
-    assert_eq!(a_stopped.items_held, 2);
-    assert_eq!(b_stopped.items_held, 2);
+    a_join.await.unwrap();
+    b_join.await.unwrap();
+    assert_eq!(shared_items(&a_dir), 2);
+    assert_eq!(shared_items(&b_dir), 2);
     integrity_ok(&a_dir);
     integrity_ok(&b_dir);
 }
@@ -231,7 +252,8 @@ async fn bad_input_is_a_typed_error_and_stores_nothing() {
     assert_eq!(status.profile, "phone");
     assert!(status.friends.is_empty());
     node.shutdown();
-    assert_eq!(join.await.unwrap().items_held, 0);
+    join.await.unwrap();
+    assert_eq!(shared_items(&dir), 0);
 }
 
 #[tokio::test]
@@ -300,7 +322,7 @@ async fn a_note_posted_through_the_handle_reaches_the_loop_without_the_poll() {
     // status asked right after the post already counts the item.
     let (node, join) = spawn(&dir, Profile::Phone);
     node.post_note(friends_post("first")).await.unwrap();
-    assert_eq!(node.status().await.unwrap().items_held, 1);
+    assert_eq!(shared_now(&node).await, 1);
     let private = NotePost {
         text: "mine only".into(),
         audience: Sharing::Private,
@@ -308,7 +330,7 @@ async fn a_note_posted_through_the_handle_reaches_the_loop_without_the_poll() {
     };
     let posted = node.post_note(private).await.unwrap();
     assert!(posted.item_id.is_none());
-    assert_eq!(node.status().await.unwrap().items_held, 1);
+    assert_eq!(shared_now(&node).await, 1);
     let notes = node.notes(NotesQuery::default()).await.unwrap();
     let texts: Vec<&str> = notes.iter().map(|n| n.text.as_str()).collect();
     assert_eq!(texts, ["first", "mine only"]);
@@ -333,7 +355,8 @@ async fn a_note_posted_through_the_handle_reaches_the_loop_without_the_poll() {
     let texts: Vec<&str> = newest.iter().map(|n| n.text.as_str()).collect();
     assert_eq!(texts, ["mine only"], "the newest one");
     node.shutdown();
-    assert_eq!(join.await.unwrap().items_held, 1);
+    join.await.unwrap();
+    assert_eq!(shared_items(&dir), 1);
 }
 
 #[tokio::test]
@@ -353,8 +376,8 @@ async fn shutdown_through_the_handle_commits_releases_the_lock_and_ends_calls() 
     }
     let clone = node.clone();
     clone.shutdown();
-    let stopped = join.await.unwrap();
-    assert_eq!(stopped.items_held, 3);
+    join.await.unwrap();
+    assert_eq!(shared_items(&dir), 3);
     integrity_ok(&dir);
     assert!(matches!(
         node.post_note(friends_post("late")).await,
@@ -369,9 +392,6 @@ async fn shutdown_through_the_handle_commits_releases_the_lock_and_ends_calls() 
     drop(again);
     drop(node);
     drop(clone);
-    assert_eq!(
-        join.await.unwrap().items_held,
-        3,
-        "dropping every handle stops it"
-    );
+    join.await.unwrap();
+    assert_eq!(shared_items(&dir), 3, "dropping every handle stops it");
 }

@@ -103,6 +103,12 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .build()?;
             say(rt.block_on(commands::model::pull(&dir, &args))?)?;
         }
+        Command::Model(commands::model::ModelCommand::Score(args)) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            say(rt.block_on(commands::model_score::score(&dir, &args))?)?;
+        }
         Command::Club(cmd) => {
             let now = now_ms();
             say(commands::club::club(&dir, &cmd, now)?)?;

@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use porfiry_agent::chat::tool_use::{ReplyForm, ToolUseCase, reply_form};
 use porfiry_agent::chat::tool_use_run::{ToolUseRun, Totals};
-use porfiry_agent::chat::{ChatConfig, Llm};
+use porfiry_agent::chat::{ChatConfig, Language, Llm};
 use porfiry_agent::llm::LlmTarget;
 use porfiry_engine::test_model::test_model_path;
 use porfiry_engine::{Engine, EngineOptions};
@@ -63,13 +63,10 @@ fn replies(constrained: bool) -> (Vec<String>, ToolUseRun) {
     let mut all = Vec::new();
     let mut totals = Totals::default();
     for request in REQUESTS {
-        let case = ToolUseCase {
-            request,
-            expected: &[],
-        };
+        let case = ToolUseCase::new(request, &[], Language::En);
         let result = runtime.block_on(run.run_case(&case));
         assert_eq!(result.error, None, "{request}");
-        totals.add(&result);
+        totals.add(&case, &result);
         all.extend(result.replies);
     }
     println!("constrained {constrained}: {}", totals.summary());

@@ -14,6 +14,7 @@ pub mod llm_registry;
 pub mod model;
 pub mod model_choice;
 pub mod model_file_flags;
+pub mod model_score;
 pub mod notes;
 pub mod offload_flags;
 pub mod reach_flags;

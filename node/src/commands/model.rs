@@ -35,6 +35,10 @@ pub enum ModelCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Score a model on this node's tools: the built-in requests (English
+    /// and Russian, with and without a tool to call) or a JSONL cases file,
+    /// each in a fresh session of the API's agent.
+    Score(crate::commands::model_score::ScoreArgs),
 }
 
 /// Arguments of `model pull`.
@@ -401,7 +405,14 @@ mod tests {
             let path = tmp.path().join(name);
             std::fs::write(
                 &path,
-                file(&[("general.architecture", Kv::Str("llama"))], 4, 16),
+                file(
+                    &[
+                        ("general.architecture", Kv::Str("llama")),
+                        ("tokenizer.chat_template", Kv::Str("{{ messages }}")),
+                    ],
+                    4,
+                    16,
+                ),
             )
             .unwrap();
             path

@@ -260,9 +260,16 @@ fn read_skill_returns_the_body_or_lists_the_skills() {
     assert!(text.starts_with("# Films: find, details, play"), "{text}");
     assert!(text.contains("enable_toolset|media"));
     let (text, _, _) = visible(run(&mut act, "read_skill", "cooking"));
+    // Only skills this node can follow are offered: the built-in diary,
+    // goals, messages and tasks skills need sets this toolbox lacks.
     assert_eq!(
         text,
-        "no skill \"cooking\"; available: diary, goals, media, messages, notes, tasks, time-zones"
+        "no skill \"cooking\"; available: media, notes, time-zones"
+    );
+    let (text, _, _) = visible(run(&mut act, "read_skill", "diary"));
+    assert!(
+        text.starts_with("no skill \"diary\"; available: media"),
+        "a skill of a missing set is not read: {text}"
     );
     assert!(act.is_empty(), "reading a skill activates nothing");
 }

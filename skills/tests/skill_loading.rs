@@ -241,3 +241,27 @@ fn russian_prefers_skill_ru_md_and_falls_back_to_skill_md() {
         .registry;
     assert_eq!(en.get("both").unwrap().description, "english");
 }
+
+/// A skill that points at a prompt heading names it as the prompt writes it:
+/// the Russian skills said «Активные тулсеты» where the prompt says
+/// «Активные наборы» (issue 42), and a small model matches words literally.
+#[test]
+fn skills_name_the_active_heading_the_prompt_uses() {
+    for lang in [Language::En, Language::Ru] {
+        let heading = porfiry_skills::texts::active_heading(lang, "x");
+        let heading = heading.split(':').next().unwrap();
+        let (open, close, word) = match lang {
+            Language::En => ('"', '"', "Active"),
+            Language::Ru => ('«', '»', "Активные"),
+        };
+        let pattern = format!("{open}{word}");
+        let load = SkillRepository::new(lang).load();
+        for skill in load.registry.iter() {
+            for (at, _) in skill.body.match_indices(&pattern) {
+                let rest = &skill.body[at + open.len_utf8()..];
+                let named = rest.split(close).next().unwrap();
+                assert_eq!(named, heading, "skill {} ({lang})", skill.name);
+            }
+        }
+    }
+}

@@ -177,9 +177,21 @@ fn name_arg(raw: &str) -> String {
         .unwrap_or_default()
 }
 
+/// Whether `skill` can be followed here: it needs no set, or its set is
+/// registered (a skill of a set this node lacks would send the model to
+/// enable a set that answers "no toolset"; the prompt's index leaves it out
+/// for the same reason).
+fn usable(toolbox: &Toolbox, skill: &crate::skills::Skill) -> bool {
+    skill
+        .toolset
+        .as_deref()
+        .is_none_or(|set| toolbox.toolsets().get(set).is_some())
+}
+
 fn read_skill(toolbox: &Toolbox, name: &str) -> Outcome {
     let lang = toolbox.language();
-    let current = toolbox.skills().get(name).map(|loaded| {
+    let found = toolbox.skills().get(name).filter(|s| usable(toolbox, s));
+    let current = found.map(|loaded| {
         reread(loaded).unwrap_or_else(|e| {
             tracing::warn!(skill = name, error = %e, "skill file unreadable now; using the loaded one");
             loaded.clone()
@@ -192,7 +204,14 @@ fn read_skill(toolbox: &Toolbox, name: &str) -> Outcome {
             texts::no_skill(
                 lang,
                 name,
-                &join_or(toolbox.skills().names(), texts::none(lang)),
+                &join_or(
+                    toolbox
+                        .skills()
+                        .iter()
+                        .filter(|s| usable(toolbox, s))
+                        .map(|s| s.name.as_str()),
+                    texts::none(lang),
+                ),
             ),
             ResultKind::Core,
         ),

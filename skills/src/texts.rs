@@ -72,6 +72,18 @@ pub fn preamble(lang: Language) -> &'static str {
     )
 }
 
+/// Worked examples shown after the preamble when the loop asks for them
+/// (`LoopConfig::worked_examples`, `porfiry model score --worked-examples`):
+/// a request and the reply it gets, each a call line or a plain answer.
+/// None of them is a request of the scoring set.
+pub fn worked_examples(lang: Language) -> &'static str {
+    pick(
+        lang,
+        "Examples (a message, then the whole reply):\n         \"is it morning yet?\" → TOOL_CALL: get_current_time\n         \"put 'call mum' on my screen\" → TOOL_CALL: show_text|call mum\n         \"any good space films?\" → TOOL_CALL: enable_toolset|media\n         \"thank you!\" → You're welcome!\n",
+        "Примеры (сообщение, затем весь ответ):\n         «уже утро?» → TOOL_CALL: get_current_time\n         «выведи на экран „позвонить маме“» → TOOL_CALL: show_text|позвонить маме\n         «есть хорошие фильмы про космос?» → TOOL_CALL: enable_toolset|media\n         «спасибо!» → Пожалуйста!\n",
+    )
+}
+
 /// Heading of the core tools section.
 pub fn core_heading(lang: Language) -> &'static str {
     pick(lang, "Core tools:\n", "Базовые инструменты:\n")
@@ -401,6 +413,7 @@ mod tests {
         let week: Vec<&str> = (0..7).map(|d| weekday(lang, d)).collect();
         vec![
             ("preamble", preamble(lang).to_owned()),
+            ("worked_examples", worked_examples(lang).to_owned()),
             ("core_heading", core_heading(lang).to_owned()),
             ("catalogue_heading", catalogue_heading(lang).to_owned()),
             ("active_heading", active_heading(lang, "media")),

@@ -200,3 +200,25 @@ fn an_expired_set_leaves_the_prompt_when_it_is_next_built() {
     assert_eq!(s.current_prompt(&c.now()), STATE_1_EN);
     assert!(s.activation().is_empty(), "the stale entry was removed");
 }
+
+/// Worked examples, when the loop asks for them, sit between the preamble
+/// and the core tools, in the prompt's language, and the rest is unchanged
+/// (issue 43: the cheap remedy measured beside teaching).
+#[test]
+fn worked_examples_follow_the_preamble_in_either_language() {
+    let (skills, toolsets) = (SkillRegistry::new(), ToolsetRegistry::new());
+    for (lang, marker) in [(Language::En, "Examples"), (Language::Ru, "Примеры")] {
+        let plain = PromptBuilder::new(lang, &toolsets, &skills);
+        let with = plain.clone().with_worked_examples();
+        let preamble = porfiry_skills::texts::preamble(lang);
+        assert!(with.prefix().starts_with(preamble));
+        let examples = &with.prefix()[preamble.len()..];
+        assert!(examples.starts_with(marker), "{examples}");
+        assert!(examples.contains("TOOL_CALL: get_current_time\n"));
+        assert_eq!(
+            with.prefix()
+                .replace(porfiry_skills::texts::worked_examples(lang), ""),
+            plain.prefix()
+        );
+    }
+}

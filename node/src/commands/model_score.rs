@@ -73,6 +73,10 @@ pub struct ScoreArgs {
     /// Tool rounds one request may take.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub rounds: Option<u32>,
+    /// Show worked examples in the prompt (a request and its reply each,
+    /// none from the scoring set): measures that cheap remedy.
+    #[arg(long)]
+    pub worked_examples: bool,
     /// Print the report as JSON (progress on stderr).
     #[arg(long)]
     pub json: bool,
@@ -157,6 +161,7 @@ pub async fn score(dir: &DataDir, args: &ScoreArgs) -> anyhow::Result<String> {
     args.constrained.check(scored.backend, &scored.label)?;
     let mut config = ChatConfig {
         constrained: args.constrained.mode().builds_grammars(),
+        worked_examples: args.worked_examples,
         ..ChatConfig::new(LlmTarget::new("", scored.label.as_str()))
     };
     if let Some(n) = args.reply_tokens {
@@ -172,11 +177,12 @@ pub async fn score(dir: &DataDir, args: &ScoreArgs) -> anyhow::Result<String> {
     let bar = progress(args.json, cases.len());
     if !args.json {
         println!(
-            "model {}, constrained {}, reply budget {} tokens, {} rounds",
+            "model {}, constrained {}, reply budget {} tokens, {} rounds, worked examples {}",
             scored.label,
             args.constrained.mode(),
             config.reply_max_tokens,
-            config.max_tool_rounds
+            config.max_tool_rounds,
+            if args.worked_examples { "on" } else { "off" }
         );
         println!("{TABLE_HEADER}");
     }

@@ -104,6 +104,15 @@ impl PromptBuilder {
         }
     }
 
+    /// With worked examples after the preamble (a request and its reply
+    /// each, in the prompt's language); the prefix stays fixed.
+    pub fn with_worked_examples(mut self) -> Self {
+        let preamble = texts::preamble(self.language);
+        self.prefix
+            .insert_str(preamble.len(), texts::worked_examples(self.language));
+        self
+    }
+
     /// The part every prompt starts with: preamble, core tools, catalogue.
     pub fn prefix(&self) -> &str {
         &self.prefix

@@ -27,6 +27,9 @@ pub struct LoopConfig {
     /// ([`crate::ModelRequest::grammar`], built from the same state as the
     /// prompt), which a backend that can constrain decoding applies.
     pub constrained: bool,
+    /// Whether the prompt shows worked examples after the preamble (a
+    /// cheap remedy for small models; `docs/benchmarks.md` measures it).
+    pub worked_examples: bool,
 }
 
 impl Default for LoopConfig {
@@ -37,6 +40,7 @@ impl Default for LoopConfig {
             max_tool_rounds: MAX_TOOL_ROUNDS,
             reply_max_tokens: DEFAULT_CHAT_REPLY_MAX_TOKENS,
             constrained: false,
+            worked_examples: false,
         }
     }
 }
@@ -64,7 +68,10 @@ impl Toolbox {
     /// Builds the toolbox and renders the fixed prompt parts. The toolsets
     /// must already speak `config.language`.
     pub fn new(toolsets: ToolsetRegistry, skills: SkillRegistry, config: LoopConfig) -> Self {
-        let prompt = PromptBuilder::new(config.language, &toolsets, &skills);
+        let mut prompt = PromptBuilder::new(config.language, &toolsets, &skills);
+        if config.worked_examples {
+            prompt = prompt.with_worked_examples();
+        }
         Self {
             toolsets,
             skills,

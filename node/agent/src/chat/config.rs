@@ -37,6 +37,8 @@ pub struct ChatConfig {
     /// that can constrain decoding applies (`--constrained`, see
     /// [`crate::llm::constrained`]).
     pub constrained: bool,
+    /// Whether the prompt shows worked examples after the preamble.
+    pub worked_examples: bool,
 }
 
 impl ChatConfig {
@@ -51,6 +53,7 @@ impl ChatConfig {
             max_tool_rounds: MAX_TOOL_ROUNDS,
             reply_max_tokens: DEFAULT_CHAT_REPLY_MAX_TOKENS,
             constrained: false,
+            worked_examples: false,
         }
     }
 
@@ -62,6 +65,7 @@ impl ChatConfig {
             max_tool_rounds: self.max_tool_rounds,
             reply_max_tokens: self.reply_max_tokens,
             constrained: self.constrained,
+            worked_examples: self.worked_examples,
         }
     }
 

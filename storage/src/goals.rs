@@ -4,7 +4,7 @@
 use rusqlite::types::Value;
 
 use crate::error::{Result, StorageError};
-use crate::query::Filter;
+use crate::query::{Filter, resolve_limit};
 use crate::record::{Stored, record};
 use crate::store::Store;
 use crate::values::Progress;
@@ -63,7 +63,26 @@ fn check_task(t: &Task) -> Result<()> {
     Ok(())
 }
 
+/// The progress of a goal still pursued: context 1 shows only these, so a
+/// finished goal (done, cancelled) never takes the place of an open one.
+const PURSUED: [Progress; 2] = [Progress::Open, Progress::InProgress];
+
 impl Store {
+    /// The newest `limit` goals still pursued (open or in progress), newest
+    /// first. The status is filtered in the query, before the limit: any
+    /// number of newer finished goals cannot hide an older open one. `limit`
+    /// is checked like a list's (1 ..= [`crate::limits::MAX_LIST_LIMIT`]).
+    pub fn goals_pursued(&self, limit: u32) -> Result<Vec<Stored<Goal>>> {
+        let limit = resolve_limit(Some(limit))?;
+        let mut f = Filter::default();
+        let marks = vec!["?"; PURSUED.len()].join(", ");
+        f.and(
+            format!("status IN ({marks})"),
+            PURSUED.map(|p| Value::Text(p.as_str().to_owned())),
+        );
+        self.select::<Goal>(&f, "created DESC, id DESC", limit, 0)
+    }
+
     /// Sets a goal's progress.
     pub fn set_goal_status(&self, id: i64, status: Progress, now_ms: u64) -> Result<()> {
         self.set_columns::<Goal>(id, "status = ?", &[&status], now_ms)

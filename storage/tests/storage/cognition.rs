@@ -87,6 +87,44 @@ fn graph_links_follow_their_concepts() {
 }
 
 #[test]
+fn pursued_goals_are_filtered_before_the_limit() {
+    let (_dir, store) = temp_store();
+    let goal = |title: &str, status| Goal {
+        title: s(title),
+        status,
+        ..Default::default()
+    };
+    let open = store.add(&goal("old open", Progress::Open), 1).unwrap();
+    let working = store
+        .add(&goal("working", Progress::InProgress), 2)
+        .unwrap();
+    for i in 0..30 {
+        let status = if i % 2 == 0 {
+            Progress::Done
+        } else {
+            Progress::Cancelled
+        };
+        store.add(&goal("finished", status), 10 + i).unwrap();
+    }
+    let newest = store.add(&goal("new open", Progress::Open), 100).unwrap();
+    let ids = |limit| -> Vec<i64> {
+        store
+            .goals_pursued(limit)
+            .unwrap()
+            .iter()
+            .map(|g| g.id)
+            .collect()
+    };
+    assert_eq!(
+        ids(5),
+        [newest, working, open],
+        "newest first, none finished"
+    );
+    assert_eq!(ids(2), [newest, working], "bounded by the limit");
+    assert!(store.goals_pursued(0).is_err(), "a list's limit rules");
+}
+
+#[test]
 fn goals_tasks_status_and_counts() {
     let (_dir, store) = temp_store();
     let g = store

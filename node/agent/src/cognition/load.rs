@@ -14,7 +14,7 @@ use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
 use porfiry_skills::cognition::votes::{THRESHOLDS_CONFIG_KEY, Thresholds};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
 use porfiry_storage::{
-    AgentScript, AgentTable, Concentration, Concept, DiaryEntry, Goal, Identity, Link, ListQuery,
+    AgentScript, AgentTable, Concentration, Concept, DiaryEntry, Identity, Link, ListQuery,
     LlmEntry, MatchMode, MemoryEntry, Note, NoteSource, RecentResponse, Result, Store, Stored,
     Task,
 };
@@ -78,11 +78,12 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
         .find(|r| !r.row.stagnation_reflex)
         .map(|r| r.row.content);
     // Every list goes to the budget oldest first: it cuts from the front.
+    // Finished goals are left out by the query, before its limit, so newer
+    // finished goals never hide an older open one.
     let goals = store
-        .list::<Goal>(&ListQuery::recent(MAX_CONTEXT_GOALS))?
+        .goals_pursued(MAX_CONTEXT_GOALS)?
         .into_iter()
         .rev()
-        .filter(|g| !matches!(g.row.status.to_string().as_str(), "done" | "cancelled"))
         .map(|g| Line {
             id: g.id,
             text: format!("[{}] {}", g.row.status, g.row.title),

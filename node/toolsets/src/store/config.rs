@@ -1,7 +1,9 @@
 //! The `config` set over `config` (key → JSON value): read one setting or
 //! the list of all, update one. The model may not touch the settings that
-//! bound it ([`PROTECTED_KEYS`]) nor store anything named like a secret.
+//! bound it ([`PROTECTED_KEYS`]), nor the person's own switches
+//! ([`PERSON_ONLY_KEYS`]), nor store anything named like a secret.
 
+use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_skills::{ArgSpec, Args, BoxFuture, CallContext, ToolEffect};
 use porfiry_storage::{SECRET_CONFIG_KEYS, StorageError};
 
@@ -17,12 +19,28 @@ use crate::texts::store_replies as texts;
 /// model that could change them could lift its own limits.
 pub const PROTECTED_KEYS: &[&str] = &["cycle", "process", "thresholds", "validation"];
 
+/// Setting names (and their dotted sub-keys) only a person sets, never
+/// `config_update`: whether thinking is paused is the user's switch over the
+/// core (the family page's "Thinking", `POST /api/mind`), and a model that
+/// could flip it could stop being watched over, or resume itself.
+pub const PERSON_ONLY_KEYS: &[&str] = &[THINKING_PAUSED_KEY];
+
 /// What a secret-looking setting shows instead of its value.
 const HIDDEN: &str = "***";
 
 /// Whether `key` is, or is under, one of [`PROTECTED_KEYS`].
 fn protected(key: &str) -> bool {
-    PROTECTED_KEYS.iter().any(|p| {
+    under_any(key, PROTECTED_KEYS)
+}
+
+/// Whether `key` is, or is under, one of [`PERSON_ONLY_KEYS`].
+fn person_only(key: &str) -> bool {
+    under_any(key, PERSON_ONLY_KEYS)
+}
+
+/// Whether `key` is one of `names` or a dotted sub-key of one.
+fn under_any(key: &str, names: &[&str]) -> bool {
+    names.iter().any(|p| {
         key == *p
             || key
                 .strip_prefix(p)
@@ -109,6 +127,9 @@ async fn update(d: &StoreTools, ctx: &CallContext, args: &Args) -> Reply {
     if protected(&key) {
         return Err(Fail::Bad(texts::config_protected(lang, &key)));
     }
+    if person_only(&key) {
+        return Err(Fail::Bad(texts::config_person_only(lang, &key)));
+    }
     if secret(&key) {
         return Err(Fail::Bad(texts::config_secret(lang, &key)));
     }
@@ -132,6 +153,9 @@ mod tests {
         assert!(protected("process.allow"));
         assert!(!protected("processor"));
         assert!(!protected("model"));
+        assert!(person_only("thinking_paused"));
+        assert!(!person_only("thinking_paused_note"));
+        assert!(!protected("thinking_paused"));
         assert!(secret("mail.Password"));
         assert!(secret("token"));
         assert!(!secret("tokens.budget"));

@@ -250,6 +250,18 @@ pub fn config_protected(lang: Language, key: &str) -> String {
     }
 }
 
+/// A setting only a person changes (the "Thinking" switch).
+pub fn config_person_only(lang: Language, key: &str) -> String {
+    match lang {
+        Language::En => format!(
+            "setting {key} is the person's switch: only a person pauses or resumes thinking (the Thinking switch); nothing changed"
+        ),
+        Language::Ru => format!(
+            "настройка {key} — выключатель человека: приостановить или возобновить мышление может только человек (переключатель «Размышления»); ничего не изменено"
+        ),
+    }
+}
+
 /// A setting named like a secret.
 pub fn config_secret(lang: Language, key: &str) -> String {
     match lang {
@@ -363,6 +375,7 @@ mod tests {
             ("own_peer", own_peer(lang).to_owned()),
             ("config_saved", config_saved(lang, "k")),
             ("config_protected", config_protected(lang, "k")),
+            ("config_person_only", config_person_only(lang, "k")),
             ("config_secret", config_secret(lang, "k")),
             ("identity_missing", identity_missing(lang).to_owned()),
             ("secret_ref_bad", secret_ref_bad(lang).to_owned()),

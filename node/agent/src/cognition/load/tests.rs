@@ -1,14 +1,17 @@
 //! Context 1 as the `cycle` set leaves it: concentration chosen by a
-//! command selects the recent replies the next tick shows.
+//! command selects the recent replies the next tick shows; and the goals
+//! it shows are the open ones, however many newer goals are finished.
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::context::build_prompt;
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings};
-use porfiry_storage::RecentResponse;
+use porfiry_storage::{Goal, Progress, RecentResponse};
 use porfiry_toolsets::acting::CycleToolset;
 use porfiry_toolsets::acting::test_support::call;
 use porfiry_toolsets::test_support::{ctx_at, store_tools};
 
-use super::recent_replies;
+use super::{LoadRequest, load, recent_replies};
+use crate::cognition::limits::MAX_CONTEXT_GOALS;
 
 #[tokio::test]
 async fn concentration_set_by_the_cycle_set_selects_context_1() {
@@ -46,4 +49,51 @@ async fn concentration_set_by_the_cycle_set_selects_context_1() {
         .unwrap();
     let shown: Vec<&str> = recent.iter().map(|r| r.content.as_str()).collect();
     assert_eq!(shown, ["about agi"]);
+}
+
+#[tokio::test]
+async fn an_old_open_goal_shows_past_many_newer_finished_ones() {
+    let (_dir, tools) = store_tools(Language::En);
+    let finished = MAX_CONTEXT_GOALS as usize + 5;
+    let loaded = tools
+        .db
+        .write(move |s| {
+            let goal = |title: String, status| Goal {
+                title,
+                status,
+                ..Default::default()
+            };
+            s.add(&goal("learn the mesh".into(), Progress::Open), 1_000)?;
+            for i in 0..finished {
+                let status = if i % 2 == 0 {
+                    Progress::Done
+                } else {
+                    Progress::Cancelled
+                };
+                s.add(&goal(format!("finished {i}"), status), 2_000 + i as u64)?;
+            }
+            s.add(&goal("write it up".into(), Progress::InProgress), 900)?;
+            let request = LoadRequest {
+                tick: 1,
+                now: ctx_at(5_000, Language::En).now,
+                language: Language::En,
+                catalogue: vec![],
+                settings: vec![],
+                hints: vec![],
+            };
+            load(s, &request)
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let goals: Vec<&str> = loaded.data.goals.iter().map(|g| g.text.as_str()).collect();
+    // Oldest first, as every list reaches the budget.
+    assert_eq!(
+        goals,
+        ["[in_progress] write it up", "[open] learn the mesh"]
+    );
+    let prompt = build_prompt(&loaded.data, 8_192);
+    let user = &prompt.request.messages[0].content;
+    assert!(!user.contains("Goals: none"), "{user}");
+    assert!(user.contains("learn the mesh"), "{user}");
 }

@@ -2,6 +2,7 @@
 //! is, its settings (protected and secret keys refused) and tag counts.
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_storage::{Identity, MemoryEntry};
 
 use crate::store::testkit::Kit;
@@ -104,6 +105,32 @@ async fn config_sets_values_but_not_its_own_limits_or_secrets() {
         2,
         "refusals stored nothing"
     );
+}
+
+#[tokio::test]
+async fn only_a_person_pauses_thinking() {
+    // Docs: the "Thinking" switch is the person's (`POST /api/mind`); a
+    // model that could set it could stop its own oversight or wake itself.
+    for (lang, says) in [
+        (Language::En, "only a person"),
+        (Language::Ru, "только человек"),
+    ] {
+        let kit = Kit::new(lang);
+        for raw in [
+            "thinking_paused|true",
+            "thinking_paused|false",
+            "thinking_paused.x|1",
+        ] {
+            let reply = kit.fails("config_update", raw).await;
+            assert!(reply.contains(says), "{raw}: {reply}");
+            assert!(reply.contains(THINKING_PAUSED_KEY), "{raw}: {reply}");
+        }
+        assert_eq!(
+            kit.read(|s| s.config_all().unwrap().len()).await,
+            0,
+            "refusals stored nothing"
+        );
+    }
 }
 
 #[tokio::test]

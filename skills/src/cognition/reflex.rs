@@ -45,10 +45,13 @@ const MAX_JSON_STARTS: usize = 32;
 /// What the cognitive evaluation made of a new reply.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CognitiveEval {
-    /// The qualitative judgement: new thoughts or commands (yes/no).
+    /// The qualitative judgement: new thoughts or commands (yes/no); `false`
+    /// when the novelty is unknown.
     pub novel: bool,
-    /// The quantitative one, 0 (nothing new) ..= 1 (all new).
-    pub novelty: f64,
+    /// The quantitative one, 0 (nothing new) ..= 1 (all new); `None` when
+    /// the answer judged nothing (no score, no yes/no, no new ideas): the
+    /// novelty is unknown, which is not 0.
+    pub novelty: Option<f64>,
     /// New ideas.
     pub new_ideas: Vec<String>,
     /// Old ideas refined.
@@ -59,6 +62,14 @@ pub struct CognitiveEval {
     pub tags: Vec<String>,
     /// The answer was unusable; novelty is the lexical estimate.
     pub fallback: bool,
+}
+
+impl CognitiveEval {
+    /// Whether the evaluation judged the reply to hold nothing new (novelty
+    /// 0, the seed's §5 reflex). An unknown novelty never does.
+    pub fn nothing_new(&self) -> bool {
+        self.novelty.is_some_and(|n| n <= 0.0)
+    }
 }
 
 /// The cognitive evaluation request: the seed's prompt as the system
@@ -114,8 +125,9 @@ fn cut(lang: Language, text: &str) -> String {
 /// in the answer (prose and code fences around it are fine), English or
 /// Russian keys, yes/no/да/нет or booleans, numbers or numeric strings
 /// ("0.7", "70%", "7/10"). `None` or an answer without a usable object
-/// gives the lexical estimate with `fallback: true`. An identical reply
-/// ([`is_repeat`]) always has novelty 0.
+/// gives the lexical estimate with `fallback: true`. An object that judges
+/// nothing (lists without a score, a yes/no or new ideas) leaves the novelty
+/// unknown (`None`). An identical reply ([`is_repeat`]) always has novelty 0.
 pub fn parse_cognitive(answer: Option<&str>, previous: &str, new: &str) -> CognitiveEval {
     let repeat = is_repeat(previous, new);
     let Some(read) = answer.and_then(find_object).and_then(|o| read_eval(&o)) else {
@@ -124,21 +136,17 @@ pub fn parse_cognitive(answer: Option<&str>, previous: &str, new: &str) -> Cogni
     let mut eval = read.lists;
     let lexical = 1.0 - lexical_similarity(previous, new);
     eval.novelty = match (read.score, read.novel) {
-        (Some(score), _) => score,
-        (None, Some(true)) => lexical,
-        (None, Some(false)) => 0.0,
-        (None, None) => {
-            if eval.new_ideas.is_empty() {
-                0.0
-            } else {
-                lexical
-            }
-        }
+        (Some(score), _) => Some(score),
+        (None, Some(true)) => Some(lexical),
+        (None, Some(false)) => Some(0.0),
+        // No judgement: new ideas say something is new (the lexical estimate
+        // stands in for the score); without them nothing was judged.
+        (None, None) => (!eval.new_ideas.is_empty()).then_some(lexical),
     };
-    eval.novel = read.novel.unwrap_or(eval.novelty > 0.0);
+    eval.novel = read.novel.unwrap_or(eval.novelty.is_some_and(|n| n > 0.0));
     if repeat {
         eval.novel = false;
-        eval.novelty = 0.0;
+        eval.novelty = Some(0.0);
     }
     eval
 }
@@ -152,7 +160,7 @@ fn lexical_eval(previous: &str, new: &str, repeat: bool) -> CognitiveEval {
     };
     CognitiveEval {
         novel: novelty > FALLBACK_NOVEL_ABOVE,
-        novelty,
+        novelty: Some(novelty),
         fallback: true,
         ..CognitiveEval::default()
     }

@@ -55,7 +55,7 @@ fn a_clean_json_answer_is_read() {
         e,
         CognitiveEval {
             novel: true,
-            novelty: 0.7,
+            novelty: Some(0.7),
             new_ideas: vec!["gossip digests".into()],
             refined_ideas: vec!["catch-up".into()],
             discarded_ideas: vec!["polling".into()],
@@ -72,7 +72,7 @@ fn json_in_prose_and_fences_with_russian_keys_is_read() {
                   \"отбракованные идеи\": [\"опрос\"], \"теги\": [\"сеть\"]}\n```\nГотово.";
     let e = parse_cognitive(Some(answer), "раз", "два");
     assert!(e.novel);
-    assert!((e.novelty - 0.7).abs() < 1e-9);
+    assert_eq!(e.novelty.map(|n| (n - 0.7).abs() < 1e-9), Some(true));
     assert_eq!(e.new_ideas, ["дайджесты", "синхронизация"]);
     assert!(e.refined_ideas.is_empty());
     assert_eq!(e.discarded_ideas, ["опрос"]);
@@ -82,8 +82,11 @@ fn json_in_prose_and_fences_with_russian_keys_is_read() {
 
 #[test]
 fn scores_read_on_any_scale_and_flags_in_any_form() {
-    let novelty =
-        |v: &str| parse_cognitive(Some(&format!("{{\"novelty\": {v}}}")), "a", "b").novelty;
+    let novelty = |v: &str| {
+        parse_cognitive(Some(&format!("{{\"novelty\": {v}}}")), "a", "b")
+            .novelty
+            .expect("a score was given")
+    };
     assert!((novelty("\"70%\"") - 0.7).abs() < 1e-9);
     assert!((novelty("8") - 0.8).abs() < 1e-9);
     assert!((novelty("\"0,5\"") - 0.5).abs() < 1e-9);
@@ -93,9 +96,9 @@ fn scores_read_on_any_scale_and_flags_in_any_form() {
     assert!(flag("true").novel);
     assert!(flag("\"да\"").novel);
     assert!(!flag("\"нет\"").novel);
-    assert_eq!(flag("\"no\"").novelty, 0.0);
+    assert_eq!(flag("\"no\"").novelty, Some(0.0));
     // Yes without a score: the lexical estimate stands in.
-    assert_eq!(flag("\"yes\"").novelty, 1.0);
+    assert_eq!(flag("\"yes\"").novelty, Some(1.0));
 }
 
 #[test]
@@ -106,7 +109,7 @@ fn an_identical_reply_has_novelty_zero_whatever_the_model_says() {
         "same thought.",
     );
     assert!(!e.novel);
-    assert_eq!(e.novelty, 0.0);
+    assert_eq!(e.novelty, Some(0.0));
     assert!(!e.fallback);
 }
 
@@ -122,16 +125,40 @@ fn unusable_answers_fall_back_to_word_overlap() {
         let e = parse_cognitive(answer, "the cat sat", "the dog ran");
         assert!(e.fallback, "{answer:?}");
         // Words {the, cat, sat} vs {the, dog, ran}: 1 shared of 5.
-        assert!((e.novelty - 0.8).abs() < 1e-9, "{answer:?}: {}", e.novelty);
+        let novelty = e.novelty.expect("the lexical estimate");
+        assert!((novelty - 0.8).abs() < 1e-9, "{answer:?}: {novelty}");
         assert!(e.novel);
         assert!(e.new_ideas.is_empty() && e.tags.is_empty());
     }
     let same = parse_cognitive(None, "a b c", "A b  c");
     assert!(same.fallback && !same.novel);
-    assert_eq!(same.novelty, 0.0);
+    assert_eq!(same.novelty, Some(0.0));
     // 9 shared words of 11: novelty 2/11, below the fallback's bar.
     let reworded = parse_cognitive(None, "a b c d e f g h i j", "a b c d e f g h i k");
-    assert!(!reworded.novel, "{}", reworded.novelty);
+    assert!(!reworded.novel, "{:?}", reworded.novelty);
+}
+
+#[test]
+fn lists_without_a_judgement_leave_the_novelty_unknown() {
+    // Refined ideas and tags say what the reply is about, not how new it
+    // is: a missing score is unknown, never 0 (which fires the reflex).
+    let e = parse_cognitive(
+        Some(r#"{"refined_ideas": ["catch-up"], "tags": ["mesh"]}"#),
+        "old text",
+        "new text",
+    );
+    assert_eq!(e.novelty, None);
+    assert!(!e.nothing_new());
+    assert_eq!(e.refined_ideas, ["catch-up"]);
+    assert_eq!(e.tags, ["mesh"]);
+    assert!(!e.fallback);
+    // A judgement of 0, by score or by "no", is nothing new.
+    for judged in [r#"{"novelty": 0, "tags": ["x"]}"#, r#"{"novel": "нет"}"#] {
+        assert!(
+            parse_cognitive(Some(judged), "old text", "new text").nothing_new(),
+            "{judged}"
+        );
+    }
 }
 
 #[test]
@@ -150,6 +177,7 @@ fn lists_are_bounded_and_cleaned() {
     assert_eq!(e.discarded_ideas[1].chars().count(), MAX_IDEA_CHARS);
     // Lists but no judgement: novel when there are new ideas.
     assert!(e.novel);
+    assert_eq!(e.novelty, Some(1.0), "the lexical estimate stands in");
     let many_tags: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
     let e = parse_cognitive(
         Some(&serde_json::json!({ "tags": many_tags }).to_string()),
@@ -158,6 +186,7 @@ fn lists_are_bounded_and_cleaned() {
     );
     assert_eq!(e.tags.len(), MAX_REPLY_TAGS);
     assert!(!e.novel);
+    assert_eq!(e.novelty, None, "nothing judged: unknown, not 0");
 }
 
 #[test]
@@ -216,7 +245,7 @@ proptest! {
     #[test]
     fn parsing_never_panics_and_stays_in_range(answer in ".{0,300}", prev in ".{0,80}", new in ".{0,80}") {
         let e = parse_cognitive(Some(&answer), &prev, &new);
-        prop_assert!((0.0..=1.0).contains(&e.novelty));
+        prop_assert!(e.novelty.is_none_or(|n| (0.0..=1.0).contains(&n)));
         prop_assert!(e.new_ideas.len() <= MAX_IDEAS && e.tags.len() <= MAX_REPLY_TAGS);
         let s = lexical_similarity(&prev, &new);
         prop_assert!((0.0..=1.0).contains(&s));
@@ -226,6 +255,6 @@ proptest! {
     #[test]
     fn json_like_answers_never_panic(answer in r#"[\[\]{}":,0-9a-zа-я %/.\-]{0,200}"#) {
         let e = parse_cognitive(Some(&answer), "x", "y");
-        prop_assert!((0.0..=1.0).contains(&e.novelty));
+        prop_assert!(e.novelty.is_none_or(|n| (0.0..=1.0).contains(&n)));
     }
 }

@@ -24,8 +24,8 @@ use crate::cognition::commands::{Command, CommandArgs, CommandProblem, extract_c
 use crate::cognition::context::BuiltPrompt;
 use crate::cognition::detectors::Observation;
 use crate::cognition::reflex::{
-    CognitiveEval, cognitive_request, emotional_request, is_repeat, merge_emotion_list,
-    parse_cognitive, parse_emotions, reflection_line,
+    CognitiveEval, cognitive_request, emotional_request, is_repeat, lexical_similarity,
+    merge_emotion_list, parse_cognitive, parse_emotions, reflection_line,
 };
 use crate::cognition::votes::{Thresholds, Validation, aggregate, may_run, validator_request};
 use crate::llm::ModelRequest;
@@ -361,7 +361,7 @@ impl Tick {
         let evaluation = if first {
             CognitiveEval {
                 novel: true,
-                novelty: 1.0,
+                novelty: Some(1.0),
                 ..Default::default()
             }
         } else {
@@ -388,7 +388,11 @@ impl Tick {
             .collect();
         let validation = aggregate(&votes, &self.start.main_model);
         if let Some(observation) = &mut self.report.observation {
-            observation.novelty = evaluation.novelty;
+            // The detectors and the strategies' ratings need a number: an
+            // unjudged reply counts by its word overlap with the last one.
+            observation.novelty = evaluation
+                .novelty
+                .unwrap_or_else(|| 1.0 - lexical_similarity(&previous, &reply));
         }
         self.report.reflex = Some(ReflexFindings {
             reflection: if first {
@@ -405,13 +409,14 @@ impl Tick {
         // evaluation judging a reworded reply to hold nothing new is the
         // same reflex as a byte-identical repeat: the reply is not stored
         // again (a short record of the reflex is) and its commands do not
-        // run again. A first reply is never a repeat.
+        // run again. A first reply is never a repeat, and neither is one
+        // whose novelty was not judged: unknown is not 0.
         if !first
             && self
                 .report
                 .reflex
                 .as_ref()
-                .is_some_and(|r| r.evaluation.novelty <= 0.0)
+                .is_some_and(|r| r.evaluation.nothing_new())
         {
             self.report.repeat = true;
             for record in &mut self.report.commands {

@@ -101,7 +101,11 @@ fn a_first_reply_without_validators_runs_its_known_commands_with_auto_pass() {
     let validation = report.validation.unwrap();
     assert!(validation.auto_pass);
     let reflex = report.reflex.unwrap();
-    assert_eq!(reflex.evaluation.novelty, 1.0, "a first reply is all new");
+    assert_eq!(
+        reflex.evaluation.novelty,
+        Some(1.0),
+        "a first reply is all new"
+    );
     assert!(!reflex.evaluation.fallback);
     assert_eq!(reflex.reflection, "", "nothing to compare it with");
     assert_eq!(
@@ -169,6 +173,33 @@ fn a_reworded_reply_evaluated_as_novelty_0_fires_the_reflex_too() {
         validators: vec![],
     });
     assert!(matches!(tick.next(1_000), TickStep::Run(_)));
+}
+
+#[test]
+fn an_evaluation_without_a_novelty_judgement_keeps_the_replys_commands() {
+    // Tags and refined ideas, but no score, no yes/no and no new ideas:
+    // the novelty is unknown, not 0, so the low-novelty reflex must not
+    // fire and the reply's commands go on to validation.
+    for answer in [
+        r#"{"refined_ideas": ["catch-up"], "tags": ["mesh"]}"#,
+        r#"{"доработанные идеи": ["синхронизация"], "теги": ["сеть"]}"#,
+    ] {
+        let mut tick = Tick::new(start(Some("An older thought, said once."), &[]));
+        let _ = tick.next(1_000);
+        tick.model_answered(Ok(REPLY.into()));
+        let _ = tick.next(1_000);
+        tick.reflected(ReflectionAnswers {
+            cognitive: Some(Ok(answer.into())),
+            emotional: Some(Ok("[]".into())),
+            validators: vec![],
+        });
+        let step = tick.next(1_000);
+        let TickStep::Run(commands) = step else {
+            panic!("{answer}: the commands should run, got {step:?}")
+        };
+        let tools: Vec<&str> = commands.iter().map(|c| c.tool.as_str()).collect();
+        assert_eq!(tools, ["diary_add", "diary_list"], "{answer}");
+    }
 }
 
 #[test]

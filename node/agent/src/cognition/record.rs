@@ -140,7 +140,7 @@ fn response_row(report: &TickReport, reply: &str, facts: &TickFacts<'_>) -> Rece
     };
     if let Some(reflex) = &report.reflex {
         row.reflection = reflex.reflection.clone();
-        row.novelty_score = Some(reflex.evaluation.novelty);
+        row.novelty_score = reflex.evaluation.novelty;
         row.new_ideas = reflex.evaluation.new_ideas.clone();
         row.refined_ideas = reflex.evaluation.refined_ideas.clone();
         row.discarded_ideas = reflex.evaluation.discarded_ideas.clone();
@@ -229,11 +229,20 @@ fn summary(report: &TickReport) -> String {
         .filter(|c| matches!(c.outcome, CommandOutcome::NotValidated { .. }))
         .count();
     format!(
-        "{} commands, {} ran, {} not validated, {} malformed blocks, novelty {:.2}",
+        "{} commands, {} ran, {} not validated, {} malformed blocks, novelty {}",
         report.commands.len(),
         report.executed(),
         not_validated,
         report.problems.len(),
-        report.reflex.as_ref().map_or(0.0, |r| r.evaluation.novelty)
+        novelty_text(report)
     )
+}
+
+/// The reply's novelty with two decimals, or `unknown` when the evaluation
+/// judged none (an unknown novelty is not 0).
+fn novelty_text(report: &TickReport) -> String {
+    match report.reflex.as_ref().and_then(|r| r.evaluation.novelty) {
+        Some(n) => format!("{n:.2}"),
+        None => "unknown".to_owned(),
+    }
 }

@@ -71,11 +71,19 @@ fn check_note(n: &Note) -> Result<()> {
     Ok(())
 }
 
+/// The condition of [`NoteFilter::except_local`]: not (written here and of
+/// the given source). A merged note always has its `origin_author`.
+const EXCEPT_LOCAL: &str = "NOT (source = ? AND origin_author IS NULL)";
+
 /// Which notes to list (seed 003's auto-mode filter). Unset fields do not filter.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct NoteFilter {
     /// Only this source.
     pub source: Option<NoteSource>,
+    /// Leave out the notes written on this node with this source (the
+    /// cognitive core leaves out its own, `llm`); notes merged from friends
+    /// stay whatever their source.
+    pub except_local: Option<NoteSource>,
     /// Only priority at or above this.
     pub min_priority: Option<i64>,
     /// Only read (`true`) or unread (`false`) notes.
@@ -130,6 +138,9 @@ impl Store {
         if let Some(s) = q.source {
             f.and("source = ?", [Value::Text(s.as_str().into())]);
         }
+        if let Some(s) = q.except_local {
+            f.and(EXCEPT_LOCAL, [Value::Text(s.as_str().into())]);
+        }
         if let Some(p) = q.min_priority {
             f.and("priority >= ?", [Value::Integer(p)]);
         }
@@ -171,14 +182,29 @@ impl Store {
     }
 
     /// Note counts per priority, highest priority first (seed 003's manual
-    /// mode shows these); `unread_only` counts unread notes only.
-    pub fn notes_count_by_priority(&self, unread_only: bool) -> Result<Vec<(i64, u64)>> {
-        let filter = if unread_only { "WHERE read = 0" } else { "" };
+    /// mode shows these); `unread_only` counts unread notes only, and
+    /// `except_local` leaves out the notes written here with that source
+    /// (as [`NoteFilter::except_local`]).
+    pub fn notes_count_by_priority(
+        &self,
+        unread_only: bool,
+        except_local: Option<NoteSource>,
+    ) -> Result<Vec<(i64, u64)>> {
+        let mut f = Filter::default();
+        if unread_only {
+            f.and("read = 0", []);
+        }
+        if let Some(s) = except_local {
+            f.and(EXCEPT_LOCAL, [Value::Text(s.as_str().into())]);
+        }
         let sql = format!(
-            "SELECT priority, count(*) FROM notes {filter} GROUP BY priority ORDER BY priority DESC"
+            "SELECT priority, count(*) FROM notes{} GROUP BY priority ORDER BY priority DESC",
+            f.where_sql()
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
-        let rows = stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map(rusqlite::params_from_iter(&f.params), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 

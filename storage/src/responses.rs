@@ -194,14 +194,32 @@ impl Store {
         self.select::<RecentResponse>(&f, "created DESC, id DESC", limit, 0)
     }
 
+    /// The newest row that is a reply, not the record of a fired reflex:
+    /// what the next reply is judged a repeat of, however many reflex
+    /// records a long repetition wrote after it ([`Self::responses_keep_latest`]
+    /// never deletes it). The scan back stops at that row and the table is
+    /// kept small by the same cleanup, so it stays cheap.
+    pub fn responses_last_reply(&self) -> Result<Option<Stored<RecentResponse>>> {
+        let mut f = Filter::default();
+        f.and("stagnation_reflex = 0", []);
+        Ok(self
+            .select::<RecentResponse>(&f, "created DESC, id DESC", 1, 0)?
+            .pop())
+    }
+
     /// Deletes all but the newest `keep` replies ("cleanup of
-    /// llm_recent_responses"); returns how many went.
+    /// llm_recent_responses"), keeping also the newest reply that is not a
+    /// reflex record ([`Self::responses_last_reply`]): a repetition longer
+    /// than `keep` must still be judged against the reply it repeats, or
+    /// the repeated commands would run again. Returns how many went.
     pub fn responses_keep_latest(&self, keep: u32) -> Result<usize> {
         let n = self
             .conn
             .prepare_cached(
                 "DELETE FROM llm_recent_responses WHERE id NOT IN
-                 (SELECT id FROM llm_recent_responses ORDER BY created DESC, id DESC LIMIT ?)",
+                 (SELECT id FROM llm_recent_responses ORDER BY created DESC, id DESC LIMIT ?)
+                 AND id IS NOT (SELECT id FROM llm_recent_responses WHERE stagnation_reflex = 0
+                                ORDER BY created DESC, id DESC LIMIT 1)",
             )?
             .execute([keep])
             .map_err(|e| StorageError::from_write("llm_recent_responses", e))?;

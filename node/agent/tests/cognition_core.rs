@@ -138,6 +138,43 @@ async fn the_same_reply_twice_fires_the_reflex_and_is_stored_once() {
 }
 
 #[tokio::test]
+async fn a_long_run_of_the_same_reply_runs_its_commands_only_the_first_time() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let main = thinker("main", "Same thought.\nTOOL_CALL: diary_add|same thought");
+    let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
+    // Longer than any short window the check might look back over.
+    let ticks = 12;
+    let mut repeats = Vec::new();
+    for _ in 0..ticks {
+        repeats.push(core.tick().await.unwrap().report.repeat);
+    }
+    let mut expected = vec![true; ticks];
+    expected[0] = false;
+    assert_eq!(repeats, expected, "every reply after the first repeats it");
+    let (diary, responses) = read(&db, |s| (all::<DiaryEntry>(s), all::<RecentResponse>(s))).await;
+    assert_eq!(
+        diary.len(),
+        1,
+        "the repeated command ran only the first time"
+    );
+    let stored_replies = responses
+        .iter()
+        .filter(|r| r.row.content.contains("Same thought."))
+        .count();
+    assert_eq!(stored_replies, 1, "the repeated reply is stored once");
+    // Cleanup keeping fewer rows than the run is long (the `cycle` set's
+    // cleanup, or the per-tick bound on a run past it) keeps the reply too.
+    db.write(|s| s.responses_keep_latest(2))
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(core.tick().await.unwrap().report.repeat);
+    let diary = read(&db, all::<DiaryEntry>).await;
+    assert_eq!(diary.len(), 1, "not even after cleanup");
+}
+
+#[tokio::test]
 async fn a_reworded_repeat_evaluated_as_nothing_new_fires_the_reflex() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());

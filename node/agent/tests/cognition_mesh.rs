@@ -222,3 +222,95 @@ async fn without_a_way_to_friends_or_a_question_the_command_fails_and_asks_nothi
         "{results:?}"
     );
 }
+
+/// A friend's answer to the question, merged from the mesh.
+async fn answer(db: &Db, text: &str) {
+    let text = text.to_owned();
+    db.write(move |s| {
+        s.add(
+            &Note {
+                text,
+                reply_to: Some(ItemId::of_envelope(b"the question")),
+                origin_author: Some("bob".into()),
+                origin_item_id: Some(ItemId::of_envelope(b"bob's answer")),
+                ..Default::default()
+            },
+            2,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+}
+
+#[tokio::test]
+async fn a_question_outlives_a_restart_and_gets_its_answers_after_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = start_clock();
+    let asker = || -> Option<Arc<dyn FriendsAsker>> {
+        Some(Arc::new(StoreAsker {
+            db: db.clone(),
+            asked: Mutex::new(Vec::new()),
+        }))
+    };
+    let (main, _) = asking(&["TOOL_CALL: mesh_interact|who maps clubs?"]);
+    let mut before = core_with_asker(&db, main, clock.clone(), asker()).await;
+    before.tick().await.unwrap();
+    drop(before);
+    // The node restarts while the question waits.
+    clock.advance_ms(60_000);
+    let (main, prompts) = asking(&["Reading the answers."]);
+    let mut after = core_with_asker(&db, main, clock.clone(), asker()).await;
+    let waiting = question(&db).await;
+    assert_eq!(
+        (waiting.row.status, waiting.row.result.as_deref()),
+        (ProcessStatus::Warning, None),
+        "a restart is no reason to stop waiting for friends"
+    );
+    answer(&db, "clubs! nobody has").await;
+    clock.advance_ms(60_000);
+    after.tick().await.unwrap();
+    let answered = question(&db).await;
+    assert_eq!(
+        answered.row.result.as_deref(),
+        Some("bob: clubs! nobody has")
+    );
+    let shown = prompts.lock().unwrap()[0].clone();
+    assert!(
+        shown.contains(&format!("#{} mesh_interact [ok] bob:", answered.id)),
+        "{shown}"
+    );
+}
+
+#[tokio::test]
+async fn a_question_past_its_deadline_at_a_restart_times_out_as_its_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = start_clock();
+    let asker = || -> Option<Arc<dyn FriendsAsker>> {
+        Some(Arc::new(StoreAsker {
+            db: db.clone(),
+            asked: Mutex::new(Vec::new()),
+        }))
+    };
+    let (main, _) = asking(&["TOOL_CALL: mesh_interact|anyone?"]);
+    let mut before = core_with_asker(&db, main, clock.clone(), asker()).await;
+    before.tick().await.unwrap();
+    drop(before);
+    let created = question(&db).await.created_ms;
+    let wait = u64::try_from(MESH_ANSWER_WAIT.as_millis()).unwrap();
+    clock.advance_ms(i64::try_from(created + wait - clock.now().unix_ms()).unwrap());
+    let (main, prompts) = asking(&["Still thinking."]);
+    let mut after = core_with_asker(&db, main, clock.clone(), asker()).await;
+    after.tick().await.unwrap();
+    let q = question(&db).await;
+    let first = prompts.lock().unwrap()[0].clone();
+    assert!(
+        first.contains(&format!(
+            "#{} mesh_interact [timeout] no friend answered within 24 h",
+            q.id
+        )),
+        "{first}"
+    );
+}

@@ -296,6 +296,37 @@ fn recent_responses_concentration_and_cleanup() {
 }
 
 #[test]
+fn the_last_reply_outlives_a_long_run_of_reflex_records_and_their_cleanup() {
+    let (_dir, store) = temp_store();
+    let reply = |content: &str, reflex| RecentResponse {
+        content: s(content),
+        stagnation_reflex: reflex,
+        ..Default::default()
+    };
+    assert!(store.responses_last_reply().unwrap().is_none(), "none yet");
+    store.add(&reply("older thought", false), 1).unwrap();
+    let repeated = store.add(&reply("the repeated thought", false), 2).unwrap();
+    // A repetition far longer than what cleanup keeps: reflex records only.
+    for t in 3..20 {
+        store.add(&reply("reflex fired", true), t).unwrap();
+    }
+    let last = |store: &Store| store.responses_last_reply().unwrap().map(|r| r.id);
+    assert_eq!(last(&store), Some(repeated));
+    assert_eq!(
+        store.responses_keep_latest(5).unwrap(),
+        13,
+        "all but the newest 5 and the last reply"
+    );
+    assert_eq!(last(&store), Some(repeated), "cleanup keeps it");
+    assert_eq!(store.count::<RecentResponse>().unwrap(), 6);
+    // A new reply takes its place; the old one may go now.
+    let newer = store.add(&reply("a new thought", false), 30).unwrap();
+    store.responses_keep_latest(5).unwrap();
+    assert_eq!(last(&store), Some(newer));
+    assert_eq!(store.count::<RecentResponse>().unwrap(), 5);
+}
+
+#[test]
 fn concentration_compares_tags_and_emotions_ignoring_case_unicode_too() {
     let (_dir, store) = temp_store();
     let reply = |content: &str, tg: &[&str], emo: &[&str]| RecentResponse {

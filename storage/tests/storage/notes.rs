@@ -390,11 +390,11 @@ fn counts_by_priority_and_cleanup() {
             .unwrap();
     }
     assert_eq!(
-        store.notes_count_by_priority(false).unwrap(),
+        store.notes_count_by_priority(false, None).unwrap(),
         [(5, 1), (2, 2), (0, 2)]
     );
     assert_eq!(
-        store.notes_count_by_priority(true).unwrap(),
+        store.notes_count_by_priority(true, None).unwrap(),
         [(2, 2), (0, 1)]
     );
     assert_eq!(
@@ -491,4 +491,49 @@ fn notes_waiting_to_be_published() {
         store.mark_published::<Note>(private, &ItemId([5; 32]), 5),
         Err(StorageError::Duplicate { .. })
     ));
+}
+
+#[test]
+fn except_local_leaves_out_this_nodes_own_notes_of_a_source_not_a_friends() {
+    let (_dir, store) = temp_store();
+    let mine = |text: &str, priority| Note {
+        source: NoteSource::Llm,
+        priority,
+        ..note(text)
+    };
+    store.add(&mine("my thought", 0), 1).unwrap();
+    store.add(&mine("my urgent plan", 2), 2).unwrap();
+    store.add(&note("the user's"), 3).unwrap();
+    store
+        .add(
+            &Note {
+                origin_author: Some("12D3KooWbob".into()),
+                origin_item_id: Some(ItemId([9; 32])),
+                audience: Sharing::Shared(Audience::Public),
+                ..mine("bob's core", 2)
+            },
+            4,
+        )
+        .unwrap();
+    let texts: Vec<String> = store
+        .notes_filter(&NoteFilter {
+            except_local: Some(NoteSource::Llm),
+            oldest_first: true,
+            ..Default::default()
+        })
+        .unwrap()
+        .into_iter()
+        .map(|n| n.row.text)
+        .collect();
+    assert_eq!(texts, ["the user's", "bob's core"]);
+    assert_eq!(
+        store
+            .notes_count_by_priority(true, Some(NoteSource::Llm))
+            .unwrap(),
+        [(2, 1), (0, 1)]
+    );
+    assert_eq!(
+        store.notes_count_by_priority(true, None).unwrap(),
+        [(2, 2), (0, 2)]
+    );
 }

@@ -96,7 +96,8 @@ pub struct CognitiveCore {
 
 impl CognitiveCore {
     /// A core continuing after the last recorded tick. Process rows left
-    /// running by an earlier run of the node are closed as errors saying so.
+    /// running by an earlier run of the node are closed as errors saying so;
+    /// open questions to friends stay open until answered or timed out.
     pub async fn start(parts: CoreParts, config: CoreConfig) -> Result<Self, CoreError> {
         let now = parts.clock.now().unix_ms();
         let language = config.language;

@@ -72,11 +72,10 @@ pub fn load(store: &Store, req: &LoadRequest) -> Result<Loaded> {
         .map(|p| p.row.content)
         .unwrap_or_default();
     let recent = recent_replies(store, &cycle)?;
-    let previous_reply = store
-        .responses_recent(8)?
-        .into_iter()
-        .find(|r| !r.row.stagnation_reflex)
-        .map(|r| r.row.content);
+    // The last stored reply however long the run of reflex records since:
+    // a window of recent rows would forget it once a repetition outlasts
+    // the window, and the repeated reply would be stored and run again.
+    let previous_reply = store.responses_last_reply()?.map(|r| r.row.content);
     // Every list goes to the budget oldest first: it cuts from the front.
     // Finished goals are left out by the query, before its limit, so newer
     // finished goals never hide an older open one.
@@ -351,17 +350,24 @@ fn tag_suffix(tags: &[String]) -> String {
     }
 }
 
+/// The source the core writes its own notes with (`notes_add`,
+/// `messages_send` and its questions to friends, all as the LLM): context 4
+/// shows incoming notes, so manual mode leaves these out. A friend's core
+/// writes with it too, but a merged note is incoming and stays.
+const OWN_NOTE_SOURCE: NoteSource = NoteSource::Llm;
+
 /// Context 4 in the cycle's notes mode.
 fn notes_view(store: &Store, cycle: &CycleSettings, now_ms: u64) -> Result<NotesView> {
     match &cycle.notes {
         NotesMode::Manual => {
             let unread = store.notes_filter(&porfiry_storage::NoteFilter {
                 read: Some(false),
+                except_local: Some(OWN_NOTE_SOURCE),
                 limit: Some(MAX_CONTEXT_NOTES),
                 ..Default::default()
             })?;
             Ok(NotesView::Manual {
-                per_priority: store.notes_count_by_priority(true)?,
+                per_priority: store.notes_count_by_priority(true, Some(OWN_NOTE_SOURCE))?,
                 unread: unread
                     .iter()
                     .rev()

@@ -4,7 +4,8 @@
 //! running) that names the note; at the start of each later tick the
 //! friends' answers (notes whose `reply_to` is that note's item) are
 //! gathered into the row, which then shows in context 2 as finished — or,
-//! with no answer within [`MESH_ANSWER_WAIT`], times out.
+//! with no answer within [`MESH_ANSWER_WAIT`], times out. A restart of the
+//! node does not end the wait: the start-up closes only its own jobs.
 
 use std::time::Duration;
 
@@ -12,8 +13,9 @@ use porfiry_storage::{Note, ProcessEntry, ProcessStatus, Result, Store};
 
 use crate::cognition::load::clip;
 
-/// The process name of an open question.
-pub const MESH_INTERACT_PROCESS: &str = "mesh_interact";
+/// The process name of an open question: the command's own name, which the
+/// node's start-up (`close_orphans`) also knows a question by.
+pub const MESH_INTERACT_PROCESS: &str = porfiry_skills::cognition::tick::MESH_INTERACT_COMMAND;
 
 /// How long a question waits for answers: friends' phones sync a few times
 /// a day, so a day lets each of them see it at least once.

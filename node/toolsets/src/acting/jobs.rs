@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use porfiry_skills::Language;
+use porfiry_skills::cognition::tick::MESH_INTERACT_COMMAND;
 use porfiry_storage::{ProcessEntry, ProcessStatus, Store};
 use tokio::sync::oneshot;
 use tokio::time::Instant;
@@ -141,7 +142,8 @@ pub async fn finish(
 /// Rows an earlier run of the node left running (it stopped while they
 /// ran): nothing will finish them now, so each becomes `error` with a result
 /// saying so. Call once when the node starts, before any job does; returns
-/// the ids.
+/// the ids. The core's open questions to friends are not jobs and stay open
+/// (see `is_question_to_friends`).
 pub fn close_orphans(
     store: &Store,
     now_ms: u64,
@@ -151,6 +153,7 @@ pub fn close_orphans(
         .processes_open()?
         .into_iter()
         .filter(|p| p.row.status == RUNNING_STATUS && p.row.result.is_none())
+        .filter(|p| !is_question_to_friends(&p.row))
         .map(|p| p.id)
         .collect();
     let why = texts::process_orphaned(lang);
@@ -161,4 +164,14 @@ pub fn close_orphans(
         Ok(())
     })?;
     Ok(orphans)
+}
+
+/// Whether `row` is the core's question to friends (`mesh_interact`): named
+/// after the command and naming the note it was posted as. Nothing of this
+/// node runs it — the friends answer through the mesh, whether or not the
+/// node restarted meanwhile — so a restart leaves it open; the core gathers
+/// its answers, or times it out at its own deadline, at the start of each
+/// tick. A program that happens to bear the name has no note and is a job.
+fn is_question_to_friends(row: &ProcessEntry) -> bool {
+    row.name == MESH_INTERACT_COMMAND && row.command.get("note").is_some_and(|n| n.is_i64())
 }

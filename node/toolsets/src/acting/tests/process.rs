@@ -328,3 +328,60 @@ async fn rows_left_running_by_an_earlier_run_are_closed_as_errors_at_start() {
         ProcessStatus::Ok
     );
 }
+
+#[tokio::test]
+async fn an_open_question_to_friends_outlives_a_restart_but_an_orphaned_job_does_not() {
+    use porfiry_skills::cognition::tick::MESH_INTERACT_COMMAND;
+    let (_dir, tools) = store_tools(Language::En);
+    let (orphan, question, namesake) = tools
+        .db
+        .write(|s| {
+            let orphan = s.add(
+                &crate::acting::jobs::running_row("sleep", serde_json::json!({}), None),
+                1,
+            )?;
+            // As the core writes it: its name, the question and the note it
+            // was posted as, running without a result.
+            let question = s.add(
+                &crate::acting::jobs::running_row(
+                    MESH_INTERACT_COMMAND,
+                    serde_json::json!({ "question": "anyone?", "note": 7 }),
+                    None,
+                ),
+                2,
+            )?;
+            // A program that happens to have that name is still a job.
+            let namesake = s.add(
+                &crate::acting::jobs::running_row(
+                    MESH_INTERACT_COMMAND,
+                    serde_json::json!({
+                        "type": crate::acting::process::PROCESS_START,
+                        "argv": [MESH_INTERACT_COMMAND],
+                    }),
+                    None,
+                ),
+                3,
+            )?;
+            Ok::<_, porfiry_storage::StorageError>((orphan, question, namesake))
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    let closed = tools
+        .db
+        .write(|s| crate::acting::close_orphans(s, 50, Language::En))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(closed, [orphan, namesake]);
+    assert_eq!(
+        process_row(&tools, orphan).await.row.status,
+        ProcessStatus::Error
+    );
+    let open = process_row(&tools, question).await;
+    assert_eq!(
+        (open.row.status, open.row.result.as_deref()),
+        (crate::acting::RUNNING_STATUS, None),
+        "the question waits for its answers"
+    );
+}

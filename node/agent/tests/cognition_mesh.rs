@@ -243,17 +243,21 @@ async fn answer(db: &Db, text: &str) {
     .unwrap();
 }
 
+/// A fresh asker that posts questions as notes into `db`, as each start of
+/// the node makes one.
+fn store_asker(db: &Db) -> Option<Arc<dyn FriendsAsker>> {
+    Some(Arc::new(StoreAsker {
+        db: db.clone(),
+        asked: Mutex::new(Vec::new()),
+    }))
+}
+
 #[tokio::test]
 async fn a_question_outlives_a_restart_and_gets_its_answers_after_it() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
     let clock = start_clock();
-    let asker = || -> Option<Arc<dyn FriendsAsker>> {
-        Some(Arc::new(StoreAsker {
-            db: db.clone(),
-            asked: Mutex::new(Vec::new()),
-        }))
-    };
+    let asker = || store_asker(&db);
     let (main, _) = asking(&["TOOL_CALL: mesh_interact|who maps clubs?"]);
     let mut before = core_with_asker(&db, main, clock.clone(), asker()).await;
     before.tick().await.unwrap();
@@ -288,12 +292,7 @@ async fn a_question_past_its_deadline_at_a_restart_times_out_as_its_own() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());
     let clock = start_clock();
-    let asker = || -> Option<Arc<dyn FriendsAsker>> {
-        Some(Arc::new(StoreAsker {
-            db: db.clone(),
-            asked: Mutex::new(Vec::new()),
-        }))
-    };
+    let asker = || store_asker(&db);
     let (main, _) = asking(&["TOOL_CALL: mesh_interact|anyone?"]);
     let mut before = core_with_asker(&db, main, clock.clone(), asker()).await;
     before.tick().await.unwrap();

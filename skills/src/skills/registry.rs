@@ -61,19 +61,6 @@ impl SkillRegistry {
     pub fn index_line(skill: &Skill) -> String {
         format!("{} — {}", skill.name, skill.description)
     }
-
-    /// Index lines of the skills not tied to an active set, joined by `\n`.
-    pub fn index(&self, is_active: impl Fn(&str) -> bool) -> String {
-        let mut out = String::new();
-        for skill in self.iter() {
-            if skill.toolset.as_deref().is_some_and(&is_active) {
-                continue;
-            }
-            out.push_str(&Self::index_line(skill));
-            out.push('\n');
-        }
-        out
-    }
 }
 
 #[cfg(test)]
@@ -92,7 +79,7 @@ mod tests {
     }
 
     #[test]
-    fn later_skill_wins_and_index_is_in_name_order() {
+    fn later_skill_wins_and_names_are_in_order() {
         let user = SkillOrigin::User("u/media/SKILL.md".into());
         let reg = SkillRegistry::from_skills([
             skill("web", None, SkillOrigin::Builtin),
@@ -103,18 +90,9 @@ mod tests {
         assert_eq!(reg.get("media").unwrap().origin, user);
         assert_eq!(reg.names().collect::<Vec<_>>(), ["media", "web"]);
         assert_eq!(
-            reg.index(|_| false),
-            "media — media trigger\nweb — web trigger\n"
+            SkillRegistry::index_line(reg.get("web").unwrap()),
+            "web — web trigger"
         );
-    }
-
-    #[test]
-    fn skills_of_active_sets_leave_the_index() {
-        let reg = SkillRegistry::from_skills([
-            skill("media", Some("media"), SkillOrigin::Builtin),
-            skill("notes", None, SkillOrigin::Builtin),
-        ]);
-        assert_eq!(reg.index(|set| set == "media"), "notes — notes trigger\n");
         assert!(SkillRegistry::new().is_empty());
     }
 }

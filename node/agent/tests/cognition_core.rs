@@ -551,6 +551,101 @@ async fn idle_wakes_when_the_named_process_ends_not_another() {
     assert_eq!(cycle.idle, None, "waking switches idle mode off");
 }
 
+/// Idle mode on a question to friends (`cycle_idle|on||<row>` on a
+/// `mesh_interact` row) wakes when a friend's answer arrives: the answer is
+/// gathered then, not at the next tick that idle would never start
+/// (issue 42, seed 003 #2). A reply to another note does not wake it.
+#[tokio::test(start_paused = true)]
+async fn idle_on_a_question_wakes_when_a_friend_answers_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let events = CoreEvents::new();
+    let clock = clock();
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(thinker("main", "x")),
+        "main",
+        clock.clone(),
+        events.clone(),
+        Trace::off(),
+    )
+    .await;
+    let since = clock.now().unix_ms();
+    let asked = porfiry_protocol::ItemId::of_envelope(b"the question");
+    let question = db
+        .write(move |s| {
+            let note = s.add(
+                &Note {
+                    text: "who maps clubs?".into(),
+                    source: NoteSource::Llm,
+                    item_id: Some(asked),
+                    ..Default::default()
+                },
+                since,
+            )?;
+            s.add(
+                &ProcessEntry {
+                    name: porfiry_skills::cognition::tick::MESH_INTERACT_COMMAND.into(),
+                    status: ProcessStatus::Warning,
+                    command: serde_json::json!({ "note": note }),
+                    ..Default::default()
+                },
+                since,
+            )
+        })
+        .await
+        .unwrap()
+        .unwrap();
+    idle(
+        &db,
+        IdleSettings {
+            processes: vec![question],
+            since_ms: since,
+            ..Default::default()
+        },
+    )
+    .await;
+    clock.advance_ms(1_000);
+    let reply = |to: &'static [u8], text: &str, from: &'static [u8]| {
+        let (db, text) = (db.clone(), text.to_owned());
+        let now = clock.now().unix_ms();
+        async move {
+            db.write(move |s| {
+                s.add(
+                    &Note {
+                        text,
+                        reply_to: Some(porfiry_protocol::ItemId::of_envelope(to)),
+                        origin_author: Some("bob".into()),
+                        origin_item_id: Some(porfiry_protocol::ItemId::of_envelope(from)),
+                        ..Default::default()
+                    },
+                    now,
+                )
+            })
+            .await
+            .unwrap()
+            .unwrap()
+        }
+    };
+    let other = reply(b"another note", "nice photo", b"bob's comment").await;
+    events.send(CoreEvent::NoteArrived { id: other });
+    let waiting = tokio::spawn(async move { (core.wait().await, core) });
+    tokio::time::sleep(Duration::from_secs(600)).await;
+    assert!(
+        !waiting.is_finished(),
+        "a reply to another note does not wake it"
+    );
+    let answer = reply(b"the question", "clubs! nobody has", b"bob's answer").await;
+    events.send(CoreEvent::NoteArrived { id: answer });
+    let (waited, _core) = waiting.await.unwrap();
+    assert_eq!(waited.unwrap(), Waited::Woke(WakeCause::Process(question)));
+    let row = read(&db, move |s| s.get::<ProcessEntry>(question).unwrap()).await;
+    assert_eq!(
+        (row.row.status, row.row.result.as_deref()),
+        (ProcessStatus::Ok, Some("bob: clubs! nobody has"))
+    );
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_note_from_the_user_wakes_idle_mode_that_has_no_note_filter() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,6 +1,7 @@
 //! Between ticks (seed §7): the pause the model set, or idle mode — no
-//! ticks until a process it named finishes, a note matching its filter
-//! arrives, or its timeout passes. Idle waits on [`CoreEvent`]s and a timer
+//! ticks until a process it named finishes (a question to friends finishes
+//! when a friend's answer arrives), a note matching its filter arrives, or
+//! its timeout passes. Idle waits on [`CoreEvent`]s and a timer
 //! (never a poll); whichever wakes it also switches idle mode off (seed:
 //! "отключение idle-режима — при выполнении хотя бы одного из условий").
 //! Only rows changed after idle mode began count, so events left over from
@@ -230,11 +231,37 @@ async fn check_event(
         CoreEvent::NoteArrived { id } => {
             let since = idle.since_ms;
             let row = db.read(move |s: &Store| s.get::<Note>(id).ok()).await?;
-            Ok(row
-                .filter(|n| n.updated_ms >= since && note_wakes(idle, n, now))
-                .map(|_| WakeCause::Note(id)))
+            let is_reply = row.as_ref().is_some_and(|n| n.row.reply_to.is_some());
+            if let Some(n) = row.filter(|n| n.updated_ms >= since && note_wakes(idle, n, now)) {
+                return Ok(Some(WakeCause::Note(n.id)));
+            }
+            if is_reply {
+                return answered_question(db, idle, now).await;
+            }
+            Ok(None)
         }
     }
+}
+
+/// A reply arrived: a friend may have answered a question (`mesh_interact`)
+/// that idle mode waits on. Its answers are gathered now, as the next tick's
+/// start would, and a question it finished ends idle mode like any awaited
+/// process; otherwise idle would sleep through the answer it waits for.
+async fn answered_question(
+    db: &Db,
+    idle: &IdleSettings,
+    now: u64,
+) -> Result<Option<WakeCause>, CoreError> {
+    if !idle.any_process && idle.processes.is_empty() {
+        return Ok(None);
+    }
+    let finished = db
+        .write(move |s: &Store| crate::cognition::mesh_interact::gather_answers(s, now))
+        .await??;
+    Ok(finished
+        .into_iter()
+        .find(|id| idle.any_process || idle.processes.contains(id))
+        .map(WakeCause::Process))
 }
 
 /// After missed events: any process or note that meets a condition.

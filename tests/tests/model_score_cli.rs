@@ -106,6 +106,32 @@ fn a_cases_file_is_scored_with_exact_counts_against_a_scripted_model() {
         "{ru_prompt}"
     );
 
+    // A model that fails (the script has no rule for this request: HTTP
+    // 418) is a model error in its row; the run goes on.
+    let failing = write(
+        dir.path(),
+        "failing.jsonl",
+        "{\"request\": \"Nobody scripted this\", \"expected\": [\"show_text\"]}\n\
+         {\"request\": \"Hello there\"}\n",
+    );
+    let out = node.cli_ok(&[
+        "model",
+        "score",
+        "--llm-url",
+        &llm.url(),
+        "--llm-model",
+        "scripted",
+        "--cases",
+        &failing,
+        "--rounds",
+        "1",
+        "--json",
+    ]);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"));
+    assert_eq!(report["model_errors"], 1, "{out}");
+    assert!(report["results"][0]["error"].is_string(), "{out}");
+    assert_eq!(report["results"][1]["right"], true, "{out}");
+
     // The table form: one row per case and the summary's rates.
     let table = node.cli_ok(&[
         "model",

@@ -6,6 +6,7 @@
 //! tests share it.
 
 use std::collections::HashMap;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -140,15 +141,17 @@ impl ToolUseRuns {
 
     /// The agent of `language`.
     pub fn agent(&mut self, language: Language) -> Result<&ToolUseRun, ChatError> {
-        if !self.runs.contains_key(&language) {
-            let config = ChatConfig {
-                language,
-                ..self.config.clone()
-            };
-            let run = ToolUseRun::new(&config, self.llm.clone(), self.db.clone())?;
-            self.runs.insert(language, run);
+        match self.runs.entry(language) {
+            Entry::Occupied(run) => Ok(run.into_mut()),
+            Entry::Vacant(slot) => {
+                let config = ChatConfig {
+                    language,
+                    ..self.config.clone()
+                };
+                let run = ToolUseRun::new(&config, self.llm.clone(), self.db.clone())?;
+                Ok(slot.insert(run))
+            }
         }
-        Ok(&self.runs[&language])
     }
 
     /// Runs `case` with the agent of its language.

@@ -18,7 +18,9 @@ use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_mesh::seed::seed_core;
 use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
-use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings, NoteFilter, NotesMode};
+use porfiry_skills::cognition::{
+    CYCLE_CONFIG_KEY, CycleSettings, IdleSettings, NoteFilter, NotesMode,
+};
 use porfiry_skills::llm::{BoxFuture, Completion, Llm, LlmError, ModelRequest};
 use porfiry_skills::{Language, ManualClock};
 use porfiry_storage::db::Db;
@@ -362,4 +364,57 @@ pub async fn keep_only_strategy(db: &Db, mechanism: Mechanism) {
     })
     .await
     .unwrap();
+}
+
+// ------------------------------------------------ the core and idle tests' helpers
+
+/// The tests' manual clock at the shared start.
+pub fn clock() -> ManualClock {
+    start_clock()
+}
+
+/// A main model answering the tick with `reply` and the reflexes with a
+/// usable evaluation.
+pub fn thinker(name: &str, reply: &'static str) -> std::sync::Arc<ScriptLlm> {
+    ScriptLlm::new(name, move |req| {
+        if is_main_call(req, Language::En) {
+            Ok(reply.to_owned())
+        } else {
+            Ok(r#"{"novel": "yes", "novelty": 0.8, "new_ideas": ["a"], "refined_ideas": [], "discarded_ideas": [], "tags": ["mesh"], "emotions": ["joy:3"]}"#.to_owned())
+        }
+    })
+}
+
+/// A core with `maker`'s models, main model "main", no events, no trace.
+pub async fn quiet_core(
+    db: &porfiry_storage::db::Db,
+    maker: ScriptMaker,
+    clock: ManualClock,
+) -> porfiry_agent::cognition::CognitiveCore {
+    core(db, maker, "main", clock, CoreEvents::new(), Trace::off()).await
+}
+
+/// Switches idle mode on with `settings`.
+pub async fn idle(db: &porfiry_storage::db::Db, settings: IdleSettings) {
+    let since = settings.since_ms;
+    db.write(move |s| {
+        set_cycle(
+            s,
+            CycleSettings {
+                idle: Some(settings),
+                ..Default::default()
+            },
+            since,
+        )
+    })
+    .await
+    .unwrap();
+}
+
+/// A read of the database, its errors failing the test.
+pub async fn read<T: Send + 'static>(
+    db: &porfiry_storage::db::Db,
+    f: impl FnOnce(&Store) -> T + Send + 'static,
+) -> T {
+    db.read(f).await.unwrap()
 }

@@ -11,7 +11,9 @@
 //!   the tool loop over one model, with transcripts and client events;
 //! - [`cognition`] — [`cognition::CognitiveCore`]: one tick at a time over the
 //!   node's diary, goals, notes and memory, with validators and
-//!   anti-stagnation.
+//!   anti-stagnation;
+//! - [`teach`] — the training data the node writes from its own registry,
+//!   skills and prompt, to teach its model its tools (`porfiry model teach`).
 //!
 //! **What it must not do**: open sockets other than its model clients'
 //! HTTP, know libp2p, or serve HTTP (that is `porfiry-api`); the pure
@@ -21,6 +23,7 @@
 pub mod chat;
 pub mod cognition;
 pub mod llm;
+pub mod teach;
 
 pub use chat::{ChatConfig, ChatEngine, ChatError, ChatSession, SendError};
 pub use llm::{LlmConfig, LlmTarget};

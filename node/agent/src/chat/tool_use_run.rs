@@ -74,19 +74,9 @@ impl ToolUseRun {
     /// too) and the chat sets on `db` (a fresh database gives every run the
     /// same start).
     pub fn new(config: &ChatConfig, llm: Arc<dyn Llm>, db: Db) -> Result<Self, ChatError> {
-        let tools = StoreTools {
-            db,
-            language: config.language,
-            events: CoreEvents::new(),
-            node: None,
-        };
-        let options = ToolsetOptions {
-            language: config.language,
-            ..ToolsetOptions::default()
-        };
-        let registry = core_toolsets(&options, &tools, Arc::new(RegistryModels::new(None)))?;
-        let engine = ChatEngine::with_toolsets(config, llm, registry.only(CHAT_SETS))?;
-        Ok(Self { engine })
+        Ok(Self {
+            engine: api_agent(config, llm, db)?,
+        })
     }
 
     /// The agent's toolbox (what replies are scored against).
@@ -117,6 +107,23 @@ impl ToolUseRun {
             completion_tokens: usage.map_or(0, |u| u.completion_tokens),
         }
     }
+}
+
+/// The API's agent over `llm` with `config`'s settings and the chat sets on
+/// `db`: what `porfiry run` serves, what scoring and teaching run through.
+pub fn api_agent(config: &ChatConfig, llm: Arc<dyn Llm>, db: Db) -> Result<ChatEngine, ChatError> {
+    let tools = StoreTools {
+        db,
+        language: config.language,
+        events: CoreEvents::new(),
+        node: None,
+    };
+    let options = ToolsetOptions {
+        language: config.language,
+        ..ToolsetOptions::default()
+    };
+    let registry = core_toolsets(&options, &tools, Arc::new(RegistryModels::new(None)))?;
+    ChatEngine::with_toolsets(config, llm, registry.only(CHAT_SETS))
 }
 
 /// One agent per language, made when a case first needs it, all over one

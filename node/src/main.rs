@@ -109,6 +109,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .build()?;
             say(rt.block_on(commands::model_score::score(&dir, &args))?)?;
         }
+        #[cfg(feature = "engine")]
+        Command::Model(commands::model::ModelCommand::Teach(args)) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            say(rt.block_on(commands::model_teach::teach(&dir, &args))?)?;
+        }
         Command::Club(cmd) => {
             let now = now_ms();
             say(commands::club::club(&dir, &cmd, now)?)?;

@@ -70,7 +70,9 @@ pub use graph::{Concept, Link};
 pub use invitations::{Invitation, MAX_INVITATION_NAME_BYTES, MAX_OPEN_INVITATIONS, NewInvitation};
 pub use item_pages::MAX_PAGE_IDS;
 pub use items::StoredItem;
-pub use llm::{LlmConfig, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, SECRET_CONFIG_KEYS};
+pub use llm::{
+    LlmConfig, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, SECRET_CONFIG_KEYS, Taught,
+};
 pub use memory::{DiaryEntry, MemoryEntry};
 pub use migrations::{APPLICATION_ID, SCHEMA_VERSION, TABLES};
 pub use note_feed::FeedQuery;

@@ -69,9 +69,30 @@ pub struct LlmConfig {
     /// with (a llama.cpp name such as `gemma`, or a Jinja file's path),
     /// replacing the file's own; unset: the file's, else its architecture's.
     pub chat_template: Option<String>,
+    /// `file:` rows this node taught (`porfiry model teach`): what from,
+    /// when and on which data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taught: Option<Taught>,
     /// Other settings, kept as given (no secrets: see [`SECRET_CONFIG_KEYS`]).
     #[serde(flatten)]
     pub other: BTreeMap<String, serde_json::Value>,
+}
+
+/// Where a taught model came from: written by `porfiry model teach`,
+/// shown by `llm list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Taught {
+    /// The model file it was taught from.
+    pub base: String,
+    /// SHA-256 of the training data's JSONL, hex: the same hash, the same data.
+    pub data_sha256: String,
+    /// Training examples in that data.
+    pub examples: u64,
+    /// Optimizer steps taken.
+    pub steps: u64,
+    /// When teaching ended, ms since the epoch.
+    pub at_ms: u64,
 }
 
 record! {

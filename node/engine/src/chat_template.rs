@@ -85,6 +85,19 @@ impl ChatTemplate {
         model: &LlamaModel,
         messages: &[(&str, &str)],
     ) -> Result<String, String> {
+        self.render_with(model, messages, true)
+    }
+
+    /// The text of `messages`; with `add_generation_prompt` it ends where
+    /// the assistant's answer starts, without it after the last message
+    /// (a whole conversation, its last answer closed as the model closes
+    /// one: what training shows the model).
+    pub(crate) fn render_with(
+        &self,
+        model: &LlamaModel,
+        messages: &[(&str, &str)],
+        add_generation_prompt: bool,
+    ) -> Result<String, String> {
         match self {
             Self::Builtin(template) => {
                 let messages = messages
@@ -95,10 +108,10 @@ impl ChatTemplate {
                     })
                     .collect::<Result<Vec<_>, _>>()?;
                 model
-                    .apply_chat_template(template, &messages, true)
+                    .apply_chat_template(template, &messages, add_generation_prompt)
                     .map_err(|e| format!("the model's chat template could not be applied: {e}"))
             }
-            Self::Jinja(template) => template.render(messages),
+            Self::Jinja(template) => template.render(messages, add_generation_prompt),
         }
     }
 
@@ -110,7 +123,7 @@ impl ChatTemplate {
 }
 
 /// A special token's text (`<|im_start|>`, `<bos>`): what a template prints.
-fn special_text(model: &LlamaModel, token: llama_cpp_2::token::LlamaToken) -> String {
+pub(crate) fn special_text(model: &LlamaModel, token: llama_cpp_2::token::LlamaToken) -> String {
     let bytes = model
         .vocab()
         .token_to_piece(token, true, None::<NonZeroU16>);

@@ -46,9 +46,13 @@ impl JinjaTemplate {
         Ok(Self { env, bos, eos })
     }
 
-    /// The prompt for `messages` (`(role, content)`), ending where the
-    /// assistant's answer starts.
-    pub fn render(&self, messages: &[(&str, &str)]) -> Result<String, String> {
+    /// The text of `messages` (`(role, content)`); with
+    /// `add_generation_prompt`, ending where the assistant's answer starts.
+    pub fn render(
+        &self,
+        messages: &[(&str, &str)],
+        add_generation_prompt: bool,
+    ) -> Result<String, String> {
         let messages: Vec<Message<'_>> = messages
             .iter()
             .map(|&(role, content)| Message { role, content })
@@ -60,7 +64,7 @@ impl JinjaTemplate {
         template
             .render(context! {
                 messages => messages,
-                add_generation_prompt => true,
+                add_generation_prompt => add_generation_prompt,
                 bos_token => self.bos,
                 eos_token => self.eos,
             })
@@ -84,14 +88,20 @@ mod tests {
     fn chatml_renders_as_transformers_renders_it() {
         let t = template(CHATML);
         assert_eq!(
-            t.render(&[("system", "Be brief."), ("user", "Hi")])
+            t.render(&[("system", "Be brief."), ("user", "Hi")], true)
                 .unwrap(),
             "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n"
         );
         assert!(
-            t.render(&[("user", "Hi")])
+            t.render(&[("user", "Hi")], true)
                 .unwrap()
                 .starts_with("<|im_start|>system\nYou are a helpful AI assistant named SmolLM")
+        );
+        // A whole conversation for training: the answer closed, no new turn.
+        assert_eq!(
+            t.render(&[("user", "Hi"), ("assistant", "Yo")], false)
+                .unwrap(),
+            "<|im_start|>system\nYou are a helpful AI assistant named SmolLM, trained by Hugging Face<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\nYo<|im_end|>\n"
         );
     }
 
@@ -101,19 +111,22 @@ mod tests {
         // `.strip()`, `bos_token`, whitespace control by trim/lstrip blocks.
         let gemma = "{{ bos_token }}{% if messages[0]['role'] == 'system' %}\n    {% set first = messages[0]['content'] + '\n\n' %}\n    {% set rest = messages[1:] %}\n{% else %}\n    {% set first = '' %}\n    {% set rest = messages %}\n{% endif %}\n{% for m in rest %}\n    {% set role = 'model' if m['role'] == 'assistant' else m['role'] %}\n<start_of_turn>{{ role }}\n{{ (first if loop.first else '') + m['content'] | trim }}<end_of_turn>\n{% endfor %}\n{% if add_generation_prompt %}<start_of_turn>model\n{% endif %}";
         let out = template(gemma)
-            .render(&[
-                ("system", "Sys."),
-                ("user", "  Hi  "),
-                ("assistant", "Yo"),
-                ("user", "Q"),
-            ])
+            .render(
+                &[
+                    ("system", "Sys."),
+                    ("user", "  Hi  "),
+                    ("assistant", "Yo"),
+                    ("user", "Q"),
+                ],
+                true,
+            )
             .unwrap();
         assert_eq!(
             out,
             "<s><start_of_turn>user\nSys.\n\nHi<end_of_turn>\n<start_of_turn>model\nYo<end_of_turn>\n<start_of_turn>user\nQ<end_of_turn>\n<start_of_turn>model\n"
         );
         let py = template("{{ messages[0].content.strip().upper() }}{{ eos_token }}");
-        assert_eq!(py.render(&[("user", " a b ")]).unwrap(), "A B</s>");
+        assert_eq!(py.render(&[("user", " a b ")], true).unwrap(), "A B</s>");
     }
 
     #[test]
@@ -121,9 +134,9 @@ mod tests {
         let strict = template(
             "{% if messages[0]['role'] == 'system' %}{{ raise_exception('System role not supported') }}{% endif %}ok",
         );
-        let e = strict.render(&[("system", "x")]).unwrap_err();
+        let e = strict.render(&[("system", "x")], true).unwrap_err();
         assert!(e.contains("System role not supported"), "{e}");
-        assert_eq!(strict.render(&[("user", "x")]).unwrap(), "ok");
+        assert_eq!(strict.render(&[("user", "x")], true).unwrap(), "ok");
         let e = JinjaTemplate::new("{% for %}".into(), String::new(), String::new())
             .err()
             .unwrap();

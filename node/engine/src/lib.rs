@@ -44,6 +44,8 @@ mod stops;
 pub mod template_choice;
 pub mod test_model;
 #[cfg(feature = "llama")]
+pub mod training_text;
+#[cfg(feature = "llama")]
 mod utf8;
 
 pub use engine::{Engine, EngineError, ModelInfo};

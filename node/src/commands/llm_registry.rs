@@ -53,6 +53,9 @@ pub struct AddArgs {
     /// A line on what the model is good at.
     #[arg(long, default_value = "")]
     pub description: String,
+    /// Set by `model teach`, never a flag: where the model came from.
+    #[arg(skip)]
+    pub taught: Option<porfiry_storage::Taught>,
 }
 
 /// A registry row as `llm list` shows it (never a key).
@@ -71,6 +74,9 @@ pub struct RegistryModel {
     /// For a local GGUF (`file:` endpoint): what its header says now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub file: Option<FileModel>,
+    /// For a model this node taught: its base, the data's hash, the date.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub taught: Option<porfiry_storage::Taught>,
 }
 
 /// A local model file as `llm list` shows it, read from its header.
@@ -157,6 +163,7 @@ impl From<Stored<LlmEntry>> for RegistryModel {
             main: r.row.is_main,
             validator: r.row.is_validator,
             file,
+            taught: r.row.config.taught,
         }
     }
 }
@@ -201,6 +208,7 @@ pub fn add(store: &Store, args: &AddArgs, now_ms: u64) -> Result<String, AddErro
         config: LlmConfig {
             api_key_env: args.api_key_env.clone(),
             chat_template: args.chat_template.clone(),
+            taught: args.taught.clone(),
             ..Default::default()
         },
         ..Default::default()
@@ -267,6 +275,19 @@ pub fn registry(store: &Store) -> porfiry_storage::Result<Vec<RegistryModel>> {
     Ok(rows)
 }
 
+/// `taught from BASE on 2026-12-06 (120 steps on 1,400 examples, data
+/// sha256 0123abcd…)`.
+pub fn taught_line(t: &porfiry_storage::Taught) -> String {
+    let day = time::OffsetDateTime::from_unix_timestamp((t.at_ms / 1000) as i64)
+        .map(|d| d.date().to_string())
+        .unwrap_or_else(|_| "?".to_owned());
+    let hash: String = t.data_sha256.chars().take(12).collect();
+    format!(
+        "taught from {} on {day} ({} steps on {} examples, data sha256 {hash}…)",
+        t.base, t.steps, t.examples
+    )
+}
+
 /// One line per registry row.
 pub fn registry_lines(rows: &[RegistryModel]) -> Vec<String> {
     if rows.is_empty() {
@@ -284,10 +305,13 @@ pub fn registry_lines(rows: &[RegistryModel]) -> Vec<String> {
             if r.validator {
                 roles.push("validator");
             }
-            let file = r
+            let mut file = r
                 .file
                 .as_ref()
                 .map_or_else(String::new, |f| format!("  {}", f.describe()));
+            if let Some(t) = &r.taught {
+                file.push_str(&format!("  {}", taught_line(t)));
+            }
             format!(
                 "registry {}  model: {}  at: {}{file}{}",
                 r.name,
@@ -318,6 +342,7 @@ mod tests {
             main,
             api_key_env: None,
             description: String::new(),
+            taught: None,
         }
     }
 

@@ -15,6 +15,8 @@ pub mod model;
 pub mod model_choice;
 pub mod model_file_flags;
 pub mod model_score;
+#[cfg(feature = "engine")]
+pub mod model_teach;
 pub mod notes;
 pub mod offload_flags;
 pub mod reach_flags;
@@ -22,5 +24,7 @@ pub mod run;
 pub mod run_core;
 pub mod signal;
 pub mod status;
+#[cfg(feature = "engine")]
+pub mod teach_state;
 pub mod think;
 pub mod web;

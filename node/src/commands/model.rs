@@ -39,6 +39,12 @@ pub enum ModelCommand {
     /// and Russian, with and without a tool to call) or a JSONL cases file,
     /// each in a fresh session of the API's agent.
     Score(crate::commands::model_score::ScoreArgs),
+    /// Teach a local model this node's tools on this machine's CPU: the node
+    /// writes the training data from its own agent (or reads --data),
+    /// trains the top layers with llama.cpp's own training API, and
+    /// registers the result (resumable; Ctrl-C saves a checkpoint).
+    #[cfg(feature = "engine")]
+    Teach(crate::commands::model_teach::TeachArgs),
 }
 
 /// Arguments of `model pull`.
@@ -254,6 +260,7 @@ fn register(store: &Store, name: &str, path: &Path) -> Result<String, ModelError
         main,
         api_key_env: None,
         description: String::new(),
+        taught: None,
     };
     let mut said = llm_registry::add(store, &args, porfiry_mesh::clock::now_ms())?;
     if main {

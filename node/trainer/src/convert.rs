@@ -158,13 +158,13 @@ pub fn restore_metadata(path: &Path, meta: &BaseMetadata) -> Result<(), TrainErr
         path: path.to_owned(),
         detail,
     };
-    let appended = written
-        .then(|| append_from(path, data_offset as u64, &tmp))
-        .unwrap_or_else(|| {
-            Err(std::io::Error::other(
-                "llama.cpp could not write the metadata",
-            ))
-        });
+    let appended = if written {
+        append_from(path, data_offset as u64, &tmp)
+    } else {
+        Err(std::io::Error::other(
+            "llama.cpp could not write the metadata",
+        ))
+    };
     if let Err(e) = appended {
         let _ = std::fs::remove_file(&tmp);
         return Err(write_error(e.to_string()));

@@ -85,6 +85,26 @@ impl Trainer {
             unsafe { sys::llama_model_free(model) };
             return Err(load_error("llama.cpp could not make a training context"));
         }
+        // llama_opt_epoch computes without setting the CPU backend's thread
+        // count (only llama_decode does, in graph_compute), so ggml's default
+        // of 4 threads would run every step: one decode of one token sets
+        // `options.threads` on the backend for good.
+        let mut token = 0;
+        // SAFETY: `ctx` is live; the batch borrows `token` for the call
+        // (token 0 exists in every vocabulary); the memory is the context's.
+        let decoded = unsafe {
+            let rc = sys::llama_decode(ctx, sys::llama_batch_get_one(&mut token, 1));
+            sys::llama_memory_clear(sys::llama_get_memory(ctx), true);
+            rc
+        };
+        if decoded != 0 {
+            // SAFETY: both are live and not used after; the context goes first.
+            unsafe {
+                sys::llama_free(ctx);
+                sys::llama_model_free(model);
+            }
+            return Err(load_error("llama.cpp could not run the context"));
+        }
         let (min_layer, all) = match options.trainable {
             Trainable::All => (0, true),
             Trainable::LastLayers(n) => (n_layer.saturating_sub(n.max(1)), false),
@@ -245,14 +265,24 @@ impl Trainer {
                 None,
             );
         }
-        let (mut loss, mut unc) = (0f64, 0f64);
+        let (mut loss, mut unc, mut ndata) = (0f64, 0f64, 0i64);
         let result = if train {
             self.result_train
         } else {
             self.result_eval
         };
-        // SAFETY: `result` is live; two valid out-pointers.
-        unsafe { sys::ggml_opt_result_loss(result, &mut loss, &mut unc) };
+        // SAFETY: `result` is live; valid out-pointers.
+        unsafe {
+            sys::ggml_opt_result_ndata(result, &mut ndata);
+            sys::ggml_opt_result_loss(result, &mut loss, &mut unc);
+        }
+        // opt_epoch_iter only logs when a batch cannot be set up; the result
+        // is then empty and its "loss" a 0.0 that would read as perfect.
+        if ndata == 0 {
+            return Err(TrainError::Input(
+                "llama.cpp evaluated nothing (see its log)".into(),
+            ));
+        }
         Ok(loss as f32)
     }
 
@@ -321,7 +351,8 @@ unsafe extern "C" fn accept(tensor: *const sys::ggml_tensor, userdata: *mut c_vo
     // within its fixed-size array.
     let name = unsafe { CStr::from_ptr((*tensor).name.as_ptr()) }.to_string_lossy();
     let take = filter.all || wanted(&name, filter.min_layer);
-    if take {
+    // llama.cpp skips these two after asking (llama_set_param): not counted.
+    if take && name != "token_embd.weight" && name != "rope_freqs.weight" {
         // SAFETY: a live tensor.
         let count = unsafe { sys::ggml_nelements(tensor) };
         filter.params.set(filter.params.get() + count.max(0) as u64);

@@ -525,7 +525,7 @@ impl Run {
             last_loss = Some(mean);
             bar.set_message(format!("{mean:.3}"));
             bar.inc(1);
-            if state.steps_done % CHECKPOINT_STEPS == 0 {
+            if state.steps_done.is_multiple_of(CHECKPOINT_STEPS) {
                 save_checkpoint(&trainer, &mut state, &mut stretch, &checkpoint, &state_path)?;
             }
         }

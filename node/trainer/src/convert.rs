@@ -114,9 +114,6 @@ pub fn quantize(src: &Path, dst: &Path, out: OutType, threads: i32) -> Result<()
 /// Puts `meta` back into the GGUF at `path` (rewritten through a temporary
 /// file): the trained context and, where the base had one, its template.
 pub fn restore_metadata(path: &Path, meta: &BaseMetadata) -> Result<(), TrainError> {
-    check_gguf(path)?;
-    crate::backend::init();
-    let c_file = c_path(path)?;
     let tmp = tmp_of(path);
     let c_tmp = c_path(&tmp)?;
     let context_key = CString::new(format!("{}.context_length", meta.architecture))
@@ -127,19 +124,7 @@ pub fn restore_metadata(path: &Path, meta: &BaseMetadata) -> Result<(), TrainErr
         .map(CString::new)
         .transpose()
         .map_err(|_| TrainError::Input("a chat template with a NUL byte".into()))?;
-    let params = sys::gguf_init_params {
-        no_alloc: true,
-        ctx: std::ptr::null_mut(),
-    };
-    // SAFETY: the path is NUL-terminated; with `no_alloc` and no context
-    // only the metadata is read.
-    let gguf = unsafe { sys::gguf_init_from_file(c_file.as_ptr(), params) };
-    if gguf.is_null() {
-        return Err(TrainError::File {
-            path: path.to_owned(),
-            detail: "llama.cpp could not read it back".into(),
-        });
-    }
+    let gguf = open_metadata(path)?;
     // SAFETY: `gguf` is a live context until gguf_free; keys and values are
     // NUL-terminated and copied by gguf; the metadata written ends padded
     // to the file's alignment, where the tensor data (whose offsets are
@@ -175,6 +160,28 @@ pub fn restore_metadata(path: &Path, meta: &BaseMetadata) -> Result<(), TrainErr
     })
 }
 
+/// The GGUF metadata of `path` (no tensor data read); the caller frees it
+/// with `gguf_free`.
+fn open_metadata(path: &Path) -> Result<*mut sys::gguf_context, TrainError> {
+    check_gguf(path)?;
+    crate::backend::init();
+    let c_file = c_path(path)?;
+    let params = sys::gguf_init_params {
+        no_alloc: true,
+        ctx: std::ptr::null_mut(),
+    };
+    // SAFETY: the path is NUL-terminated; with `no_alloc` and no context
+    // only the metadata is read.
+    let gguf = unsafe { sys::gguf_init_from_file(c_file.as_ptr(), params) };
+    if gguf.is_null() {
+        return Err(TrainError::File {
+            path: path.to_owned(),
+            detail: "llama.cpp could not read its metadata (truncated?)".into(),
+        });
+    }
+    Ok(gguf)
+}
+
 /// Appends `src` from byte `offset` on to the end of `dst`.
 fn append_from(src: &Path, offset: u64, dst: &Path) -> std::io::Result<()> {
     use std::io::{Seek, SeekFrom};
@@ -188,21 +195,7 @@ fn append_from(src: &Path, offset: u64, dst: &Path) -> std::io::Result<()> {
 /// Reads what [`restore_metadata`] puts back from the base file at `path`:
 /// its architecture, trained context and own chat template.
 pub fn base_metadata(path: &Path) -> Result<BaseMetadata, TrainError> {
-    check_gguf(path)?;
-    crate::backend::init();
-    let c_file = c_path(path)?;
-    let params = sys::gguf_init_params {
-        no_alloc: true,
-        ctx: std::ptr::null_mut(),
-    };
-    // SAFETY: as in restore_metadata: metadata only.
-    let gguf = unsafe { sys::gguf_init_from_file(c_file.as_ptr(), params) };
-    if gguf.is_null() {
-        return Err(TrainError::File {
-            path: path.to_owned(),
-            detail: "llama.cpp could not read its metadata (truncated?)".into(),
-        });
-    }
+    let gguf = open_metadata(path)?;
     let string = |key: &std::ffi::CStr| -> Option<String> {
         // SAFETY: `gguf` is live until gguf_free below; the key is
         // NUL-terminated; a found string value is NUL-terminated and owned

@@ -243,7 +243,8 @@ fn tool_turn(
     let b = intent
         .b
         .map_or("", |slot| *pick(rng, slot_values(slot, language)));
-    let request = fill(*pick(rng, intent.requests(language)), a, b);
+    let template: &&str = pick(rng, intent.requests(language));
+    let request = fill(template, a, b);
     let call = Step::Say(ToolCall::new(intent.tool, &fill(intent.args, a, b)).line());
     let answer = Step::Report(fill(intent.answer(language), a, b));
     let toolbox = engine.toolbox();

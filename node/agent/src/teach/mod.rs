@@ -23,6 +23,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod generate;
 pub mod phrasings;
+pub mod slots;
 pub mod teacher;
 
 pub use generate::{GenerateError, Generated, generate};

@@ -157,7 +157,7 @@ fn a_data_file_reads_back_and_a_bad_line_is_named() {
     };
     let text = format!(
         "# edited by hand\n{}\n",
-        to_jsonl(&[example.clone()]).trim()
+        to_jsonl(std::slice::from_ref(&example)).trim()
     );
     let path = Path::new("teach.jsonl");
     assert_eq!(parse_examples(&text, path).unwrap(), vec![example]);

@@ -139,6 +139,28 @@ fn a_fitting_call_to_an_inactive_set_runs_at_once_and_activates_it() {
 }
 
 #[test]
+fn an_acting_call_to_an_inactive_set_activates_it_but_runs_only_when_sent_again() {
+    // Seed 000 #5: a call repeated from history ("ghost") must not play a
+    // film the model did not choose again; reading tools still run at once.
+    let mut act = fresh();
+    let (text, kind, events) = visible(run(&mut act, "media_play", "tt0146316"));
+    assert_eq!(kind, ResultKind::Substituted);
+    assert!(events.is_empty(), "nothing played: {events:?}");
+    assert!(act.is_active("media"));
+    assert_eq!(
+        text,
+        "Toolset media activated. Its tools:\n\
+         media_search|query — find films by title or words\n\
+         media_info|id — film details by id\n\
+         media_play|id — start playing a film by id\n\
+         media_play was NOT executed yet. To run it, call: TOOL_CALL: media_play|tt0146316"
+    );
+    let (_, kind, events) = visible(run(&mut act, "media_play", "tt0146316"));
+    assert_eq!(kind, ResultKind::Executed);
+    assert!(!events.is_empty(), "the second call plays");
+}
+
+#[test]
 fn a_non_fitting_call_to_an_inactive_set_is_substituted_by_activation() {
     let mut act = fresh();
     let (text, kind, events) = visible(run(&mut act, "media_search", ""));
@@ -218,10 +240,13 @@ fn any_call_of_a_set_extends_its_deadline_even_an_invalid_one() {
 #[test]
 fn the_prefix_routes_to_the_right_set() {
     let mut act = fresh();
-    let (text, _, _) = visible(run(&mut act, "notes_add", "shop|buy milk | and bread"));
-    assert_eq!(text, "added [shop] buy milk | and bread");
+    // notes_add acts: the first call activates its set, the second runs.
+    let (_, kind, _) = visible(run(&mut act, "notes_add", "shop|buy milk | and bread"));
+    assert_eq!(kind, ResultKind::Substituted);
     assert!(act.is_active("notes"));
     assert!(!act.is_active("media"));
+    let (text, _, _) = visible(run(&mut act, "notes_add", "shop|buy milk | and bread"));
+    assert_eq!(text, "added [shop] buy milk | and bread");
     let (text, _, _) = visible(run(&mut act, "notes_list", "ignored"));
     assert_eq!(text, "1. buy milk");
 }
@@ -301,6 +326,7 @@ fn get_current_time_reads_the_injected_clock() {
 #[test]
 fn media_play_emits_an_action_for_the_client() {
     let mut act = fresh();
+    run(&mut act, "enable_toolset", "media");
     let (text, _, events) = visible(run(&mut act, "media_play", "TT0133093"));
     assert_eq!(text, "playing: The Matrix");
     assert_eq!(

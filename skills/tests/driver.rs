@@ -26,7 +26,7 @@ impl Slow {
     fn new() -> Self {
         Self {
             tools: vec![
-                ToolSpec::new("slow_wait", "waits forever", vec![], ToolEffect::Network),
+                ToolSpec::new("slow_wait", "waits forever", vec![], ToolEffect::Read),
                 ToolSpec::new(
                     "slow_who",
                     "who is calling",
@@ -180,6 +180,10 @@ fn named_arguments_bind_and_bad_ones_get_the_positional_text() {
     let c = clock();
     let mut s = Session::new(toolbox());
     s.user_message("mark it", &c.now());
+    let step = s
+        .model_reply("TOOL_CALL: enable_toolset|notes", &c.now())
+        .unwrap();
+    settle(&mut s, step, &c.now());
     let step = s
         .model_reply(
             r#"TOOL_CALL: notes_mark|{"state": "Open", "n": 3}"#,

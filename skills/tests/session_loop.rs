@@ -207,6 +207,7 @@ fn only_the_first_of_several_calls_runs_and_the_model_is_told() {
 fn events_of_the_turn_come_with_the_answer_in_order() {
     let llm = ScriptedLlm::new(&[
         "TOOL_CALL: show_text|Searching…",
+        "TOOL_CALL: enable_toolset|media",
         "TOOL_CALL: media_play|tt0133093",
         "Enjoy.",
     ]);

@@ -132,6 +132,8 @@ async fn sessions_of_one_engine_keep_their_own_activation_and_history() {
 async fn a_reply_carries_show_text_and_play_events_in_order() {
     let llm = ScriptedLlm::queue(vec![
         Reply::text("TOOL_CALL: show_text|Starting The Matrix"),
+        // An acting tool of an inactive set first activates it, NOT run.
+        Reply::text("TOOL_CALL: media_play|tt0133093"),
         Reply::text("TOOL_CALL: media_play|tt0133093"),
         Reply::text("Enjoy."),
     ])

@@ -3,10 +3,12 @@
 //!
 //! - `enable_toolset` / `disable_toolset` are invisible: their effect is the
 //!   rebuilt prompt; the call and reply stay out of the history.
-//! - A call to a tool of an inactive set whose arguments fit runs at once and
-//!   activates the set.
-//! - One whose arguments don't fit is the seed §7 substitution: the set is
-//!   activated and the reply lists its tools and says the call was NOT run.
+//! - A call to a tool of an inactive set whose arguments fit activates the
+//!   set and runs at once when the tool only reads.
+//! - One whose arguments don't fit, or whose tool acts on the world (plays,
+//!   sends, writes, deletes), is the seed §7 substitution: the set is
+//!   activated and the reply lists its tools and says the call was NOT run
+//!   (so a call repeated from history never acts unchosen).
 //! - Nothing is an error state: unknown names get "no X; available: …".
 //! - A toolset tool whose arguments fit is not run here: the dispatcher is
 //!   pure, so it hands back the [`Prepared`] call ([`Outcome::Run`]) and the
@@ -21,7 +23,7 @@ use crate::tools::args::{ArgSpec, bind, join_or};
 use crate::tools::core_tools::{self, CORE_TOOL_NAMES, CoreTool};
 use crate::tools::prepared::{PrepareError, Prepared};
 use crate::tools::toolbox::Toolbox;
-use crate::tools::toolset::ClientEvent;
+use crate::tools::toolset::{ClientEvent, ToolEffect};
 
 /// How a visible result came about (for traces and tests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,10 +32,11 @@ pub enum ResultKind {
     Core,
     /// A tool of an active set ran.
     Executed,
-    /// A tool of an inactive set ran at once (its arguments fit); the set is
-    /// now active.
+    /// A reading tool of an inactive set ran at once (its arguments fit);
+    /// the set is now active.
     ActivatedAndExecuted,
-    /// Seed §7: the set was activated, the call was NOT run.
+    /// Seed §7: the set was activated, the call was NOT run (its arguments
+    /// did not fit, or its tool acts on the world).
     Substituted,
     /// Arguments did not fit the schema; nothing ran.
     InvalidArgs,
@@ -121,6 +124,19 @@ pub fn dispatch(
         Ok(prepared) => {
             let was_active = activation.is_active(prepared.set_name());
             activation.touch(prepared.set_name(), now_ms);
+            if !was_active && prepared.effect() != ToolEffect::Read {
+                // Seed §7 for a call that acts on the world: a call repeated
+                // from history (a "ghost") must not play a film or send a
+                // message the model did not choose again. The set is active
+                // now; the same line, sent again, runs.
+                let set = prepared.set_name().to_owned();
+                let tools = toolbox.prompt().tool_lines(&set).unwrap_or("");
+                let line = call_line(&call.name, &call.args);
+                return Outcome::visible(
+                    texts::substituted(lang, &set, tools.trim_end(), &call.name, &line),
+                    ResultKind::Substituted,
+                );
+            }
             Outcome::Run {
                 prepared,
                 kind: if was_active {
@@ -166,6 +182,16 @@ pub fn dispatch(
                 )
             }
         }
+    }
+}
+
+/// The call as the model would send it again: `name|args`.
+fn call_line(name: &str, args: &str) -> String {
+    let args = args.trim();
+    if args.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{name}|{args}")
     }
 }
 

@@ -8,7 +8,8 @@
 //! A request for a tool of an inactive set is taught the ways seed 000 runs
 //! it: `enable_toolset` then the call (drawn most); `read_skill` →
 //! `enable_toolset` → the call; the call straight away (the loop activates
-//! the set and runs it); and, after a call whose arguments did not fit, the
+//! the set and runs a reading tool; an acting one answers "NOT executed
+//! yet" and the same call is sent again); and, after a call whose arguments did not fit, the
 //! loop's "NOT executed yet" activation and the retry (the wrong call is
 //! played, not taught).
 //!
@@ -19,7 +20,7 @@
 use std::sync::Arc;
 
 use porfiry_skills::session::parser::ToolCall;
-use porfiry_skills::{Clock, Language, Llm, ManualClock};
+use porfiry_skills::{Clock, Language, Llm, ManualClock, ToolEffect};
 use porfiry_storage::db::Db;
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
@@ -48,7 +49,7 @@ const MAX_DRAWS: u32 = 64;
 
 /// The clock the data is written at: a fixed instant, moved by drawn
 /// minutes per request, so time answers vary yet repeat by seed.
-const START_UNIX: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
+pub(super) const START_UNIX: i64 = 1_767_225_600; // 2026-01-01T00:00:00Z
 
 /// Why data could not be written.
 #[derive(Debug, thiserror::Error)]
@@ -266,6 +267,12 @@ fn tool_turn(
         .find(|s| s.toolset.as_deref() == Some(set.as_str()))
         .map(|s| s.name.clone());
     let needs_args = intent.args.contains("{a}");
+    // A tool that acts on the world is not run by a call to an inactive set
+    // (the loop activates the set and says "NOT executed yet"); the same
+    // call, sent again, runs.
+    let acts = toolbox
+        .prepare(intent.tool, &fill(intent.args, a, b))
+        .is_ok_and(|p| p.effect() != ToolEffect::Read);
     let script = match (draw(rng, 5), skill) {
         (2, Some(skill)) => vec![
             Step::Say(ToolCall::new("read_skill", &skill).line()),
@@ -273,6 +280,7 @@ fn tool_turn(
             call,
             answer,
         ],
+        (3, _) if acts => vec![call.clone(), call, answer],
         (3, _) => vec![call, answer],
         // The call without its arguments: the loop activates the set and
         // says the call did NOT run; the retry is taught.

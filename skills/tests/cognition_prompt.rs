@@ -147,3 +147,31 @@ fn the_estimate_is_not_wildly_pessimistic() {
         );
     }
 }
+
+#[test]
+fn a_small_context_shows_the_goals_before_the_command_sets() {
+    // A small model's node thinks at 1,024 tokens: the catalogue of command
+    // sets alone would fill it, and a tick that cannot see the person's
+    // goals cannot serve them.
+    let mut data = fresh(Language::En);
+    data.goals = vec![
+        porfiry_skills::cognition::context::Line {
+            id: 1,
+            text: "Learn to bake rye bread".into(),
+        },
+        porfiry_skills::cognition::context::Line {
+            id: 2,
+            text: "Run 5 km without stopping".into(),
+        },
+    ];
+    let built = build_prompt(&data, 1_024);
+    let user = &built.request.messages[0].content;
+    assert!(user.contains("Learn to bake rye bread"), "{user}");
+    assert!(user.contains("Run 5 km without stopping"), "{user}");
+    assert!(
+        built.cut.iter().any(|c| c.contains("command sets")),
+        "the catalogue gave way: {:?}",
+        built.cut
+    );
+    assert!(built.tokens <= prompt_limit(1_024), "{}", built.tokens);
+}

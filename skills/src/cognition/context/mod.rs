@@ -13,9 +13,11 @@
 //! conservative [`estimate_tokens`]. Never
 //! cut: the system prompt, the instructions, the headings, the mode, task
 //! count, per-priority counts and tick lines, and the hints. Cut, whole
-//! records only, the blocks of [`ContextBlock`]: first the catalogue takes
-//! what it needs (only a context too small for it loses its last lines),
-//! then each other block its newest record, in [`KEEP_ORDER`], then its
+//! records only, the blocks of [`ContextBlock`]: first the newest recent
+//! reply, then goals and pinned tasks, newest first, up to
+//! [`INTENT_FIRST_PERCENT`] of the room; then
+//! the catalogue takes what it needs (only a context too small for it
+//! loses its last lines); then each other block its newest record, in [`KEEP_ORDER`], then its
 //! newest records up to its share of the room
 //! ([`ContextBlock::share_percent`]), then the room left goes to older
 //! records in [`KEEP_ORDER`]: recent replies, goals, pinned tasks,
@@ -90,7 +92,8 @@ impl ContextBlock {
     /// The share of the room each block is sure of before the rest is
     /// handed out by [`KEEP_ORDER`] (percent, 100 in all), so that 10,000
     /// requested records cannot push out every note. The catalogue has no
-    /// share: it is fitted before every other block.
+    /// share: it is fitted before every block but the last reply, goals
+    /// and pinned tasks (see [`INTENT_FIRST_PERCENT`]).
     pub fn share_percent(self) -> usize {
         match self {
             ContextBlock::Catalogue => 0,
@@ -107,6 +110,11 @@ impl ContextBlock {
         self as usize
     }
 }
+
+/// The share of the room (percent) goals, then pinned tasks, take before
+/// the catalogue: a tick that cannot see the person's goals cannot serve
+/// them, while a few dozen goals must not push out every command set.
+pub const INTENT_FIRST_PERCENT: usize = 15;
 
 /// How many kinds of block there are.
 const BLOCKS: usize = 10;
@@ -305,12 +313,30 @@ struct Fitted {
 /// lines kept), then the others by shares and [`KEEP_ORDER`].
 fn fit_blocks(data: &ContextData, room: usize) -> Fitted {
     let lang = data.language;
-    let mut catalogue = block_of(data, lang, ContextBlock::Catalogue);
-    let room = room - catalogue.take_within(room);
     let mut blocks: Vec<Block<'_>> = KEEP_ORDER
         .iter()
         .map(|&kind| block_of(data, lang, kind))
         .collect();
+    // Before the catalogue: the last reply (the thread of thought), then
+    // what the person wants, goals and pinned tasks, up to their share. A
+    // small model's context (1,024 tokens) once went to 16 command sets and
+    // showed "Goals:" empty on a node with two goals.
+    let mut first = 0;
+    for (kind, block) in KEEP_ORDER.iter().zip(blocks.iter_mut()) {
+        if *kind == ContextBlock::Recent {
+            first += block.take_newest(room);
+        }
+    }
+    let intent_room = (room * INTENT_FIRST_PERCENT / 100).min(room - first);
+    let mut intent_taken = 0;
+    for (kind, block) in KEEP_ORDER.iter().zip(blocks.iter_mut()) {
+        if matches!(kind, ContextBlock::Goals | ContextBlock::PinnedTasks) {
+            intent_taken += block.take_within(intent_room - intent_taken);
+        }
+    }
+    let room = room - first - intent_taken;
+    let mut catalogue = block_of(data, lang, ContextBlock::Catalogue);
+    let room = room - catalogue.take_within(room);
     budget::fit(&mut blocks, room);
     let mut fitted = Fitted {
         kept: Default::default(),

@@ -211,6 +211,66 @@ fn after_a_hung_up_turn_the_next_message_keeps_roles_alternating() {
 }
 
 #[test]
+fn a_turn_the_model_failed_keeps_its_tool_results_for_the_next_request() {
+    // Issue 42 (seed 000 #1): the search ran, then the model failed; the
+    // client got an error and kept nothing, but the node keeps the result.
+    let llm = ScriptedLlm::start(vec![
+        Rule::new(
+            When::last_message_contains("find films"),
+            Reply::text("TOOL_CALL: enable_toolset|media"),
+        )
+        .times(1),
+        Rule::new(
+            When::last_message_contains("find films"),
+            Reply::text("TOOL_CALL: media_search|matrix"),
+        )
+        .times(1),
+        Rule::new(
+            When::last_message_contains("TOOL_RESULT media_search"),
+            Reply::status(500, "the model crashed"),
+        ),
+        Rule::always(Reply::text("The Matrix, 1999.")),
+    ])
+    .unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let failed = call(
+        addr,
+        "POST",
+        "/v1/chat/completions",
+        Some(&token),
+        &body(&[("user", "find films")], Some("ann"), false),
+    );
+    assert!(failed.status >= 500, "{} {}", failed.status, failed.body);
+    let searches = llm
+        .recorded()
+        .iter()
+        .filter(|r| {
+            r.last_user()
+                .is_some_and(|u| u.contains("TOOL_RESULT media_search"))
+        })
+        .count();
+    assert!(searches >= 1, "the search ran before the failure");
+    let next = body(&[("user", "which one was it?")], Some("ann"), false);
+    assert_eq!(chat(addr, &token, &next), "The Matrix, 1999.");
+    let request = request_for(&llm, "which one was it?");
+    let messages = request.messages();
+    let texts: Vec<&str> = messages.iter().map(|(_, text)| *text).collect();
+    let result = texts
+        .iter()
+        .position(|t| t.starts_with("TOOL_RESULT media_search") && t.contains("The Matrix"))
+        .unwrap_or_else(|| panic!("the failed turn's result is gone: {texts:?}"));
+    let asked = texts.iter().position(|t| *t == "find films").unwrap();
+    assert!(asked < result && result < texts.len() - 1, "{texts:?}");
+    let roles: Vec<&str> = messages.iter().map(|(role, _)| *role).collect();
+    assert!(
+        roles.windows(2).all(|w| w[0] != w[1] || w[0] == "system"),
+        "roles alternate: {roles:?}"
+    );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
 fn a_streamed_turn_delivers_show_text_before_the_answer() {
     let llm = ScriptedLlm::start(vec![
         Rule::new(

@@ -17,7 +17,8 @@ use super::limits::DELTA_CHANNEL;
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_skills::cognition::THINKING_PAUSED_KEY;
-use porfiry_skills::{Caller, ChatMessage, Language};
+use porfiry_skills::llm::TOOL_RESULT_PREFIX;
+use porfiry_skills::{Caller, ChatMessage, Language, Role};
 
 use porfiry_agent::chat::session::check_message;
 use porfiry_agent::chat::{Action, ChatEngine, Clock, SendError, TraceEvent};
@@ -98,6 +99,23 @@ fn turn_error(error: SendError) -> TurnError {
 }
 
 impl AgentSession for ChatAgentSession {
+    fn unfinished_turn(&self) -> Option<(String, Vec<ChatMessage>)> {
+        let history = self.session.session().history();
+        let at = history
+            .iter()
+            .rposition(|m| m.role == Role::User && !m.content.starts_with(TOOL_RESULT_PREFIX))?;
+        let tool_turns = history[at + 1..]
+            .iter()
+            .filter(|m| match m.role {
+                Role::User => m.content.starts_with(TOOL_RESULT_PREFIX),
+                Role::Assistant => m.content.starts_with("TOOL_CALL"),
+                _ => false,
+            })
+            .cloned()
+            .collect();
+        Some((history[at].content.clone(), tool_turns))
+    }
+
     fn replace_history(&mut self, messages: Vec<ChatMessage>) {
         self.session.session_mut().replace_history(messages);
     }

@@ -112,6 +112,12 @@ pub trait AgentSession: Send + 'static {
     ) -> BoxFuture<'a, Result<TurnReply, TurnError>>;
     /// Toolsets active now, in name order (for tests and status).
     fn active_toolsets(&self) -> Vec<String>;
+    /// The user's message of the last turn and the tool turns it ran after
+    /// it (`TOOL_CALL` lines and their results). Asked only of a session
+    /// whose last turn did not finish (the model failed, the client hung
+    /// up), so the results it worked from outlive the failure (seed 000:
+    /// the history is never cleaned). `None` when there is no such message.
+    fn unfinished_turn(&self) -> Option<(String, Vec<ChatMessage>)>;
 }
 
 /// Why a node call failed.

@@ -3,9 +3,11 @@
 //! client was shown and the turn's tool turns ([`super::turn_records`]). A
 //! turn that did not finish (model error, client hang-up) leaves the slot
 //! marked, and the next request rebuilds the session's history from the
-//! client's, so no half turn lingers in it.
+//! client's, so no half turn lingers in it — but the tools that turn ran
+//! did run: its user message and tool turns come back, answered "no
+//! reply", so the model still sees the results (seed 000).
 
-use porfiry_skills::{ChatMessage, Language, texts};
+use porfiry_skills::{ChatMessage, Language, Role, texts};
 
 use super::backend::AgentSession;
 use super::history::{ClientHistory, HistorySync, Turn, rebuild, sync};
@@ -52,11 +54,20 @@ impl SessionSlot {
         let replaced = match plan {
             HistorySync::Append => false,
             HistorySync::Replace(turns) => {
-                let messages = rebuild(
+                let unfinished = if self.unfinished {
+                    self.agent.unfinished_turn()
+                } else {
+                    None
+                };
+                let no_reply = texts::no_reply(self.language);
+                let mut messages = rebuild(
                     &turns,
                     |user, answer| records.get(scope, user, answer),
-                    texts::no_reply(self.language),
+                    no_reply,
                 );
+                if let Some((user, tool_turns)) = unfinished {
+                    keep_unfinished(&mut messages, &user, tool_turns, no_reply);
+                }
                 tracing::debug!(
                     session,
                     ours = self.shown.len(),
@@ -88,5 +99,78 @@ impl SessionSlot {
         self.shown.push(Turn::user(message));
         self.shown.push(Turn::assistant(shown_answer));
         self.unfinished = false;
+    }
+}
+
+/// Puts an unfinished turn's tool turns back into a rebuilt history: after
+/// its user message where the client kept that message (it then ends the
+/// history, answered by `no_reply`), else as a turn of its own at the end —
+/// the client that got an error kept no trace of it, but the tools ran.
+fn keep_unfinished(
+    messages: &mut Vec<ChatMessage>,
+    user: &str,
+    tool_turns: Vec<ChatMessage>,
+    no_reply: &str,
+) {
+    if tool_turns.is_empty() {
+        return;
+    }
+    let n = messages.len();
+    let kept_by_client = n >= 2
+        && messages[n - 2].role == Role::User
+        && messages[n - 2].content.trim() == user.trim()
+        && messages[n - 1].role == Role::Assistant
+        && messages[n - 1].content == no_reply;
+    if kept_by_client {
+        let answer = messages.pop();
+        messages.extend(tool_turns);
+        messages.extend(answer);
+    } else {
+        messages.push(ChatMessage::user(user));
+        messages.extend(tool_turns);
+        messages.push(ChatMessage::assistant(no_reply));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tools() -> Vec<ChatMessage> {
+        vec![
+            ChatMessage::assistant("TOOL_CALL: media_search|matrix"),
+            ChatMessage::tool_result("media_search", "tt0133093 — The Matrix (1999)"),
+        ]
+    }
+
+    #[test]
+    fn an_unfinished_turn_the_client_dropped_comes_back_whole_at_the_end() {
+        let mut messages = vec![ChatMessage::user("hi"), ChatMessage::assistant("hello")];
+        keep_unfinished(&mut messages, "find films", tools(), "(no reply)");
+        assert_eq!(
+            messages[2..],
+            [
+                ChatMessage::user("find films"),
+                tools()[0].clone(),
+                tools()[1].clone(),
+                ChatMessage::assistant("(no reply)"),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_unfinished_turn_the_client_kept_gets_its_tool_turns_before_the_no_reply() {
+        let mut messages = vec![
+            ChatMessage::user("find films"),
+            ChatMessage::assistant("(no reply)"),
+        ];
+        keep_unfinished(&mut messages, "find films", tools(), "(no reply)");
+        assert_eq!(messages.len(), 4);
+        assert_eq!(messages[1..3], tools()[..]);
+        assert_eq!(messages[3], ChatMessage::assistant("(no reply)"));
+        // A turn that ran no tool adds nothing.
+        let mut plain = vec![ChatMessage::user("x"), ChatMessage::assistant("y")];
+        keep_unfinished(&mut plain, "z", Vec::new(), "(no reply)");
+        assert_eq!(plain.len(), 2);
     }
 }

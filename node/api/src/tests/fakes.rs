@@ -88,6 +88,10 @@ impl Drop for DropFlag {
 }
 
 impl AgentSession for FakeSession {
+    fn unfinished_turn(&self) -> Option<(String, Vec<ChatMessage>)> {
+        None
+    }
+
     fn replace_history(&mut self, messages: Vec<ChatMessage>) {
         self.log
             .lock()

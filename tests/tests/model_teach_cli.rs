@@ -51,6 +51,8 @@ fn real_model_a_short_teaching_run_lowers_the_loss_and_the_taught_model_answers(
         .args([
             "--turns",
             "6",
+            "--core-ticks",
+            "2",
             "--steps",
             "6",
             "--context",
@@ -76,7 +78,15 @@ fn real_model_a_short_teaching_run_lowers_the_loss_and_the_taught_model_answers(
     assert!(after < before, "{trained}");
     let data = node.dir().join("teach/tiny-taught/data.jsonl");
     let lines = std::fs::read_to_string(&data).unwrap();
-    assert!(lines.lines().count() >= 6, "{lines}");
+    assert!(lines.lines().count() >= 8, "{lines}");
+    assert_eq!(
+        lines
+            .lines()
+            .filter(|l| l.starts_with(r#"{"kind":"core""#))
+            .count(),
+        2,
+        "two core ticks, each an example: {lines}"
+    );
     let file = node.dir().join("models/tiny-taught.gguf");
     assert!(std::fs::read(&file).unwrap().starts_with(b"GGUF"));
 

@@ -41,7 +41,7 @@ use sha2::{Digest, Sha256};
 
 use crate::commands::llm_registry::{self, AddArgs};
 use crate::commands::teach_state::{
-    TeachState, available_memory_bytes, peak_memory_bytes, window_of,
+    TeachState, available_memory_bytes, learning_rate_at, peak_memory_bytes, window_of,
 };
 
 /// Architectures whose training graph llama.cpp builds with a backward pass
@@ -53,6 +53,11 @@ pub const TRAINABLE_ARCHITECTURES: &[&str] = &["llama", "gemma3"];
 /// about the hour the issue allows for a 135M model.
 pub const DEFAULT_TURNS: u64 = 800;
 
+/// Core ticks the node writes by default: one example each (a tick's
+/// prompt is ~2,000 tokens; its tail with the reply makes one window), a
+/// tenth of the data beside the requests' ~2,000 examples.
+pub const DEFAULT_CORE_TICKS: u64 = 240;
+
 /// Tokens per step: the node's prompt (~300 tokens in state 1, ~400 with a
 /// set active) with a request, its history and the reply fits; the rest of
 /// a window is the next example.
@@ -63,9 +68,13 @@ pub const DEFAULT_CONTEXT: u32 = 512;
 /// step cheaper (no gradient below them) and the memory smaller.
 pub const DEFAULT_LAYERS: u32 = 8;
 
-/// AdamW's step size: large enough that a few hundred steps move a small
-/// model, small enough that it keeps its language.
-pub const DEFAULT_LEARNING_RATE: f32 = 1e-4;
+/// AdamW's first step size (it falls to a tenth by the last step): AdamW
+/// moves every trained weight by about this much each step whatever its
+/// gradient, so it must stay small. Measured on SmolLM2-135M
+/// (docs/benchmarks.md): 2e-4 for 191 steps left it writing garbage even
+/// for "What is the capital of France?"; 3e-5 for 80 steps kept its
+/// language and already had it start calls with `TOOL_CALL:`.
+pub const DEFAULT_LEARNING_RATE: f32 = 4e-5;
 
 /// Steps between checkpoints: each is a full F32 model write (~540 MB for
 /// 135M), a few seconds; at ~1–2 s a step this loses at most minutes.
@@ -115,6 +124,9 @@ pub struct TeachArgs {
     /// Requests the node writes data from.
     #[arg(long, default_value_t = DEFAULT_TURNS, value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub turns: u64,
+    /// Ticks of the cognitive core the node writes data from (0: none).
+    #[arg(long, default_value_t = DEFAULT_CORE_TICKS, value_parser = clap::value_parser!(u64).range(0..=100_000))]
+    pub core_ticks: u64,
     /// Tokens per training step.
     #[arg(long, default_value_t = DEFAULT_CONTEXT, value_parser = clap::value_parser!(u32).range(64..=4096))]
     pub context: u32,
@@ -295,12 +307,13 @@ fn check_base(path: &Path) -> anyhow::Result<()> {
 async fn write_data(args: &TeachArgs, work: &Path) -> anyhow::Result<(Vec<Example>, PathBuf)> {
     let scratch = tempfile::tempdir()?;
     let db = Db::start(Store::create(scratch.path().join(DB_FILE_NAME))?)?;
+    let languages = args
+        .language
+        .map_or_else(|| vec![Language::En, Language::Ru], |l| vec![l]);
     let generated = teach::generate(
         args.seed,
         usize::try_from(args.turns).unwrap_or(usize::MAX),
-        &args
-            .language
-            .map_or_else(|| vec![Language::En, Language::Ru], |l| vec![l]),
+        &languages,
         db,
     )
     .await?;
@@ -310,10 +323,22 @@ async fn write_data(args: &TeachArgs, work: &Path) -> anyhow::Result<(Vec<Exampl
             "requests went off their script"
         );
     }
+    let core = teach::core_examples(
+        args.seed,
+        usize::try_from(args.core_ticks).unwrap_or(usize::MAX),
+        &languages,
+        scratch.path(),
+    )
+    .await?;
+    if core.dropped > 0 {
+        tracing::warn!(dropped = core.dropped, "core ticks ran no command");
+    }
+    let mut examples = generated.examples;
+    examples.extend(core.examples);
     let path = work.join("data.jsonl");
-    std::fs::write(&path, teach::to_jsonl(&generated.examples))
+    std::fs::write(&path, teach::to_jsonl(&examples))
         .with_context(|| format!("cannot write {}", path.display()))?;
-    Ok((generated.examples, path))
+    Ok((examples, path))
 }
 
 /// An example as the engine's messages: the system prompt, the history.
@@ -516,6 +541,11 @@ impl Run {
                 break;
             }
             let window = &windows[window_of(state.steps_done, windows.len(), state.seed)];
+            trainer.set_learning_rate(learning_rate_at(
+                self.args.learning_rate,
+                state.steps_done,
+                total,
+            ));
             let loss = trainer.step(window)?;
             first_loss.get_or_insert(loss);
             stretch.push(loss);

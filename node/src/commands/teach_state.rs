@@ -60,6 +60,20 @@ impl TeachState {
     }
 }
 
+/// The step size at `step` of `total`: `base` at the start, falling in a
+/// straight line to a tenth of it at the end, so late steps polish what
+/// early ones moved instead of undoing it (a constant rate that moved the
+/// model fast enough broke its language over a longer run; see
+/// docs/benchmarks.md).
+pub fn learning_rate_at(base: f32, step: u64, total: u64) -> f32 {
+    let done = if total == 0 {
+        1.0
+    } else {
+        (step.min(total) as f64 / total as f64) as f32
+    };
+    base * (1.0 - 0.9 * done)
+}
+
 /// Which window step `step` trains on: every window once per epoch, each
 /// epoch in its own order drawn from `seed`.
 pub fn window_of(step: u64, windows: usize, seed: u64) -> usize {
@@ -171,5 +185,15 @@ mod tests {
         let status = "Name:\tporfiry\nVmHWM:\t  123456 kB\nVmRSS:\t 1 kB\n";
         assert_eq!(parse_kib_field(status, "VmHWM:"), Some(123_456 * 1024));
         assert_eq!(parse_kib_field(status, "VmSwap:"), None);
+    }
+
+    #[test]
+    fn the_step_size_falls_in_a_line_to_a_tenth() {
+        assert_eq!(learning_rate_at(1e-4, 0, 100), 1e-4);
+        assert!((learning_rate_at(1e-4, 50, 100) - 5.5e-5).abs() < 1e-9);
+        assert!((learning_rate_at(1e-4, 100, 100) - 1e-5).abs() < 1e-9);
+        // Past the end (a resumed run asked for fewer steps) and no steps.
+        assert!((learning_rate_at(1e-4, 300, 100) - 1e-5).abs() < 1e-9);
+        assert!((learning_rate_at(1e-4, 0, 0) - 1e-5).abs() < 1e-9);
     }
 }

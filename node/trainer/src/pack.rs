@@ -2,7 +2,9 @@
 //! `n_ctx + 1` tokens (the inputs and, shifted by one, the labels). Texts
 //! are laid end to end; a text that does not fit what is left of a window
 //! starts a new one (the rest padded), so an example is never cut where it
-//! could be whole; a text longer than a window fills whole windows.
+//! could be whole. A text longer than a window keeps its last `n_ctx + 1`
+//! tokens: the reply is at an example's end, and the windows before it
+//! would teach only the prompt (a core tick's is 2,000 tokens).
 
 /// Windows of `n_ctx + 1` tokens from `texts`, padded with `pad`.
 pub fn pack(texts: &[Vec<i32>], n_ctx: u32, pad: i32) -> Vec<Vec<i32>> {
@@ -10,17 +12,12 @@ pub fn pack(texts: &[Vec<i32>], n_ctx: u32, pad: i32) -> Vec<Vec<i32>> {
     let mut windows = Vec::new();
     let mut current: Vec<i32> = Vec::with_capacity(size);
     for text in texts.iter().filter(|t| !t.is_empty()) {
-        if current.len() + text.len() > size && !current.is_empty() {
+        let text = &text[text.len().saturating_sub(size)..];
+        if current.len() + text.len() > size {
             current.resize(size, pad);
             windows.push(std::mem::replace(&mut current, Vec::with_capacity(size)));
         }
-        for chunk in text.chunks(size) {
-            if current.len() + chunk.len() > size {
-                current.resize(size, pad);
-                windows.push(std::mem::replace(&mut current, Vec::with_capacity(size)));
-            }
-            current.extend_from_slice(chunk);
-        }
+        current.extend_from_slice(text);
     }
     if !current.is_empty() {
         current.resize(size, pad);
@@ -49,17 +46,17 @@ mod tests {
     }
 
     #[test]
-    fn a_long_text_fills_whole_windows_and_nothing_is_lost() {
+    fn a_long_text_keeps_its_tail_where_the_reply_is() {
         let long: Vec<i32> = (1..=11).collect();
-        let windows = pack(&[vec![100], long.clone()], 4, 0);
-        assert_eq!(windows[0], vec![100, 0, 0, 0, 0]);
-        let rest: Vec<i32> = windows[1..]
-            .concat()
-            .into_iter()
-            .filter(|&t| t != 0)
-            .collect();
-        assert_eq!(rest, long);
-        assert!(windows.iter().all(|w| w.len() == 5));
+        let windows = pack(&[vec![100], long, vec![200]], 4, 0);
+        assert_eq!(
+            windows,
+            vec![
+                vec![100, 0, 0, 0, 0],
+                vec![7, 8, 9, 10, 11],
+                vec![200, 0, 0, 0, 0]
+            ]
+        );
         assert!(pack(&[], 4, 0).is_empty());
         assert!(pack(&[vec![]], 4, 0).is_empty());
     }

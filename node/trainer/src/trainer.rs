@@ -36,7 +36,9 @@ pub struct Trainer {
     n_layer: u32,
     // Read by llama.cpp through raw pointers for the context's life.
     filter: Box<Filter>,
-    _optimizer: Box<sys::ggml_opt_optimizer_params>,
+    /// Read by `ggml_opt_get_constant_optimizer_params` at every step, so
+    /// a new step size here takes effect at the next step.
+    optimizer: Box<sys::ggml_opt_optimizer_params>,
 }
 
 // SAFETY: the Trainer owns its llama.cpp objects exclusively; llama.cpp
@@ -148,7 +150,7 @@ impl Trainer {
             n_ctx,
             n_layer,
             filter,
-            _optimizer: optimizer,
+            optimizer,
         })
     }
 
@@ -212,6 +214,12 @@ impl Trainer {
             tokens.resize(n.unsigned_abs() as usize, 0);
         }
         Err(TrainError::Input("a text could not be tokenised".into()))
+    }
+
+    /// AdamW's step size from the next step on (a schedule lowers it as a
+    /// run goes).
+    pub fn set_learning_rate(&mut self, learning_rate: f32) {
+        self.optimizer.adamw.alpha = learning_rate;
     }
 
     /// One AdamW step on `window` (`n_ctx + 1` tokens: inputs, and the

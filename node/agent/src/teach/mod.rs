@@ -11,6 +11,9 @@
 //! - [`generate`]: runs each request through a fresh session of the API's
 //!   agent with the teacher, so every example is a prompt the node really
 //!   builds (sets activated by the loop, tool results from the real tools);
+//! - [`core`] (texts in [`core_texts`]): ticks of the real cognitive core on
+//!   scratch nodes with goals, a scripted thinker answering each with a
+//!   sentence and a command the tick then runs;
 //! - this file: the example, its JSONL form, and reading a `--data` file.
 //!
 //! The training itself (llama.cpp's own, on the CPU) is `porfiry-trainer`'s;
@@ -21,11 +24,14 @@ use std::path::{Path, PathBuf};
 use porfiry_skills::{ChatMessage, Language};
 use serde::{Deserialize, Serialize};
 
+pub mod core;
+pub mod core_texts;
 pub mod generate;
 pub mod phrasings;
 pub mod slots;
 pub mod teacher;
 
+pub use core::{CoreDataError, CoreGenerated, core_examples};
 pub use generate::{GenerateError, Generated, generate};
 
 /// What part of the node's work an example teaches.
@@ -39,6 +45,9 @@ pub enum ExampleKind {
     /// answer (skill read → set enabled → call → answer; an inactive set's
     /// "NOT executed yet" → the retry).
     Episode,
+    /// A tick of the cognitive core: contexts 1–6 → a sentence about a goal
+    /// and one command that serves it.
+    Core,
 }
 
 /// One model request of the node and the reply it should get.

@@ -172,3 +172,62 @@ fn a_data_file_reads_back_and_a_bad_line_is_named() {
         .to_string();
     assert_eq!(err, "data file teach.jsonl: no examples in it");
 }
+
+async fn core_data(seed: u64, ticks: usize) -> CoreGenerated {
+    let dir = tempfile::tempdir().unwrap();
+    let out = core_examples(seed, ticks, &[Language::En, Language::Ru], dir.path())
+        .await
+        .unwrap();
+    assert!(
+        std::fs::read_dir(dir.path()).unwrap().next().is_none(),
+        "the scratch nodes are removed: {:?}",
+        std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect::<Vec<_>>()
+    );
+    out
+}
+
+#[tokio::test]
+async fn core_ticks_teach_a_sentence_and_a_command_the_real_core_runs() {
+    let out = core_data(5, 16).await;
+    // Every tick ran its command (a reply the core did not run is dropped).
+    assert_eq!((out.ticks, out.dropped, out.examples.len()), (16, 0, 16));
+    let first_line = |l| {
+        porfiry_skills::cognition::texts::prompt::core_system_prompt(l)
+            .lines()
+            .next()
+            .unwrap()
+    };
+    for e in &out.examples {
+        assert_eq!(e.kind, ExampleKind::Core);
+        assert!(e.system.starts_with(first_line(e.language)), "{}", e.system);
+        let (sentence, command) = e.reply.split_once('\n').unwrap();
+        assert!(
+            sentence.contains("\"") || sentence.contains('«'),
+            "{sentence}"
+        );
+        assert!(
+            command.starts_with("TOOL_CALL: tasks_add|")
+                || command.starts_with("TOOL_CALL: diary_add|")
+                || command.starts_with("# Commands:")
+                || command.starts_with("# Команды:"),
+            "{command}"
+        );
+        // The goals are in the prompt the reply answers.
+        let goal = e.reply.split(['"', '«', '»']).nth(1).unwrap();
+        assert!(
+            e.messages.iter().any(|m| m.content.contains(goal)),
+            "goal {goal:?} not in the prompt: {:?}",
+            e.messages
+        );
+    }
+    let languages: HashSet<Language> = out.examples.iter().map(|e| e.language).collect();
+    assert_eq!(languages.len(), 2);
+    assert!(out.examples.iter().any(|e| e.reply.contains("# Commands:")));
+    assert!(out.examples.iter().any(|e| e.reply.contains("diary_add|")));
+    // Deterministic by seed.
+    assert_eq!(core_data(5, 16).await, out);
+    assert_ne!(core_data(6, 16).await.examples, out.examples);
+}

@@ -786,3 +786,69 @@ async fn tens_of_megabytes_of_notes_stay_within_the_budget() {
         "the newest note is shown"
     );
 }
+
+#[tokio::test]
+async fn results_the_budget_cut_stay_open_until_a_tick_shows_them() {
+    // Issue 42, seed 003 #3: six long results at 2,048 tokens; only those
+    // context 2 showed are closed, the rest wait for a later tick.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        for i in 0..6 {
+            s.add(
+                &ProcessEntry {
+                    name: "diary_search".into(),
+                    command: serde_json::json!({ "query": format!("q{i}") }),
+                    result: Some(format!(
+                        "result {i}: {}",
+                        "a long line of found text ".repeat(40)
+                    )),
+                    status: ProcessStatus::Ok,
+                    ..Default::default()
+                },
+                1_000 + i,
+            )
+            .unwrap();
+        }
+    })
+    .await
+    .unwrap();
+    let main = thinker("main", "Noted the results.");
+    let setup = Setup {
+        context_tokens: 2_048,
+        ..Setup::default()
+    };
+    let maker = std::sync::Arc::new(ScriptMaker::default().with(main.clone()));
+    let mut core = core_from(&db, maker, "main", clock(), setup).await;
+    let done = core.tick().await.unwrap();
+    assert_eq!(done.report.error, None);
+    let shown = main
+        .seen()
+        .iter()
+        .find(|r| is_main_call(r, Language::En))
+        .map(|r| r.messages[0].content.clone())
+        .unwrap();
+    let rows = read(&db, all::<ProcessEntry>).await;
+    let results: Vec<_> = rows
+        .iter()
+        .filter(|p| p.row.name == "diary_search")
+        .collect();
+    let closed = results
+        .iter()
+        .filter(|p| p.row.status == ProcessStatus::Close)
+        .count();
+    assert!(
+        closed >= 1,
+        "the newest result was shown and closed: {shown}"
+    );
+    assert!(closed < 6, "the budget cut some: {shown}");
+    for p in &results {
+        let text = p.row.result.as_deref().unwrap();
+        let head = &text[..9];
+        assert_eq!(
+            p.row.status == ProcessStatus::Close,
+            shown.contains(head),
+            "{head}: closed exactly when shown"
+        );
+    }
+}

@@ -32,6 +32,7 @@ fn start(previous: Option<&str>, validators: &[&str]) -> TickStart {
             },
             tokens: 42,
             cut: vec![],
+            shown_processes: vec![],
         },
         previous_reply: previous.map(str::to_owned),
         emotions: vec!["joy".into()],

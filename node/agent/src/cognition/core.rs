@@ -294,11 +294,14 @@ impl CognitiveCore {
             .map(str::to_owned)
             .into();
         self.parts.trace.prompt(&prompt);
+        // Only what context 2 showed is closed: a result the budget cut
+        // stays open until a tick shows it (issue 42, seed 003 #3).
         let shown_processes: Vec<i64> = loaded
             .data
             .processes
             .iter()
             .filter(|p| !(p.status == "warning" && p.result.is_none()))
+            .filter(|p| prompt.shown_processes.contains(&p.id))
             .map(|p| p.id)
             .collect();
         let mut tick = Tick::new(TickStart {

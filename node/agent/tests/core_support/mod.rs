@@ -204,10 +204,13 @@ pub struct Setup {
     pub asker: Option<Arc<dyn FriendsAsker>>,
     /// Whether ticks carry their reply grammar (`--constrained`).
     pub constrained: bool,
+    /// The prompt budget (`--context-tokens`).
+    pub context_tokens: usize,
 }
 
 impl Default for Setup {
-    /// No events, no trace, `--pause-secs 0`, no way to friends.
+    /// No events, no trace, `--pause-secs 0`, no way to friends, the
+    /// default budget.
     fn default() -> Self {
         Self {
             events: CoreEvents::new(),
@@ -215,6 +218,7 @@ impl Default for Setup {
             pause_secs: Some(0),
             asker: None,
             constrained: false,
+            context_tokens: porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS,
         }
     }
 }
@@ -233,6 +237,7 @@ pub async fn core_from(
         pause_secs,
         asker,
         constrained,
+        context_tokens,
     } = setup;
     let tools = StoreTools {
         db: db.clone(),
@@ -258,7 +263,7 @@ pub async fn core_from(
     CognitiveCore::start(
         parts,
         CoreConfig {
-            context_tokens: porfiry_skills::cognition::budget::DEFAULT_CONTEXT_TOKENS,
+            context_tokens,
             language: Language::En,
             main: Some(entry(main)),
             pause_secs,

@@ -146,4 +146,7 @@ pub struct BuiltPrompt {
     /// What was cut (`3 of 10 recent replies`), in the prompt's language,
     /// for the trace; empty when everything fit.
     pub cut: Vec<String>,
+    /// The ids of the processes context 2 shows (the newest that fit):
+    /// only these count as seen by the model.
+    pub shown_processes: Vec<i64>,
 }

@@ -194,7 +194,18 @@ pub fn build_prompt(data: &ContextData, budget_tokens: usize) -> BuiltPrompt {
         ),
         tokens,
         cut,
+        shown_processes: shown_processes(data, &fitted),
     }
+}
+
+/// The ids of the processes `fitted` kept: a block keeps its newest
+/// records, and the processes come oldest first.
+fn shown_processes(data: &ContextData, fitted: &Fitted) -> Vec<i64> {
+    let kept = fitted.kept[ContextBlock::Processes.index()].len();
+    data.processes[data.processes.len().saturating_sub(kept)..]
+        .iter()
+        .map(|p| p.id)
+        .collect()
 }
 
 /// Context 0 without its blocks: prompt, instructions, catalogue heading.

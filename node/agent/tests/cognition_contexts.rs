@@ -190,6 +190,57 @@ async fn pinned_and_requested_records_reach_context_3_from_the_database() {
 }
 
 #[tokio::test]
+async fn records_read_by_name_or_in_a_block_reach_context_3() {
+    // Issue 42, seed 003 #7: only a leading id was once understood.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let by_block = db
+        .write(|s| {
+            let concept = |name: &str, description: &str| Concept {
+                name: name.into(),
+                description: description.into(),
+                ..Default::default()
+            };
+            s.add(&concept("relays", "hops between friends"), 1)
+                .unwrap();
+            s.add(&concept("quorum", "enough friends agree"), 1)
+                .unwrap()
+        })
+        .await
+        .unwrap();
+    let block = format!(
+        "Reading.\n# Commands:\n{{\"cmd_id\": \"c1\", \"type\": \"concepts_read\", \
+         \"args\": {{\"concept\": {by_block}}}, \"description\": \"read it\"}}\n# End of commands"
+    );
+    let (main, prompts) = scripted(&["TOOL_CALL: concepts_read|relays", &block, "Thinking on."]);
+    let mut core = core(
+        &db,
+        ScriptMaker::default().with(main),
+        "main",
+        start_clock(),
+        CoreEvents::new(),
+        Trace::off(),
+    )
+    .await;
+    for _ in 0..3 {
+        core.tick().await.unwrap();
+    }
+    let prompts = prompts.lock().unwrap().clone();
+    let context_3 = |p: &str| -> String {
+        let from = p.find("## 3.").unwrap();
+        let to = p.find("## 4.").unwrap();
+        p[from..to].to_owned()
+    };
+    let second = context_3(&prompts[1]);
+    assert!(second.contains("hops between friends"), "{second}");
+    let third = context_3(&prompts[2]);
+    assert!(
+        third.contains("hops between friends") && third.contains("enough friends agree"),
+        "{third}"
+    );
+}
+
+#[tokio::test]
 async fn the_auto_mode_filter_picks_notes_in_sql_by_tag_priority_age_and_source() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());

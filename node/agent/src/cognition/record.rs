@@ -63,10 +63,10 @@ pub fn record_tick(store: &Store, report: &TickReport, facts: &TickFacts<'_>) ->
             if let Some(entry) = process_row(record, facts.model) {
                 store.add(&entry, now)?;
             }
-            if let (CommandOutcome::Ran { ok: true, .. }, Some(kind)) = (
+            if let (CommandOutcome::Ran { ok: true, output }, Some(kind)) = (
                 &record.outcome,
                 RecordKind::of_read_tool(&record.command.tool),
-            ) && let Some(id) = record_id(record)
+            ) && let Some(id) = shown_id(output).or_else(|| record_id(record))
             {
                 requested.add(RecordRef { kind, id });
             }
@@ -199,6 +199,19 @@ fn process_row(record: &CommandRecord, model: &str) -> Option<ProcessEntry> {
 }
 
 /// The id argument of a read command (`diary_read|12`, `{"id": 12}`).
+/// The id a read tool's output starts with (`#12 mesh: …`): the record it
+/// read, whether the call named it by id, by name (`concepts_read|mesh`) or
+/// in a JSON block (`{"concept": 3}`).
+fn shown_id(output: &str) -> Option<i64> {
+    let digits: String = output
+        .trim_start()
+        .strip_prefix('#')?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse().ok()
+}
+
 fn record_id(record: &CommandRecord) -> Option<i64> {
     use porfiry_skills::cognition::commands::CommandArgs;
     match &record.command.args {

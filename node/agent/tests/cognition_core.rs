@@ -281,6 +281,47 @@ async fn a_lone_validator_that_is_the_main_model_is_recorded_as_self_validation(
 }
 
 #[tokio::test]
+async fn a_lone_validator_under_another_name_at_the_main_models_address_is_self_validation() {
+    // Issue 42, seed 003 #10: once matched by name only.
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    db.write(|s| {
+        s.add(
+            &LlmEntry {
+                is_validator: true,
+                endpoint: format!("{}/", entry("main").endpoint),
+                model: "main".into(),
+                ..entry("main-again")
+            },
+            1,
+        )
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    let main = ScriptLlm::new("main", |req| {
+        Ok(if is_main_call(req, Language::En) {
+            "TOOL_CALL: diary_add|my own idea".to_owned()
+        } else if req.system.starts_with("Rate the correctness") {
+            "+2".to_owned()
+        } else {
+            "[]".to_owned()
+        })
+    });
+    let maker = ScriptMaker::default()
+        .with(main.clone())
+        .with_named("main-again", main);
+    let mut core = quiet_core(&db, maker, clock()).await;
+    core.tick().await.unwrap();
+    let r = read(&db, all::<RecentResponse>).await.remove(0).row;
+    assert!(r.self_validation && !r.auto_pass);
+    assert_eq!(
+        serde_json::to_value(&r.validators).unwrap(),
+        serde_json::json!([{"LLM": "main-again", "rating": 2, "self_validation": true}])
+    );
+}
+
+#[tokio::test]
 async fn a_model_failure_is_recorded_and_the_next_tick_retries() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());

@@ -57,6 +57,9 @@ pub struct TickStart {
     /// Registry name of the main model (self-validation is when it is the
     /// only validator).
     pub main_model: String,
+    /// Validators registered under another name at the main model's
+    /// endpoint and model: the main model too, for self-validation.
+    pub main_aliases: Vec<String>,
     /// Least rating per effect for a command to run.
     pub thresholds: Thresholds,
     /// Every tool the registry knows, with its effect.
@@ -386,7 +389,10 @@ impl Tick {
                 (name, vote)
             })
             .collect();
-        let validation = aggregate(&votes, &self.start.main_model);
+        let start = &self.start;
+        let validation = aggregate(&votes, |name| {
+            name == start.main_model || start.main_aliases.iter().any(|a| a == name)
+        });
         if let Some(observation) = &mut self.report.observation {
             // The detectors and the strategies' ratings need a number: an
             // unjudged reply counts by its word overlap with the last one.

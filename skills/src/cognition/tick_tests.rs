@@ -38,6 +38,7 @@ fn start(previous: Option<&str>, validators: &[&str]) -> TickStart {
         emotions: vec!["joy".into()],
         validators: validators.iter().map(|v| (*v).to_owned()).collect(),
         main_model: "main".into(),
+        main_aliases: Vec::new(),
         thresholds: Thresholds::default(),
         effects: Arc::new(effects),
         language: Language::En,

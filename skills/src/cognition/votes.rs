@@ -199,10 +199,14 @@ pub fn vote_key(vote: i8) -> String {
 
 /// Aggregates the validators' answers: `Ok(vote)` counts (clamped to
 /// −3..=3), `Err(why)` abstains and is listed. No validators at all →
-/// auto_pass with rating 0. One validator named like the main model →
-/// self-validation. All abstaining → rating 0 without auto_pass, so only
-/// commands whose threshold is 0 (reads) run.
-pub fn aggregate(votes: &[(String, Result<i8, String>)], main_model: &str) -> Validation {
+/// auto_pass with rating 0. One validator that is the main model (`is_main`
+/// of its name: the main's own registry name, or another entry at the same
+/// endpoint and model) → self-validation. All abstaining → rating 0 without
+/// auto_pass, so only commands whose threshold is 0 (reads) run.
+pub fn aggregate(
+    votes: &[(String, Result<i8, String>)],
+    is_main: impl Fn(&str) -> bool,
+) -> Validation {
     if votes.is_empty() {
         return Validation {
             auto_pass: true,
@@ -210,7 +214,7 @@ pub fn aggregate(votes: &[(String, Result<i8, String>)], main_model: &str) -> Va
         };
     }
     let mut v = Validation {
-        self_validation: votes.len() == 1 && votes[0].0 == main_model,
+        self_validation: votes.len() == 1 && is_main(&votes[0].0),
         ..Validation::default()
     };
     for (name, vote) in votes {
@@ -355,7 +359,7 @@ mod tests {
                 ok("c", 3),
                 ("slow".to_owned(), Err("no answer in 20 s".to_owned())),
             ],
-            "main",
+            |n| n == "main",
         );
         assert!(!v.auto_pass && !v.self_validation);
         assert!((v.rating - 1.2).abs() < 1e-9);
@@ -375,7 +379,7 @@ mod tests {
 
     #[test]
     fn no_validators_is_auto_pass_and_a_lone_main_model_is_self_validation() {
-        let none = aggregate(&[], "main");
+        let none = aggregate(&[], |n| n == "main");
         assert_eq!(
             none,
             Validation {
@@ -383,16 +387,19 @@ mod tests {
                 ..Validation::default()
             }
         );
-        let own = aggregate(&[ok("main", 1)], "main");
+        let own = aggregate(&[ok("main", 1)], |n| n == "main");
         assert!(own.self_validation && !own.auto_pass);
         assert_eq!(own.rating, 1.0);
-        assert!(!aggregate(&[ok("other", 1)], "main").self_validation);
-        assert!(!aggregate(&[ok("main", 1), ok("other", 1)], "main").self_validation);
+        assert!(!aggregate(&[ok("other", 1)], |n| n == "main").self_validation);
+        assert!(!aggregate(&[ok("main", 1), ok("other", 1)], |n| n == "main").self_validation);
+        // Another registry name for the main model's endpoint and model.
+        let alias = |n: &str| n == "main" || n == "main-again";
+        assert!(aggregate(&[ok("main-again", 1)], alias).self_validation);
     }
 
     #[test]
     fn all_abstaining_rates_zero_without_auto_pass() {
-        let v = aggregate(&[("x".to_owned(), Err("down".to_owned()))], "main");
+        let v = aggregate(&[("x".to_owned(), Err("down".to_owned()))], |n| n == "main");
         assert!(!v.auto_pass);
         assert_eq!(v.rating, 0.0);
         assert!(v.validators.is_empty() && v.distribution.is_empty());
@@ -403,7 +410,7 @@ mod tests {
 
     #[test]
     fn out_of_range_votes_are_clamped() {
-        let v = aggregate(&[ok("a", 9), ok("b", -9)], "m");
+        let v = aggregate(&[ok("a", 9), ok("b", -9)], |n| n == "m");
         assert_eq!(v.validators, [("a".to_owned(), 3), ("b".to_owned(), -3)]);
     }
 
@@ -420,9 +427,9 @@ mod tests {
         assert!(may_run(&rated(1.0), ToolEffect::Write, &t));
         assert!(!may_run(&rated(1.5), ToolEffect::Network, &t));
         assert!(may_run(&rated(2.0), ToolEffect::Network, &t));
-        let veto = aggregate(&[ok("v", -3)], "main");
+        let veto = aggregate(&[ok("v", -3)], |n| n == "main");
         assert!(!may_run(&veto, ToolEffect::Write, &t));
-        let pass = aggregate(&[], "main");
+        let pass = aggregate(&[], |n| n == "main");
         assert!(may_run(&pass, ToolEffect::Network, &t));
     }
 

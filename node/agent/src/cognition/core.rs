@@ -312,6 +312,17 @@ impl CognitiveCore {
             emotions: loaded.emotions.clone(),
             validators: loaded.validators.iter().map(|v| v.name.clone()).collect(),
             main_model: model_name.clone(),
+            main_aliases: main
+                .as_ref()
+                .map(|m| {
+                    loaded
+                        .validators
+                        .iter()
+                        .filter(|v| v.name != m.name && same_model(v, m))
+                        .map(|v| v.name.clone())
+                        .collect()
+                })
+                .unwrap_or_default(),
             thresholds: loaded.thresholds,
             effects: self.effects.clone(),
             language: self.config.language,
@@ -424,4 +435,10 @@ impl CognitiveCore {
         };
         Ok(self.stagnation.tuned(base, tick))
     }
+}
+
+/// Whether two registry entries reach the same model: the same endpoint
+/// (a trailing `/` aside) and model name.
+fn same_model(a: &LlmEntry, b: &LlmEntry) -> bool {
+    a.endpoint.trim_end_matches('/') == b.endpoint.trim_end_matches('/') && a.model == b.model
 }

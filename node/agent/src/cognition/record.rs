@@ -158,7 +158,9 @@ fn response_row(report: &TickReport, reply: &str, facts: &TickFacts<'_>) -> Rece
             .map(|(llm, rating)| ValidatorVote {
                 llm: llm.clone(),
                 rating: *rating,
-                self_validation: v.self_validation && *llm == facts.model,
+                // Self-validation is one vote, the main model's (under its
+                // name or another at its endpoint and model).
+                self_validation: v.self_validation,
             })
             .collect();
     }

@@ -252,12 +252,16 @@ pub struct Candidate {
     pub rating: Option<f64>,
 }
 
-/// The order strategies are tried in: cheaper first; at equal cost the
-/// better rated (unrated counts as 0), then the older row.
+/// The order strategies are tried in: by cost less rating (each point of
+/// mean rating, −3..=3, weighs one unit of cost; unrated counts as 0), so a
+/// strategy that kept failing (−3) waits behind unrated ones up to three
+/// units dearer instead of keeping its place among its cost; then the
+/// cheaper, then the older row.
 fn cheaper(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
-    a.cost
-        .cmp(&b.cost)
-        .then_with(|| b.rating.unwrap_or(0.0).total_cmp(&a.rating.unwrap_or(0.0)))
+    let weighed = |c: &Candidate| c.cost as f64 - c.rating.unwrap_or(0.0);
+    weighed(a)
+        .total_cmp(&weighed(b))
+        .then_with(|| a.cost.cmp(&b.cost))
         .then_with(|| a.id.cmp(&b.id))
 }
 
@@ -449,6 +453,17 @@ mod tests {
             }
         }
         assert_eq!(choose(&rated, &a, &[]), [id_of(Mechanism::MetaAnalysis)]);
+        // A poor rating weighs like cost: the class's strategies of cost 1
+        // rated -3 wait behind a dearer unrated one.
+        let mut poor = all();
+        for c in &mut poor {
+            if c.cost == 1 {
+                c.rating = Some(-3.0);
+            }
+        }
+        let picked = choose(&poor, &a, &[]);
+        let cost_of = |id: i64| poor.iter().find(|c| c.id == id).unwrap().cost;
+        assert!(picked.len() == 1 && cost_of(picked[0]) > 1, "{picked:?}");
         let quiet = assessed(vec![Signal::NoStimuli { ticks: 10 }], 1);
         assert_eq!(choose(&all(), &quiet, &[]), [id_of(Mechanism::AskFriends)]);
     }

@@ -103,3 +103,53 @@ async fn each_chat_set_has_a_skill_that_names_its_toolset() {
         }
     }
 }
+
+#[tokio::test]
+async fn state_3_with_the_nodes_own_sets_lists_each_tool_tersely_and_drops_the_sets_skill() {
+    // Issue 42 (seed 000 #6): the skills crate checks state 3 on a test-only
+    // set; here it is the node's own, every set the API offers.
+    for language in [Language::En, Language::Ru] {
+        let dir = tempfile::tempdir().unwrap();
+        let engine = api_engine(&dir, language);
+        let toolbox = engine.toolbox();
+        let idle = toolbox.prompt().build(&[]);
+        for set in CHAT_SETS {
+            let active = toolbox.prompt().build(&[set]);
+            let tools = toolbox.toolsets().get(set).unwrap().tools();
+            let lines: Vec<&str> = active.lines().collect();
+            let first = tools[0].prompt_line();
+            let at = lines
+                .iter()
+                .position(|l| *l == first)
+                .unwrap_or_else(|| panic!("{language} {set}: no line {first:?} in {active}"));
+            for (i, tool) in tools.iter().enumerate() {
+                assert_eq!(lines[at + i], tool.prompt_line(), "{language} {set}");
+            }
+            // As the skills crate's test-only set: 30 cl100k tokens a line,
+            // × 1.6 for Cyrillic (see `budget`).
+            let terse = match language {
+                Language::En => 30,
+                Language::Ru => 48,
+            };
+            for line in &lines {
+                let n = count(line);
+                assert!(n <= terse, "{language} {set}: {n} tokens: {line:?}");
+            }
+            let skill = toolbox
+                .skills()
+                .iter()
+                .find(|s| s.toolset.as_deref() == Some(set))
+                .unwrap();
+            // The skill index follows the catalogue: the set's last line.
+            let index_line = idle
+                .lines()
+                .filter(|l| l.starts_with(&format!("{} — ", skill.name)))
+                .last()
+                .unwrap_or_else(|| panic!("{language} {set}: no skill line"));
+            assert!(
+                !active.contains(index_line),
+                "{language} {set}: the active set's skill leaves the index: {index_line:?}"
+            );
+        }
+    }
+}

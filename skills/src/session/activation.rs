@@ -119,22 +119,6 @@ mod tests {
     }
 
     #[test]
-    fn expiry_waits_for_the_prompt_build() {
-        let mut a = Activation::new(MIN);
-        a.touch("media", 0);
-        // Long past its deadline, with no call to `expire`: still listed (no
-        // background timer), though its deadline says it is due.
-        let later = 2 * MIN;
-        assert!(a.deadline("media").is_some_and(|d| d < later));
-        assert!(a.is_active("media"), "no timer removed it");
-        assert_eq!(a.active().collect::<Vec<_>>(), ["media"]);
-        // The next prompt build (expire at its time) removes it, once.
-        assert_eq!(a.expire(later), ["media"]);
-        assert!(!a.is_active("media"));
-        assert!(a.expire(later + 1).is_empty());
-    }
-
-    #[test]
     fn deactivation_is_idempotent() {
         let mut a = Activation::new(MIN);
         a.touch("web", 0);

@@ -138,6 +138,12 @@ fn a_fitting_call_to_an_inactive_set_runs_at_once_and_activates_it() {
     assert_eq!(kind, ResultKind::Executed);
 }
 
+/// The activation reply's head for the test media set.
+const MEDIA_ACTIVATED: &str = "Toolset media activated. Its tools:\n\
+     media_search|query — find films by title or words\n\
+     media_info|id — film details by id\n\
+     media_play|id — start playing a film by id\n";
+
 #[test]
 fn an_acting_call_to_an_inactive_set_activates_it_but_runs_only_when_sent_again() {
     // Seed 000 #5: a call repeated from history ("ghost") must not play a
@@ -149,11 +155,10 @@ fn an_acting_call_to_an_inactive_set_activates_it_but_runs_only_when_sent_again(
     assert!(act.is_active("media"));
     assert_eq!(
         text,
-        "Toolset media activated. Its tools:\n\
-         media_search|query — find films by title or words\n\
-         media_info|id — film details by id\n\
-         media_play|id — start playing a film by id\n\
-         media_play was NOT executed yet. To run it, call: TOOL_CALL: media_play|tt0146316"
+        format!(
+            "{MEDIA_ACTIVATED}media_play was NOT executed yet. \
+             To run it, call: TOOL_CALL: media_play|tt0146316"
+        )
     );
     let (_, kind, events) = visible(run(&mut act, "media_play", "tt0146316"));
     assert_eq!(kind, ResultKind::Executed);
@@ -169,11 +174,10 @@ fn a_non_fitting_call_to_an_inactive_set_is_substituted_by_activation() {
     assert!(events.is_empty());
     assert_eq!(
         text,
-        "Toolset media activated. Its tools:\n\
-         media_search|query — find films by title or words\n\
-         media_info|id — film details by id\n\
-         media_play|id — start playing a film by id\n\
-         media_search was NOT executed yet. To run it, call: TOOL_CALL: media_search|query"
+        format!(
+            "{MEDIA_ACTIVATED}media_search was NOT executed yet. \
+             To run it, call: TOOL_CALL: media_search|query"
+        )
     );
 }
 

@@ -214,24 +214,13 @@ fn after_a_hung_up_turn_the_next_message_keeps_roles_alternating() {
 fn a_turn_the_model_failed_keeps_its_tool_results_for_the_next_request() {
     // Issue 42 (seed 000 #1): the search ran, then the model failed; the
     // client got an error and kept nothing, but the node keeps the result.
-    let llm = ScriptedLlm::start(vec![
-        Rule::new(
-            When::last_message_contains("find films"),
-            Reply::text("TOOL_CALL: enable_toolset|media"),
-        )
-        .times(1),
-        Rule::new(
-            When::last_message_contains("find films"),
-            Reply::text("TOOL_CALL: media_search|matrix"),
-        )
-        .times(1),
-        Rule::new(
-            When::last_message_contains("TOOL_RESULT media_search"),
-            Reply::status(500, "the model crashed"),
-        ),
-        Rule::always(Reply::text("The Matrix, 1999.")),
-    ])
-    .unwrap();
+    let mut rules = film_rules();
+    rules[2] = Rule::new(
+        When::last_message_contains("TOOL_RESULT media_search"),
+        Reply::status(500, "the model crashed"),
+    );
+    rules.push(Rule::always(Reply::text("The Matrix, 1999.")));
+    let llm = ScriptedLlm::start(rules).unwrap();
     let (mut node, addr, token) = node_with_model(&llm);
     let failed = call(
         addr,

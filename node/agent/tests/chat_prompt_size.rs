@@ -143,8 +143,8 @@ async fn state_3_with_the_nodes_own_sets_lists_each_tool_tersely_and_drops_the_s
             // The skill index follows the catalogue: the set's last line.
             let index_line = idle
                 .lines()
-                .filter(|l| l.starts_with(&format!("{} — ", skill.name)))
-                .last()
+                .rev()
+                .find(|l| l.starts_with(&format!("{} — ", skill.name)))
                 .unwrap_or_else(|| panic!("{language} {set}: no skill line"));
             assert!(
                 !active.contains(index_line),

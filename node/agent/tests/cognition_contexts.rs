@@ -124,6 +124,13 @@ async fn a_failed_model_call_closes_nothing_it_never_saw_answered() {
     );
 }
 
+/// Context 3 of a tick's user message.
+fn context_3(p: &str) -> String {
+    let from = p.find("## 3.").unwrap();
+    let to = p.find("## 4.").unwrap();
+    p[from..to].to_owned()
+}
+
 #[tokio::test]
 async fn pinned_and_requested_records_reach_context_3_from_the_database() {
     let tmp = tempfile::tempdir().unwrap();
@@ -166,11 +173,6 @@ async fn pinned_and_requested_records_reach_context_3_from_the_database() {
     core.tick().await.unwrap();
     core.tick().await.unwrap();
     let prompts = prompts.lock().unwrap().clone();
-    let context_3 = |p: &str| -> String {
-        let from = p.find("## 3.").unwrap();
-        let to = p.find("## 4.").unwrap();
-        p[from..to].to_owned()
-    };
     let first = context_3(&prompts[0]);
     assert!(
         first.contains("kept in view: trust") && first.contains("mesh"),
@@ -226,11 +228,6 @@ async fn records_read_by_name_or_in_a_block_reach_context_3() {
         core.tick().await.unwrap();
     }
     let prompts = prompts.lock().unwrap().clone();
-    let context_3 = |p: &str| -> String {
-        let from = p.find("## 3.").unwrap();
-        let to = p.find("## 4.").unwrap();
-        p[from..to].to_owned()
-    };
     let second = context_3(&prompts[1]);
     assert!(second.contains("hops between friends"), "{second}");
     let third = context_3(&prompts[2]);

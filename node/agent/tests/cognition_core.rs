@@ -242,6 +242,20 @@ async fn a_validator_voting_minus_3_keeps_commands_from_running_and_the_vote_is_
     );
 }
 
+/// A main model that writes a diary entry and, asked as a validator,
+/// rates its own reply +2.
+fn self_rating_main() -> std::sync::Arc<ScriptLlm> {
+    ScriptLlm::new("main", |req| {
+        Ok(if is_main_call(req, Language::En) {
+            "TOOL_CALL: diary_add|my own idea".to_owned()
+        } else if req.system.starts_with("Rate the correctness") {
+            "+2".to_owned()
+        } else {
+            "[]".to_owned()
+        })
+    })
+}
+
 #[tokio::test]
 async fn a_lone_validator_that_is_the_main_model_is_recorded_as_self_validation() {
     let tmp = tempfile::tempdir().unwrap();
@@ -258,15 +272,7 @@ async fn a_lone_validator_that_is_the_main_model_is_recorded_as_self_validation(
     .await
     .unwrap()
     .unwrap();
-    let main = ScriptLlm::new("main", |req| {
-        Ok(if is_main_call(req, Language::En) {
-            "TOOL_CALL: diary_add|my own idea".to_owned()
-        } else if req.system.starts_with("Rate the correctness") {
-            "+2".to_owned()
-        } else {
-            "[]".to_owned()
-        })
-    });
+    let main = self_rating_main();
     let mut core = quiet_core(&db, ScriptMaker::default().with(main), clock()).await;
     let done = core.tick().await.unwrap();
     assert_eq!(done.report.executed(), 1, "+2 reaches the write threshold");
@@ -299,15 +305,7 @@ async fn a_lone_validator_under_another_name_at_the_main_models_address_is_self_
     .await
     .unwrap()
     .unwrap();
-    let main = ScriptLlm::new("main", |req| {
-        Ok(if is_main_call(req, Language::En) {
-            "TOOL_CALL: diary_add|my own idea".to_owned()
-        } else if req.system.starts_with("Rate the correctness") {
-            "+2".to_owned()
-        } else {
-            "[]".to_owned()
-        })
-    });
+    let main = self_rating_main();
     let maker = ScriptMaker::default()
         .with(main.clone())
         .with_named("main-again", main);

@@ -103,15 +103,7 @@ async fn a_failed_model_call_closes_nothing_it_never_saw_answered() {
         .await
         .unwrap();
     let down = ScriptLlm::new("main", |_| Err(LlmError::NoModel("down".into())));
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(down),
-        "main",
-        start_clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, down, &start_clock()).await;
     core.tick().await.unwrap();
     let status = db
         .read(move |s| s.get::<ProcessEntry>(done).unwrap().row.status)
@@ -161,15 +153,7 @@ async fn pinned_and_requested_records_reach_context_3_from_the_database() {
         .unwrap();
     let read_it = format!("TOOL_CALL: diary_read|{asked_for}");
     let (main, prompts) = scripted(&[&read_it, "Thinking on."]);
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        start_clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &start_clock()).await;
     core.tick().await.unwrap();
     core.tick().await.unwrap();
     let prompts = prompts.lock().unwrap().clone();
@@ -215,15 +199,7 @@ async fn records_read_by_name_or_in_a_block_reach_context_3() {
          \"args\": {{\"concept\": {by_block}}}, \"description\": \"read it\"}}\n# End of commands"
     );
     let (main, prompts) = scripted(&["TOOL_CALL: concepts_read|relays", &block, "Thinking on."]);
-    let mut core = core(
-        &db,
-        ScriptMaker::default().with(main),
-        "main",
-        start_clock(),
-        CoreEvents::new(),
-        Trace::off(),
-    )
-    .await;
+    let mut core = core_of(&db, main, &start_clock()).await;
     for _ in 0..3 {
         core.tick().await.unwrap();
     }

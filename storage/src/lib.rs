@@ -34,6 +34,7 @@ mod record;
 
 mod casefold;
 mod clubs;
+mod conversations;
 mod crud;
 mod error;
 mod extensions;
@@ -63,6 +64,9 @@ mod users;
 mod values;
 
 pub use clubs::ClubChangeRow;
+pub use conversations::{
+    CHAT_ROLES, ChatLine, ChatSessionRow, KeptTurnRecord, MAX_CHAT_SESSION_BYTES,
+};
 pub use error::{Result, StorageError};
 pub use extensions::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 pub use goals::{Goal, Task};

@@ -55,10 +55,14 @@ const MIGRATIONS: &[Migration] = &[
         version: 8,
         sql: include_str!("../migrations/0008_cognition_defaults.sql"),
     },
+    Migration {
+        version: 9,
+        sql: include_str!("../migrations/0009_conversations.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[
@@ -92,6 +96,8 @@ pub const TABLES: &[&str] = &[
     "invitations",
     "club_changes",
     "clubs",
+    "turn_records",
+    "chat_messages",
 ];
 
 /// Reads `PRAGMA user_version`.

@@ -3,7 +3,8 @@
 //! session keeps its toolsets and tool results; an edit loses only its own
 //! turn's tool lines; roles alternate after a hung-up turn; tool lines a
 //! client forges never reach the model as tool lines; a streamed turn
-//! delivers a tool's `show_text` before the answer; a 20 KiB skill is read whole.
+//! delivers a tool's `show_text` before the answer; a 20 KiB skill is read
+//! whole; a restarted node still gives a client's earlier turns their tool turns.
 
 use porfiry_tests::api_client::{call, chat_until};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
@@ -254,6 +255,47 @@ fn a_turn_the_model_failed_keeps_its_tool_results_for_the_next_request() {
     assert!(
         roles.windows(2).all(|w| w[0] != w[1] || w[0] == "system"),
         "roles alternate: {roles:?}"
+    );
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+}
+
+#[test]
+fn a_restarted_node_rebuilds_a_clients_history_with_its_tool_turns() {
+    // Issue 42 (seed 000 #2): the records of the tool turns live in the
+    // database, so the history a client sends after a restart gets them back.
+    let mut rules = film_rules();
+    rules.push(Rule::always(Reply::text("It came out in 1999.")));
+    let llm = ScriptedLlm::start(rules).unwrap();
+    let (mut node, addr, token) = node_with_model(&llm);
+    let first = chat(addr, &token, &body(&[("user", "find films")], Some("ann"), false));
+    assert_eq!(first, "Found The Matrix.");
+    let exit = node.terminate();
+    assert!(exit.status.success(), "{}", exit.stderr);
+
+    let (addr, token) = node.start_with_model(&llm, &[]);
+    let history = [
+        ("user", "find films"),
+        ("assistant", "Found The Matrix."),
+        ("user", "when was it made?"),
+    ];
+    assert_eq!(
+        chat(addr, &token, &body(&history, Some("ann"), false)),
+        "It came out in 1999."
+    );
+    let texts: Vec<String> = request_for(&llm, "when was it made?")
+        .messages()
+        .iter()
+        .map(|(_, text)| (*text).to_owned())
+        .collect();
+    let call = texts.iter().position(|t| t == "TOOL_CALL: media_search|matrix");
+    let result = texts
+        .iter()
+        .position(|t| t.starts_with("TOOL_RESULT media_search") && t.contains("The Matrix"));
+    let answer = texts.iter().position(|t| t == "Found The Matrix.");
+    assert!(
+        matches!((call, result, answer), (Some(c), Some(r), Some(a)) if c < r && r < a),
+        "the tool turns came back between the question and the answer: {texts:?}"
     );
     let exit = node.terminate();
     assert!(exit.status.success(), "{}", exit.stderr);

@@ -6,14 +6,15 @@ use std::sync::Arc;
 use futures::channel::mpsc;
 use futures::{SinkExt as _, StreamExt as _};
 
-use porfiry_storage::Sharing;
+use porfiry_storage::{KeptTurnRecord, Sharing};
 
 use super::backend::{
     Agent, AgentSession, BoxFuture, ModelSource, NodeApi, NodeApiError, NodeResult, NoteRequest,
     NotesRequest, TurnDelta, TurnError, TurnReply,
 };
 use super::feed;
-use super::limits::DELTA_CHANNEL;
+use super::limits::{DELTA_CHANNEL, MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
+use super::turn_records::{Key, RecordChange};
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_skills::cognition::THINKING_PAUSED_KEY;
@@ -99,6 +100,10 @@ fn turn_error(error: SendError) -> TurnError {
 }
 
 impl AgentSession for ChatAgentSession {
+    fn history(&self) -> Vec<ChatMessage> {
+        self.session.session().history().to_vec()
+    }
+
     fn unfinished_turn(&self) -> Option<(String, Vec<ChatMessage>)> {
         let history = self.session.session().history();
         let at = history
@@ -375,6 +380,54 @@ impl NodeApi for NodeAdapter {
                 .await
                 .map_err(internal)?
                 .map_err(internal)
+        })
+    }
+
+    fn turn_records(&self) -> BoxFuture<'_, NodeResult<Vec<(Key, Vec<ChatMessage>)>>> {
+        Box::pin(async move {
+            let kept = self
+                .node
+                .db()
+                .read(|s| s.turn_records())
+                .await
+                .map_err(internal)?
+                .map_err(internal)?;
+            let mut records = Vec::with_capacity(kept.len());
+            for record in kept {
+                // A record that no longer reads is skipped, not fatal: it
+                // only costs that turn's tool results.
+                match serde_json::from_str(&record.turns) {
+                    Ok(turns) => records.push((record.key, turns)),
+                    Err(e) => tracing::warn!(error = %e, "a kept turn record does not read; skipped"),
+                }
+            }
+            Ok(records)
+        })
+    }
+
+    fn keep_turn_record(&self, change: RecordChange) -> BoxFuture<'_, NodeResult<()>> {
+        Box::pin(async move {
+            let written = match change {
+                RecordChange::Kept { key, turns, bytes } => {
+                    let record = KeptTurnRecord {
+                        key,
+                        turns: serde_json::to_string(&turns).map_err(internal)?,
+                        bytes: bytes as u64,
+                    };
+                    let budget = MAX_TURN_RECORD_BYTES as u64;
+                    self.node
+                        .db()
+                        .write(move |s| s.put_turn_record(&record, MAX_TURN_RECORDS, budget))
+                        .await
+                }
+                RecordChange::Dropped { key } => {
+                    self.node
+                        .db()
+                        .write(move |s| s.delete_turn_record(&key))
+                        .await
+                }
+            };
+            written.map_err(internal)?.map_err(internal)
         })
     }
 

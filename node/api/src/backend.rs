@@ -9,6 +9,7 @@ use std::pin::Pin;
 
 use futures::channel::mpsc;
 
+use super::turn_records::{Key, RecordChange};
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_agent::chat::ClientEvent;
@@ -118,6 +119,9 @@ pub trait AgentSession: Send + 'static {
     /// up), so the results it worked from outlive the failure (seed 000:
     /// the history is never cleaned). `None` when there is no such message.
     fn unfinished_turn(&self) -> Option<(String, Vec<ChatMessage>)>;
+    /// The whole history now (user, assistant and tool turns, oldest
+    /// first), for a caller that keeps it.
+    fn history(&self) -> Vec<ChatMessage>;
 }
 
 /// Why a node call failed.
@@ -258,6 +262,20 @@ pub trait NodeApi: Send + Sync + 'static {
         now_ms: u64,
     ) -> BoxFuture<'_, NodeResult<()>> {
         let _ = (sessions, now_ms);
+        Box::pin(async { Ok(()) })
+    }
+    /// The turn records kept by [`NodeApi::keep_turn_record`], oldest
+    /// first (empty when the node has nowhere to keep them).
+    fn turn_records(&self) -> BoxFuture<'_, NodeResult<Vec<(Key, Vec<ChatMessage>)>>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+    /// Keeps a change of the API's turn records, so a restart rebuilds
+    /// clients' histories with their tool turns; the node applies the
+    /// same bounds ([`crate::limits::MAX_TURN_RECORDS`],
+    /// [`crate::limits::MAX_TURN_RECORD_BYTES`]). A node with nowhere to
+    /// keep them does nothing.
+    fn keep_turn_record(&self, change: RecordChange) -> BoxFuture<'_, NodeResult<()>> {
+        let _ = change;
         Box::pin(async { Ok(()) })
     }
     /// Presents another node's invitation code; once admitted, answers the

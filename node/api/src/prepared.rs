@@ -9,6 +9,7 @@ use crate::history::ClientHistory;
 use crate::sessions::Shared;
 use crate::state::ApiState;
 use crate::turn::SessionSlot;
+use crate::turn_records::RecordChange;
 use crate::wire::{PorfiryExtension, WireEvent, WireVia};
 
 /// The `finish_reason` when the model did not say.
@@ -46,10 +47,13 @@ impl PreparedTurn {
         slot.agent.limit_replies(self.reply_budget);
     }
 
-    /// Records the answered turn as the client was shown it.
-    pub fn finish(&self, slot: &mut SessionSlot, shown: &str, reply: &TurnReply) {
+    /// Records the answered turn as the client was shown it; returns the
+    /// turn records' change, which the caller keeps in the node
+    /// ([`ApiState::keep_turn_record`]) once the slot is released.
+    #[must_use]
+    pub fn finish(&self, slot: &mut SessionSlot, shown: &str, reply: &TurnReply) -> RecordChange {
         let message = &self.history.new_message;
-        slot.finish(
+        let change = slot.finish(
             message,
             shown,
             reply.tool_turns.clone(),
@@ -60,6 +64,7 @@ impl PreparedTurn {
             let key = state_key(&self.scope, &slot.shown);
             self.state.conversations().remember(key, &self.session);
         }
+        change
     }
 }
 

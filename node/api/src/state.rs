@@ -14,7 +14,7 @@ use super::limits::{KEEPALIVE_INTERVAL, MAX_SESSIONS, SESSION_IDLE_TTL};
 use super::sessions::{SessionStore, Shared};
 use super::token::ApiToken;
 use super::turn::SessionSlot;
-use super::turn_records::TurnRecords;
+use super::turn_records::{RecordChange, TurnRecords};
 use super::web::signin::SignIns;
 use porfiry_agent::chat::Clock;
 use porfiry_skills::Language;
@@ -115,6 +115,26 @@ impl ApiState {
         let kept = self.node().page_sessions().await?;
         let now = self.now_ms();
         Ok(self.signins().restore(kept, now))
+    }
+
+    /// Takes back the turn records the node kept before a restart; returns
+    /// how many. Call it once, before serving.
+    pub async fn restore_turn_records(&self) -> Result<usize, NodeApiError> {
+        let kept = self.node().turn_records().await?;
+        let n = kept.len();
+        let mut records = self.records();
+        for (key, turns) in kept {
+            records.restore(key, turns);
+        }
+        Ok(n)
+    }
+
+    /// Keeps a change of the turn records in the node. A failure is logged:
+    /// the record is held until a restart.
+    pub async fn keep_turn_record(&self, change: RecordChange) {
+        if let Err(e) = self.node().keep_turn_record(change).await {
+            tracing::warn!(error = %e, "a turn record was not kept: a restart loses its tool turns");
+        }
     }
 
     /// Keeps the page's open sessions (hashes only) in the node, for a

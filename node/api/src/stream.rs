@@ -133,14 +133,15 @@ async fn run_turn(turn: PreparedTurn, events: mpsc::Sender<TurnEvent>) {
                 shown = reply.text.clone();
                 let _ = events.send(TurnEvent::Text(shown.clone())).await;
             }
-            turn.finish(&mut slot, &shown, &reply);
-            Ok(reply)
+            let change = turn.finish(&mut slot, &shown, &reply);
+            Ok((reply, change))
         }
         Err(error) => Err(turn_error(error)),
     };
     drop(slot);
     let result = match result {
-        Ok(reply) => {
+        Ok((reply, change)) => {
+            turn.state.keep_turn_record(change).await;
             let via = via(&turn.state, &reply).await;
             Ok((reply, via))
         }

@@ -11,7 +11,7 @@ use porfiry_skills::{ChatMessage, Language, Role, texts};
 
 use super::backend::AgentSession;
 use super::history::{ClientHistory, HistorySync, Turn, rebuild, sync};
-use super::turn_records::TurnRecords;
+use super::turn_records::{RecordChange, TurnRecords};
 
 /// A session as the API keeps it.
 pub struct SessionSlot {
@@ -86,7 +86,8 @@ impl SessionSlot {
     }
 
     /// Records a finished turn: the user's message and the answer as shown,
-    /// and (in `records`, under `scope`) its tool turns.
+    /// and (in `records`, under `scope`) its tool turns; returns what the
+    /// records changed, for the node's database.
     pub fn finish(
         &mut self,
         message: &str,
@@ -94,11 +95,12 @@ impl SessionSlot {
         tool_turns: Vec<ChatMessage>,
         records: &mut TurnRecords,
         scope: &str,
-    ) {
-        records.insert(scope, message, shown_answer, tool_turns);
+    ) -> RecordChange {
+        let change = records.insert(scope, message, shown_answer, tool_turns);
         self.shown.push(Turn::user(message));
         self.shown.push(Turn::assistant(shown_answer));
         self.unfinished = false;
+        change
     }
 }
 

@@ -13,7 +13,11 @@
 //! Records live node-wide, not in a session, so they outlast a session's
 //! eviction; they are keyed by the client's scope (its session key, or the
 //! conversation scope of a client that names none) and the two texts, and
-//! bounded in count and bytes, oldest dropped first.
+//! bounded in count and bytes, oldest dropped first. Each change is also
+//! kept in the node's database ([`RecordChange`], applied by
+//! [`crate::backend::NodeApi::keep_turn_record`] under the same bounds), and
+//! a started API loads them back ([`TurnRecords::restore`]), so a restarted
+//! node still rebuilds a client's history with its tool turns.
 
 use std::collections::{HashMap, VecDeque};
 
@@ -22,7 +26,28 @@ use sha2::{Digest, Sha256};
 
 use crate::limits::{MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
 
-type Key = [u8; 32];
+/// A record's key: a SHA-256 of the scope and the two texts.
+pub type Key = [u8; 32];
+
+/// What an insert changed, for the node's database to follow.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RecordChange {
+    /// The record is kept under `key`, `bytes` in size.
+    Kept {
+        /// Its key.
+        key: Key,
+        /// Its tool turns.
+        turns: Vec<ChatMessage>,
+        /// Its size as budgeted.
+        bytes: usize,
+    },
+    /// No record is kept under `key` (a turn without tool turns, or one
+    /// over the whole budget).
+    Dropped {
+        /// Its key.
+        key: Key,
+    },
+}
 
 /// The records, oldest first.
 #[derive(Debug, Default)]
@@ -41,7 +66,8 @@ fn key(scope: &str, user: &str, answer: &str) -> Key {
     hash.finalize().into()
 }
 
-fn size(messages: &[ChatMessage]) -> usize {
+/// The size a record is budgeted by: its texts plus a little per message.
+pub fn size(messages: &[ChatMessage]) -> usize {
     messages.iter().map(|m| m.content.len() + 16).sum()
 }
 
@@ -53,16 +79,43 @@ impl TurnRecords {
 
     /// Records the tool turns of the turn `user` → `answer` (nothing for a
     /// turn without tool turns, and nothing for one larger than the whole
-    /// budget). A turn recorded again replaces the older record.
-    pub fn insert(&mut self, scope: &str, user: &str, answer: &str, tool_turns: Vec<ChatMessage>) {
+    /// budget). A turn recorded again replaces the older record. Returns
+    /// what changed, for the database.
+    pub fn insert(
+        &mut self,
+        scope: &str,
+        user: &str,
+        answer: &str,
+        tool_turns: Vec<ChatMessage>,
+    ) -> RecordChange {
         let k = key(scope, user, answer);
+        if self.put(k, tool_turns.clone()) {
+            RecordChange::Kept {
+                key: k,
+                bytes: size(&tool_turns),
+                turns: tool_turns,
+            }
+        } else {
+            RecordChange::Dropped { key: k }
+        }
+    }
+
+    /// Takes back a record the database kept (call it oldest first): the
+    /// same bounds apply.
+    pub fn restore(&mut self, key: Key, tool_turns: Vec<ChatMessage>) {
+        self.put(key, tool_turns);
+    }
+
+    /// Puts `tool_turns` under `k`, dropping the oldest to make room;
+    /// whether it is kept.
+    fn put(&mut self, k: Key, tool_turns: Vec<ChatMessage>) -> bool {
         if let Some(old) = self.by_key.remove(&k) {
             self.bytes -= size(&old);
             self.order.retain(|o| *o != k);
         }
         let bytes = size(&tool_turns);
         if tool_turns.is_empty() || bytes > MAX_TURN_RECORD_BYTES {
-            return;
+            return false;
         }
         while self.order.len() >= MAX_TURN_RECORDS || self.bytes + bytes > MAX_TURN_RECORD_BYTES {
             let Some(oldest) = self.order.pop_front() else {
@@ -75,6 +128,7 @@ impl TurnRecords {
         self.bytes += bytes;
         self.order.push_back(k);
         self.by_key.insert(k, tool_turns);
+        true
     }
 
     /// The tool turns of `user` → `answer`, if recorded.
@@ -123,6 +177,27 @@ mod tests {
         assert_eq!(r.get("ann", "time?", "Noon."), Some(&tools("12:01")[..]));
         r.insert("ann", "hi", "hello", Vec::new());
         assert_eq!(r.len(), 1, "a turn without tool turns is not recorded");
+    }
+
+    #[test]
+    fn an_insert_says_what_to_keep_and_restored_records_are_found() {
+        let mut r = TurnRecords::new();
+        let kept = r.insert("ann", "time?", "Noon.", tools("12:00"));
+        let RecordChange::Kept { key, turns, bytes } = kept else {
+            panic!("{kept:?}")
+        };
+        assert_eq!((turns.as_slice(), bytes), (&tools("12:00")[..], size(&tools("12:00"))));
+        assert_eq!(
+            r.insert("ann", "time?", "Noon.", Vec::new()),
+            RecordChange::Dropped { key },
+            "a record replaced by none is dropped from the database too"
+        );
+        let mut restarted = TurnRecords::new();
+        restarted.restore(key, tools("12:00"));
+        assert_eq!(
+            restarted.get("ann", "time?", "Noon."),
+            Some(&tools("12:00")[..])
+        );
     }
 
     #[test]

@@ -274,6 +274,16 @@ pub async fn start(
             tracing::warn!(error = %e, "family page sessions not restored: browsers sign in again")
         }
     }
+    match state.restore_turn_records().await {
+        Ok(0) => {}
+        Ok(n) => tracing::info!(
+            records = n,
+            "clients' earlier turns keep their tool results"
+        ),
+        Err(e) => {
+            tracing::warn!(error = %e, "turn records not restored: rebuilt histories lack their tool turns")
+        }
+    }
     writeln!(out, "api on http://{addr}").map_err(StartError::Output)?;
     match state.issue_login_code() {
         Ok(code) => writeln!(

@@ -2,6 +2,7 @@
 //! every test works on a real SQLite file in a temp directory.
 
 mod clubs;
+mod conversations;
 mod cognition;
 mod crash;
 mod friends;

@@ -66,7 +66,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 8);
+    assert_eq!(SCHEMA_VERSION, 9);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
 

@@ -124,8 +124,9 @@ async fn answer(turn: PreparedTurn) -> Result<ChatCompletion, ApiError> {
         .send(&turn.history.new_message, None)
         .await
         .map_err(turn_error)?;
-    turn.finish(&mut slot, &reply.text, &reply);
+    let change = turn.finish(&mut slot, &reply.text, &reply);
     drop(slot);
+    turn.state.keep_turn_record(change).await;
     let via = via(&turn.state, &reply).await;
     Ok(ChatCompletion {
         id: turn.id,

@@ -88,6 +88,10 @@ impl Drop for DropFlag {
 }
 
 impl AgentSession for FakeSession {
+    fn history(&self) -> Vec<ChatMessage> {
+        Vec::new()
+    }
+
     fn unfinished_turn(&self) -> Option<(String, Vec<ChatMessage>)> {
         None
     }

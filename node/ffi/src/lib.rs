@@ -9,13 +9,15 @@
 //!
 //! Files by job: [`settings`] (what `start` takes, checked), [`error`] (the
 //! one error enum), [`views`] (the records returned), [`listeners`] (the
-//! traits the app implements), [`chat`] (turns and their handles), [`clubs`],
+//! traits the app implements), [`chat`] (turns and their handles),
+//! [`chat_store`] (chat histories kept in the database), [`clubs`],
 //! `running` (the started parts), [`node`] (the object and its lifecycle),
 //! `sync` (one bounded catch-up), [`logging`] (`PORFIRY_LOG`).
 
 uniffi::setup_scaffolding!();
 
 pub mod chat;
+pub mod chat_store;
 pub mod clubs;
 pub mod error;
 pub mod listeners;
@@ -31,4 +33,4 @@ pub use error::PorfiryError;
 pub use listeners::{ChatListener, NodeListener};
 pub use node::PorfiryNode;
 pub use settings::{ModelSource, NodeProfile, NodeSettings};
-pub use views::{ChatAnswer, Club, Friend, FriendLink, Note, Status, SyncReport};
+pub use views::{ChatAnswer, ChatEntry, ChatSessionInfo, Club, Friend, FriendLink, Note, Status, SyncReport};

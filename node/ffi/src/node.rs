@@ -21,7 +21,7 @@ use crate::error::PorfiryError;
 use crate::listeners::{ChatListener, NodeListener};
 use crate::running::Running;
 use crate::settings::{Checked, NodeSettings};
-use crate::views::{Friend, Note, Status, SyncReport};
+use crate::views::{ChatEntry, ChatSessionInfo, Friend, Note, Status, SyncReport};
 
 /// Worker threads of a node's runtime: the mesh and database have threads
 /// of their own; this one runs chat turns, event forwarding and the async
@@ -341,6 +341,67 @@ impl PorfiryNode {
             ));
         };
         Ok(Chats::start(&chats, &handle, &session, text, listener))
+    }
+
+    /// The chat sessions the node keeps, the most recently used first
+    /// (their histories outlive a pause and the app being killed).
+    pub async fn chat_sessions(&self) -> Result<Vec<ChatSessionInfo>, PorfiryError> {
+        self.on_node(|node| async move {
+            let rows = node
+                .db()
+                .read(|s| s.chat_sessions())
+                .await
+                .map_err(|e| PorfiryError::Internal(e.to_string()))?
+                .map_err(|e| PorfiryError::Internal(e.to_string()))?;
+            Ok(rows.into_iter().map(ChatSessionInfo::from).collect())
+        })
+        .await
+    }
+
+    /// The transcript of chat `session`, oldest first: its newest `limit`
+    /// messages (`None`: all), each marked user, assistant, tool call or
+    /// tool result. An unknown session has none.
+    pub async fn chat_history(
+        &self,
+        session: String,
+        limit: Option<u32>,
+    ) -> Result<Vec<ChatEntry>, PorfiryError> {
+        self.on_node(move |node| async move {
+            let lines = node
+                .db()
+                .read(move |s| s.chat_messages(&session, limit.map(|l| l as usize)))
+                .await
+                .map_err(|e| PorfiryError::Internal(e.to_string()))?
+                .map_err(|e| PorfiryError::Internal(e.to_string()))?;
+            Ok(lines.into_iter().map(ChatEntry::from).collect())
+        })
+        .await
+    }
+
+    /// Deletes chat `session` at the person's request: its history in the
+    /// database and the session in memory (a turn it is running finishes
+    /// but keeps nothing). Returns the messages deleted.
+    pub async fn forget_session(&self, session: String) -> Result<u64, PorfiryError> {
+        let chats = self.running(|_, parts| parts.chats.clone())?;
+        match chats {
+            Some(chats) => {
+                let runtime = self.running(|runtime, _| runtime.handle().clone())?;
+                runtime
+                    .spawn(async move { chats.forget(&session).await })
+                    .await
+                    .map_err(|e| PorfiryError::Internal(format!("the call was dropped: {e}")))?
+            }
+            None => {
+                self.on_node(move |node| async move {
+                    node.db()
+                        .write(move |s| s.forget_chat_session(&session))
+                        .await
+                        .map_err(|e| PorfiryError::Internal(e.to_string()))?
+                        .map_err(|e| PorfiryError::Internal(e.to_string()))
+                })
+                .await
+            }
+        }
     }
 
     /// The app goes to the background: every link closes, everything is

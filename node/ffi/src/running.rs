@@ -117,7 +117,10 @@ fn agent(
         ..ChatConfig::new(LlmTarget::new(String::new(), name.clone()))
     };
     let engine = ChatEngine::with_llm(&config, llm).map_err(|e| model(e.to_string()))?;
-    Ok(Chats::new(Arc::new(ChatAgent::new(Arc::new(engine), name))))
+    Ok(Chats::new(
+        Arc::new(ChatAgent::new(Arc::new(engine), name)),
+        node.clone(),
+    ))
 }
 
 /// A GGUF file through the embedded engine; a build without it (feature

@@ -175,3 +175,58 @@ pub struct ChatAnswer {
     /// Why the model stopped (`stop`, `length`).
     pub finish_reason: Option<String>,
 }
+
+/// A chat session the node keeps.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ChatSessionInfo {
+    /// Its name (what [`crate::PorfiryNode::chat`] was given).
+    pub session: String,
+    /// Messages kept (user, assistant and tool turns).
+    pub messages: u32,
+    /// When its oldest kept message was written (Unix ms).
+    pub first_ms: u64,
+    /// When its newest message was written (Unix ms).
+    pub last_ms: u64,
+}
+
+impl From<porfiry_storage::ChatSessionRow> for ChatSessionInfo {
+    fn from(r: porfiry_storage::ChatSessionRow) -> Self {
+        ChatSessionInfo {
+            session: r.session,
+            messages: u32::try_from(r.messages).unwrap_or(u32::MAX),
+            first_ms: r.first_ms,
+            last_ms: r.last_ms,
+        }
+    }
+}
+
+/// One message of a chat's transcript, marked by kind.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ChatEntry {
+    /// `user` (the person), `assistant` (an answer), `tool_call` (the
+    /// model's `TOOL_CALL` line) or `tool_result` (what the tool answered).
+    pub kind: String,
+    /// The text as the model saw it.
+    pub text: String,
+    /// When it was kept (Unix ms).
+    pub created_ms: u64,
+}
+
+impl From<porfiry_storage::ChatLine> for ChatEntry {
+    fn from(l: porfiry_storage::ChatLine) -> Self {
+        let kind = match l.role.as_str() {
+            "user" if l.content.starts_with(porfiry_skills::llm::TOOL_RESULT_PREFIX) => {
+                "tool_result"
+            }
+            "assistant" if l.content.trim_start().starts_with("TOOL_CALL") => "tool_call",
+            "assistant" => "assistant",
+            "system" => "system",
+            _ => "user",
+        };
+        ChatEntry {
+            kind: kind.to_owned(),
+            text: l.content,
+            created_ms: l.created_ms,
+        }
+    }
+}

@@ -1,7 +1,8 @@
 """What a phone app does with the bindings, done from Python through the
 generated module: start nodes, make friends by invitation, hear notes
 arrive, chat with a streamed and a cancelled answer, pause with no thread
-awake, resume and sync within a deadline, and get typed errors."""
+awake, resume and sync within a deadline, keep conversations across a pause
+and a restart, and get typed errors."""
 
 import asyncio
 import os
@@ -224,3 +225,54 @@ def test_nodes_share_a_process_and_a_data_dir_starts_again(make_node, tmp_path):
     again = make_node("one")
     assert again.peer_id() == first.peer_id()
     assert [n.text for n in run(again.notes("own", None))] == ["kept"]
+
+
+def test_a_conversation_survives_pause_and_a_restart_and_can_be_forgotten(make_node, scripted_model):
+    model = porfiry.ModelSource.URL(url=scripted_model.url, model="scripted")
+    phone = make_node("phone", model=model)
+
+    def say(session, text):
+        turn = Turn()
+        phone.chat(session, text, turn)
+        assert turn.ended.wait(WAIT_SECS), "the turn never ended"
+        assert turn.error is None, turn.error
+        return turn.answer.text
+
+    scripted_model.answer(["TOOL_CALL: get_current_time"])
+    scripted_model.answer(["It is noon."])
+    assert say("kitchen", "what time is it?") == "It is noon."
+    phone.pause()
+    phone.resume()
+    scripted_model.answer(["You asked the time."])
+    assert say("kitchen", "what did I ask?") == "You asked the time."
+    sent = [m["content"] for m in scripted_model.requests[-1]["messages"]]
+    assert "what time is it?" in sent and "It is noon." in sent, sent
+    assert any(t.startswith("TOOL_RESULT get_current_time") for t in sent), sent
+
+    # The app is killed: a new node on the same data dir has it all.
+    phone.shutdown()
+    phone = make_node("phone", model=model)
+    scripted_model.answer(["Still here."])
+    assert say("kitchen", "are you there?") == "Still here."
+    sent = [m["content"] for m in scripted_model.requests[-1]["messages"]]
+    assert "what did I ask?" in sent, sent
+    history = run(phone.chat_history("kitchen", None))
+    kinds = [e.kind for e in history]
+    assert kinds == [
+        "user", "tool_call", "tool_result", "assistant",
+        "user", "assistant", "user", "assistant",
+    ], kinds
+    assert history[0].text == "what time is it?"
+    assert [e.text for e in run(phone.chat_history("kitchen", 2))] == ["are you there?", "Still here."]
+
+    scripted_model.answer(["Hi."])
+    assert say("hall", "hello") == "Hi."
+    sessions = run(phone.chat_sessions())
+    assert [(s.session, s.messages) for s in sessions] == [("hall", 2), ("kitchen", 8)]
+    assert run(phone.forget_session("kitchen")) == 8
+    assert run(phone.chat_history("kitchen", None)) == []
+    assert [s.session for s in run(phone.chat_sessions())] == ["hall"]
+    scripted_model.answer(["Nice to meet you."])
+    assert say("kitchen", "who are you?") == "Nice to meet you."
+    sent = [m["content"] for m in scripted_model.requests[-1]["messages"]]
+    assert "what time is it?" not in sent, "a forgotten conversation stays forgotten"

@@ -17,6 +17,7 @@ use super::limits::{DELTA_CHANNEL, MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
 use super::turn_records::{Key, RecordChange};
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
+use porfiry_agent::chat::ClientEvent;
 use porfiry_skills::cognition::THINKING_PAUSED_KEY;
 use porfiry_skills::llm::TOOL_RESULT_PREFIX;
 use porfiry_skills::{Caller, ChatMessage, Language, Role};
@@ -138,21 +139,30 @@ impl AgentSession for ChatAgentSession {
             check_message(text).map_err(turn_error)?;
             let before = self.session.session().history().len();
             let mut tools = Vec::new();
-            let mut events_out = deltas.clone();
-            let mut trace = |event: TraceEvent<'_>| match event {
-                TraceEvent::Action(Action::Tool { call, ok, .. }) => tools.push(ToolRecord {
+            // Events go in order and none is dropped: the trace cannot wait,
+            // so they queue here, and the forwarder below awaits the
+            // caller's bounded channel for each, as for the text (a slow
+            // listener slows the turn). The queue holds at most one turn's
+            // events: MAX_TOOL_ROUNDS tool results, a few events each.
+            let (events_out, events_in) = match deltas {
+                Some(_) => {
+                    let (tx, rx) = mpsc::unbounded::<ClientEvent>();
+                    (Some(tx), Some(rx))
+                }
+                None => (None, None),
+            };
+            let tools_run = &mut tools;
+            // Owns the event sender, so dropping it closes the queue.
+            let mut trace = move |event: TraceEvent<'_>| match event {
+                TraceEvent::Action(Action::Tool { call, ok, .. }) => tools_run.push(ToolRecord {
                     name: call.name.clone(),
                     ok: *ok,
                 }),
                 TraceEvent::Events(events) => {
-                    let Some(out) = events_out.as_mut() else {
-                        return;
-                    };
-                    for event in events {
-                        // Bounded and never awaited here: an event that does not
-                        // fit still reaches the client in the turn's final list.
-                        if out.try_send(TurnDelta::Event(event.clone())).is_err() {
-                            tracing::debug!("event channel full or closed; the final list has it");
+                    if let Some(out) = events_out.as_ref() {
+                        for event in events {
+                            // The forwarder has gone only when the caller did.
+                            let _ = out.unbounded_send(event.clone());
                         }
                     }
                 }
@@ -166,16 +176,29 @@ impl AgentSession for ChatAgentSession {
                 None => (None, None),
             };
             let forward = async move {
-                let Some((mut rx, mut out)) = text_rx else {
+                let (Some((rx, mut out)), Some(events_in)) = (text_rx, events_in) else {
                     return;
                 };
-                while let Some(piece) = rx.next().await {
-                    if out.send(TurnDelta::Text(piece)).await.is_err() {
+                // Events first: a tool's events are queued when it runs,
+                // before the rounds whose text follows them.
+                let mut merged = futures::stream::select_with_strategy(
+                    events_in.map(TurnDelta::Event),
+                    rx.map(TurnDelta::Text),
+                    |_: &mut ()| futures::stream::PollNext::Left,
+                );
+                while let Some(delta) = merged.next().await {
+                    if out.send(delta).await.is_err() {
                         break;
                     }
                 }
             };
-            let (reply, ()) = futures::join!(self.session.run(text, text_tx, &mut trace), forward);
+            let run = async {
+                let reply = self.session.run(text, text_tx, &mut trace).await;
+                // The forwarder ends once both of its inputs are closed.
+                drop(trace);
+                reply
+            };
+            let (reply, ()) = futures::join!(run, forward);
             let reply = reply.map_err(|e| turn_error(SendError::Model(e)))?;
             let history = self.session.session().history();
             // The user's message, then the tool turns, then the answer.

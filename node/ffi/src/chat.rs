@@ -10,6 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::StreamExt;
 use futures::channel::mpsc;
+use porfiry_agent::chat::ClientEvent;
 use porfiry_api::backend::{Agent, AgentSession, TurnDelta, TurnError};
 use porfiry_mesh::node::NodeHandle;
 use tokio::runtime::Handle;
@@ -190,6 +191,7 @@ async fn turn(
         text: reply.text,
         tools: reply.tools.into_iter().map(|t| t.name).collect(),
         finish_reason: reply.finish_reason,
+        events: reply.events.iter().filter_map(event_json).collect(),
     })
 }
 
@@ -222,11 +224,19 @@ async fn answer(
 fn deliver(listener: &Arc<dyn ChatListener>, delta: TurnDelta) {
     match delta {
         TurnDelta::Text(t) => listener.on_text(t),
-        TurnDelta::Event(e) => match serde_json::to_string(&e) {
-            Ok(json) => listener.on_tool_event(json),
-            Err(err) => tracing::warn!("cannot encode a tool event: {err}"),
-        },
+        TurnDelta::Event(e) => {
+            if let Some(json) = event_json(&e) {
+                listener.on_tool_event(json);
+            }
+        }
     }
+}
+
+/// A tool event as the app gets it.
+fn event_json(event: &ClientEvent) -> Option<String> {
+    serde_json::to_string(event)
+        .inspect_err(|err| tracing::warn!("cannot encode a tool event: {err}"))
+        .ok()
 }
 
 fn turn_error(e: TurnError) -> PorfiryError {

@@ -13,7 +13,9 @@ use porfiry_mesh::invite::InviteService;
 use porfiry_mesh::net::LinksWatch;
 use porfiry_mesh::node::{Node, NodeConfig, NodeHandle, NodeJoin};
 use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
+use porfiry_skills::ToolsetRegistry;
 use porfiry_skills::llm::Llm;
+use porfiry_toolsets::{ToolsetOptions, node_toolsets};
 
 use crate::chat::Chats;
 use crate::error::PorfiryError;
@@ -93,7 +95,10 @@ fn agent(
     let model = |e: String| PorfiryError::Config(e);
     let llm: Arc<dyn Llm> = match source {
         ModelSource::Url { url, model: name } => Arc::new(
-            OpenAiClient::new(LlmTarget::new(url.clone(), name.clone()))
+            OpenAiClient::new(LlmTarget {
+                send_grammar: settings.constrained.sends_to_http(),
+                ..LlmTarget::new(url.clone(), name.clone())
+            })
                 .map_err(|e| model(e.to_string()))?,
         ),
         ModelSource::Friend { peer_id } => {
@@ -111,12 +116,26 @@ fn agent(
         ModelSource::File { path } => local_model(path)?,
     };
     let name = llm.model_name();
+    // As `porfiry chat`: the grammar is built for every mode but off; the
+    // engine applies it, a server is sent it only with `on`.
     let config = ChatConfig {
         skills_dir: Some(settings.dir.skills_dir()),
         language: settings.language,
+        toolset_idle: settings.toolset_idle,
+        constrained: settings.constrained.builds_grammars(),
         ..ChatConfig::new(LlmTarget::new(String::new(), name.clone()))
     };
-    let engine = ChatEngine::with_llm(&config, llm).map_err(|e| model(e.to_string()))?;
+    // A phone has no media set unless the app asks for one.
+    let toolsets = match &settings.media_catalog {
+        Some(catalog) => node_toolsets(&ToolsetOptions {
+            language: settings.language,
+            media_catalog: catalog.clone(),
+        })
+        .map_err(|e| model(e.to_string()))?,
+        None => ToolsetRegistry::new(),
+    };
+    let engine =
+        ChatEngine::with_toolsets(&config, llm, toolsets).map_err(|e| model(e.to_string()))?;
     Ok(Chats::new(
         Arc::new(ChatAgent::new(Arc::new(engine), name)),
         node.clone(),

@@ -3,10 +3,14 @@
 //! behind and says which setting was wrong.
 
 use std::path::PathBuf;
+use std::time::Duration;
+
+use porfiry_agent::llm::constrained::{Backend, ConstrainedMode};
 
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::net::{Multiaddr, Profile};
 use porfiry_skills::Language;
+use porfiry_toolsets::CatalogSource;
 
 use crate::error::PorfiryError;
 
@@ -54,7 +58,26 @@ pub struct NodeSettings {
     pub model: Option<ModelSource>,
     /// `en` or `ru`: the language of every text the model sees.
     pub language: String,
+    /// How the model's replies are decoded: `auto` (the reply grammar for
+    /// a model file, as `porfiry chat --model-file`; none for a server or
+    /// a friend), `on` (a server is sent the grammar too; refused for a
+    /// friend's model, which cannot follow one) or `off`. `None`: `auto`.
+    #[uniffi(default = None)]
+    pub constrained: Option<String>,
+    /// Seconds a toolset stays active after its last use. `None`: 600
+    /// (seed 000 §5: ten minutes).
+    #[uniffi(default = None)]
+    pub toolset_idle_secs: Option<u64>,
+    /// The `media` toolset's films: `sample` (the built-in sample
+    /// catalogue) or the path of a JSON catalogue file. `None`: the chat
+    /// has no media set (a phone's player is the app's own).
+    #[uniffi(default = None)]
+    pub media_catalog: Option<String>,
 }
+
+/// The longest a toolset may stay active after its last use: a day; a
+/// longer time keeps every set's tools in every prompt.
+pub const MAX_TOOLSET_IDLE_SECS: u64 = 24 * 3600;
 
 /// [`NodeSettings`] checked.
 #[derive(Debug, Clone)]
@@ -64,6 +87,9 @@ pub(crate) struct Checked {
     pub listen: Vec<Multiaddr>,
     pub model: Option<ModelSource>,
     pub language: Language,
+    pub constrained: ConstrainedMode,
+    pub toolset_idle: Duration,
+    pub media_catalog: Option<CatalogSource>,
 }
 
 impl NodeSettings {
@@ -93,6 +119,44 @@ impl NodeSettings {
             Ok(l) => l,
             Err(e) => return bad(format!("language {:?}: {e}", self.language)),
         };
+        let constrained = match self.constrained.as_deref() {
+            None => ConstrainedMode::Auto,
+            Some(word) => match word.parse::<ConstrainedMode>() {
+                Ok(mode) => mode,
+                Err(_) => return bad(format!("constrained {word:?}: use auto, on or off")),
+            },
+        };
+        if let Some(model) = &self.model {
+            let backend = match model {
+                ModelSource::File { .. } => Backend::Engine,
+                ModelSource::Url { .. } => Backend::Http,
+                ModelSource::Friend { .. } => Backend::Friend,
+            };
+            if let Err(e) = constrained.check(backend, "this model") {
+                return bad(format!("constrained on: {e}"));
+            }
+        }
+        let toolset_idle = match self.toolset_idle_secs {
+            None => Duration::from_millis(porfiry_skills::limits::DEFAULT_TOOLSET_IDLE_MS),
+            Some(secs @ 1..=MAX_TOOLSET_IDLE_SECS) => Duration::from_secs(secs),
+            Some(secs) => {
+                return bad(format!(
+                    "toolset_idle_secs {secs}: 1 to {MAX_TOOLSET_IDLE_SECS} seconds"
+                ));
+            }
+        };
+        let media_catalog = match self.media_catalog.as_deref() {
+            None => None,
+            Some("sample") => Some(CatalogSource::Sample),
+            Some(path) if PathBuf::from(path).is_file() => {
+                Some(CatalogSource::File(PathBuf::from(path)))
+            }
+            Some(path) => {
+                return bad(format!(
+                    "media_catalog {path:?}: give `sample` or an existing JSON file"
+                ));
+            }
+        };
         match &self.model {
             Some(ModelSource::File { path }) if !PathBuf::from(path).is_file() => {
                 return bad(format!("model file {path} does not exist"));
@@ -115,6 +179,9 @@ impl NodeSettings {
             listen,
             model: self.model.clone(),
             language,
+            constrained,
+            toolset_idle,
+            media_catalog,
         })
     }
 }
@@ -130,6 +197,9 @@ mod tests {
             listen: Vec::new(),
             model: None,
             language: "en".into(),
+            constrained: None,
+            toolset_idle_secs: None,
+            media_catalog: None,
         }
     }
 
@@ -193,12 +263,54 @@ mod tests {
                 },
                 "anna",
             ),
+            (
+                NodeSettings {
+                    constrained: Some("maybe".into()),
+                    ..settings()
+                },
+                "maybe",
+            ),
+            (
+                NodeSettings {
+                    constrained: Some("on".into()),
+                    model: Some(ModelSource::Friend {
+                        peer_id: "12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN".into(),
+                    }),
+                    ..settings()
+                },
+                "constrained on",
+            ),
+            (
+                NodeSettings {
+                    toolset_idle_secs: Some(0),
+                    ..settings()
+                },
+                "toolset_idle_secs",
+            ),
+            (
+                NodeSettings {
+                    media_catalog: Some("/no/films.json".into()),
+                    ..settings()
+                },
+                "/no/films.json",
+            ),
         ];
         for (s, needle) in cases {
             let e = s.check().unwrap_err();
             assert!(matches!(e, PorfiryError::Config(_)), "{e:?}");
             assert!(e.to_string().contains(needle), "{e} lacks {needle}");
         }
-        assert!(settings().check().is_ok());
+        let checked = settings().check().unwrap();
+        assert_eq!(checked.constrained, ConstrainedMode::Auto);
+        assert_eq!(checked.toolset_idle, Duration::from_secs(600));
+        let checked = NodeSettings {
+            constrained: Some("off".into()),
+            toolset_idle_secs: Some(30),
+            ..settings()
+        }
+        .check()
+        .unwrap();
+        assert_eq!(checked.constrained, ConstrainedMode::Off);
+        assert_eq!(checked.toolset_idle, Duration::from_secs(30));
     }
 }

@@ -174,6 +174,9 @@ pub struct ChatAnswer {
     pub tools: Vec<String>,
     /// Why the model stopped (`stop`, `length`).
     pub finish_reason: Option<String>,
+    /// The turn's tool events, in order, each the JSON the listener's
+    /// `on_tool_event` got (`{"kind": "show_text", "text": …}`).
+    pub events: Vec<String>,
 }
 
 /// A chat session the node keeps.

@@ -4,6 +4,7 @@
 
 mod fakes;
 mod loopback;
+mod events_in_order;
 mod node_routes;
 mod plain;
 mod real_node;

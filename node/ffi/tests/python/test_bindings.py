@@ -5,6 +5,7 @@ awake, resume and sync within a deadline, keep conversations across a pause
 and a restart, and get typed errors."""
 
 import asyncio
+import json
 import os
 import time
 
@@ -276,3 +277,48 @@ def test_a_conversation_survives_pause_and_a_restart_and_can_be_forgotten(make_n
     assert say("kitchen", "who are you?") == "Nice to meet you."
     sent = [m["content"] for m in scripted_model.requests[-1]["messages"]]
     assert "what time is it?" not in sent, "a forgotten conversation stays forgotten"
+
+
+def test_tool_events_come_in_order_and_in_the_answer_and_constrained_is_a_setting(
+    make_node, scripted_model, tmp_path
+):
+    phone = make_node(
+        "phone", model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted")
+    )
+    scripted_model.answer(["TOOL_CALL: show_text|Dinner at 7"])
+    scripted_model.answer(["TOOL_CALL: show_text|Bring bread"])
+    scripted_model.answer(["Shown."])
+    turn = Turn()
+    phone.chat("s", "remind me", turn)
+    assert turn.ended.wait(WAIT_SECS) and turn.error is None, turn.error
+    shown = [{"kind": "show_text", "text": "Dinner at 7"}, {"kind": "show_text", "text": "Bring bread"}]
+    assert turn.events == shown
+    assert [json.loads(e) for e in turn.answer.events] == shown
+    # auto: a server is not sent the reply grammar.
+    assert "grammar" not in scripted_model.requests[-1]
+    # No media set on a phone unless the app asks for one.
+    system = scripted_model.requests[-1]["messages"][0]["content"]
+    assert "media" not in system, system
+
+    on = settings(
+        tmp_path / "strict",
+        porfiry.NodeProfile.PHONE,
+        model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted"),
+    )
+    on.constrained = "on"
+    on.toolset_idle_secs = 60
+    on.media_catalog = "sample"
+    strict = porfiry.PorfiryNode.start(on)
+    try:
+        scripted_model.answer(["Hello."])
+        turn = Turn()
+        strict.chat("s", "hi", turn)
+        assert turn.ended.wait(WAIT_SECS) and turn.error is None, turn.error
+        assert "grammar" in scripted_model.requests[-1], "on: the server is sent the grammar"
+        system = scripted_model.requests[-1]["messages"][0]["content"]
+        assert "media" in system, system
+    finally:
+        strict.shutdown()
+    on.constrained = "sometimes"
+    with pytest.raises(porfiry.PorfiryError.Config, match="constrained"):
+        porfiry.PorfiryNode.start(on)

@@ -231,6 +231,33 @@ fn think_ticks_over_real_http_and_writes_the_database() {
 }
 
 #[test]
+fn think_in_russian_shows_the_command_sets_in_russian() {
+    let llm = ScriptedLlm::start(vec![Rule::always(Reply::text("Думаю."))]).unwrap();
+    let node = MeshNode::init("thinker");
+    let out = node
+        .command()
+        .args([
+            "think", "--ticks", "1", "--pause-secs", "0", "--language", "ru", "--llm-url",
+            &llm.url(), "--llm-model", "scripted",
+        ])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let head: String = core_system_prompt(Language::Ru).chars().take(40).collect();
+    let prompt = llm
+        .recorded()
+        .iter()
+        .map(|r| r.messages().iter().map(|(_, t)| *t).collect::<String>())
+        .find(|p| p.contains(&head))
+        .expect("a main call in Russian");
+    assert!(
+        prompt.contains("когнитивный дневник: наблюдения и размышления"),
+        "{prompt}"
+    );
+    assert!(!prompt.contains("cognitive diary: observations"), "{prompt}");
+}
+
+#[test]
 fn think_with_pause_secs_never_sleeps_the_strategys_half_hour_and_says_it_cut_it() {
     // A model that says the same every tick: the stall escalates until the
     // radical-pause ("Sleep") strategy applies its 30 minutes.

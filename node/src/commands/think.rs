@@ -124,7 +124,12 @@ pub async fn think(dir: &DataDir, args: &ThinkArgs) -> anyhow::Result<()> {
             .with_engine_options(args.llm.file.engine_options())
             .with_http_grammars(constrained.sends_to_http()),
     );
-    let registry = core_toolsets(&ToolsetOptions::default(), &tools, models.clone())?;
+    // The sets' descriptions in the core's language, as `porfiry run` has them.
+    let options = ToolsetOptions {
+        language: args.language,
+        ..ToolsetOptions::default()
+    };
+    let registry = core_toolsets(&options, &tools, models.clone())?;
     let trace = if args.trace {
         Trace::to(|line| eprintln!("{line}"))
     } else {

@@ -9,13 +9,15 @@
 //!
 //! Files by job: [`settings`] (what `start` takes, checked), [`error`] (the
 //! one error enum), [`views`] (the records returned), [`listeners`] (the
-//! traits the app implements), [`chat`] (turns and their handles),
+//! traits the app implements), [`app_tools`] (the app's own toolsets),
+//! [`chat`] (turns and their handles),
 //! [`chat_store`] (chat histories kept in the database), [`clubs`],
 //! `running` (the started parts), [`node`] (the object and its lifecycle),
 //! `sync` (one bounded catch-up), [`logging`] (`PORFIRY_LOG`).
 
 uniffi::setup_scaffolding!();
 
+pub mod app_tools;
 pub mod chat;
 pub mod chat_store;
 pub mod clubs;
@@ -28,6 +30,7 @@ pub mod settings;
 mod sync;
 pub mod views;
 
+pub use app_tools::{ArgKind, ArgSpec, ToolError, ToolSpec, ToolsetHandler, ToolsetSpec};
 pub use chat::TaskHandle;
 pub use error::PorfiryError;
 pub use listeners::{ChatListener, NodeListener};

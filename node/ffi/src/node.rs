@@ -16,6 +16,7 @@ use porfiry_mesh::node::{NodeHandle, NotePost, NotesQuery, Origin};
 use porfiry_storage::Note as NoteRow;
 use tokio::runtime::Runtime;
 
+use crate::app_tools::{AppToolset, MAX_APP_TOOLSETS, ToolsetHandler, ToolsetSpec};
 use crate::chat::{Chats, TaskHandle};
 use crate::error::PorfiryError;
 use crate::listeners::{ChatListener, NodeListener};
@@ -44,6 +45,8 @@ pub struct PorfiryNode {
     peer_id: String,
     pub(crate) state: Mutex<State>,
     listener: Mutex<Option<Arc<dyn NodeListener>>>,
+    /// The app's own toolsets, kept across pause and resume.
+    app_sets: Mutex<Vec<AppToolset>>,
 }
 
 impl std::fmt::Debug for PorfiryNode {
@@ -58,6 +61,7 @@ impl std::fmt::Debug for PorfiryNode {
 pub(crate) fn start_parts(
     settings: &Checked,
     listener: Option<Arc<dyn NodeListener>>,
+    app_sets: &[AppToolset],
 ) -> Result<(Runtime, Running), PorfiryError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(RUNTIME_WORKERS)
@@ -67,7 +71,7 @@ pub(crate) fn start_parts(
         .map_err(|e| PorfiryError::Start(format!("cannot start the node's runtime: {e}")))?;
     let mut parts = {
         let _entered = runtime.enter();
-        Running::start(settings)?
+        Running::start(settings, app_sets)?
     };
     if let Some(listener) = listener {
         parts.forwarders = crate::sync::forward_events(runtime.handle(), &parts, listener);
@@ -124,13 +128,14 @@ impl PorfiryNode {
     pub fn start(settings: NodeSettings) -> Result<Arc<PorfiryNode>, PorfiryError> {
         crate::logging::init_from_env();
         let checked = settings.check()?;
-        let (runtime, parts) = start_parts(&checked, None)?;
+        let (runtime, parts) = start_parts(&checked, None, &[])?;
         let peer_id = parts.node.peer_id().to_owned();
         Ok(Arc::new(PorfiryNode {
             settings: checked,
             peer_id,
             state: Mutex::new(State::Running { runtime, parts }),
             listener: Mutex::new(None),
+            app_sets: Mutex::new(Vec::new()),
         }))
     }
 
@@ -343,6 +348,43 @@ impl PorfiryNode {
         Ok(Chats::start(&chats, &handle, &session, text, listener))
     }
 
+    /// Adds the app's own toolset to the chat (call it after `start`,
+    /// before chatting: sessions held in memory start afresh, their
+    /// histories kept). It enters the registry like a built-in set — its
+    /// catalogue line, activation per session, the reply grammar, argument
+    /// checks before `handler` runs — and stays across pause and resume.
+    /// A bad spec, a name taken, or more than
+    /// [`crate::app_tools::MAX_APP_TOOLSETS`] sets is [`PorfiryError::BadInput`].
+    pub fn register_toolset(
+        &self,
+        spec: ToolsetSpec,
+        handler: Arc<dyn ToolsetHandler>,
+    ) -> Result<(), PorfiryError> {
+        let set = AppToolset::new(&spec, handler)?;
+        let mut app_sets = self.app_sets.lock().unwrap_or_else(PoisonError::into_inner);
+        if app_sets.iter().any(|s| s.set_name() == set.set_name()) {
+            return Err(PorfiryError::BadInput(format!(
+                "toolset {} is already registered",
+                spec.name
+            )));
+        }
+        if app_sets.len() >= MAX_APP_TOOLSETS {
+            return Err(PorfiryError::BadInput(format!(
+                "an app may register at most {MAX_APP_TOOLSETS} toolsets"
+            )));
+        }
+        app_sets.push(set);
+        let mut state = self.state.lock().unwrap_or_else(PoisonError::into_inner);
+        if let State::Running { runtime, parts } = &mut *state {
+            let _entered = runtime.enter();
+            if let Err(e) = parts.rebuild_chats(&self.settings, &app_sets) {
+                app_sets.pop();
+                return Err(e);
+            }
+        }
+        Ok(())
+    }
+
     /// The chat sessions the node keeps, the most recently used first
     /// (their histories outlive a pause and the app being killed).
     pub async fn chat_sessions(&self) -> Result<Vec<ChatSessionInfo>, PorfiryError> {
@@ -440,7 +482,8 @@ impl PorfiryNode {
                 "the node is shut down; start a new one".into(),
             )),
             State::Paused => {
-                let (runtime, parts) = start_parts(&self.settings, self.listener())?;
+                let app_sets = self.app_sets.lock().unwrap_or_else(PoisonError::into_inner);
+                let (runtime, parts) = start_parts(&self.settings, self.listener(), &app_sets)?;
                 *state = State::Running { runtime, parts };
                 Ok(true)
             }

@@ -17,6 +17,7 @@ use porfiry_skills::ToolsetRegistry;
 use porfiry_skills::llm::Llm;
 use porfiry_toolsets::{ToolsetOptions, node_toolsets};
 
+use crate::app_tools::AppToolset;
 use crate::chat::Chats;
 use crate::error::PorfiryError;
 use crate::settings::{Checked, ModelSource};
@@ -26,6 +27,9 @@ pub(crate) struct Running {
     pub node: NodeHandle,
     join: NodeJoin,
     invites: Option<InviteService>,
+    /// The chat model, kept to rebuild the chats when the app adds a
+    /// toolset (a model file is not loaded twice).
+    llm: Option<Arc<dyn Llm>>,
     pub chats: Option<Arc<Chats>>,
     pub links: LinksWatch,
     /// Tasks that forward the node's events to the app's listener.
@@ -33,8 +37,12 @@ pub(crate) struct Running {
 }
 
 impl Running {
-    /// Starts the node of `settings` on the current runtime.
-    pub(crate) fn start(settings: &Checked) -> Result<Running, PorfiryError> {
+    /// Starts the node of `settings` on the current runtime, its chat
+    /// offering the app's toolsets `app_sets` too.
+    pub(crate) fn start(
+        settings: &Checked,
+        app_sets: &[AppToolset],
+    ) -> Result<Running, PorfiryError> {
         let mut config = NodeConfig::new(
             settings.dir.clone(),
             settings.profile,
@@ -50,20 +58,28 @@ impl Running {
         let invites = InviteService::start(&node)
             .inspect_err(|e| tracing::warn!("invitations are off: {e}"))
             .ok();
-        let chats = match &settings.model {
-            None => None,
-            Some(source) => match agent(source, &node, settings) {
-                Ok(chats) => Some(Arc::new(chats)),
-                Err(e) => {
-                    node.shutdown();
-                    return Err(e);
-                }
-            },
+        let agent = settings
+            .model
+            .as_ref()
+            .map(|source| {
+                let llm = open_llm(source, &node, settings)?;
+                let chats = chats_over(Arc::clone(&llm), &node, settings, app_sets)?;
+                Ok((llm, Arc::new(chats)))
+            })
+            .transpose();
+        let (llm, chats) = match agent {
+            Ok(Some((llm, chats))) => (Some(llm), Some(chats)),
+            Ok(None) => (None, None),
+            Err(e) => {
+                node.shutdown();
+                return Err(e);
+            }
         };
         Ok(Running {
             node,
             join,
             invites,
+            llm,
             chats,
             links,
             forwarders: Vec::new(),
@@ -87,13 +103,31 @@ impl Running {
     }
 }
 
-fn agent(
+impl Running {
+    /// Makes the chats again over the same model, offering `app_sets`
+    /// (sessions start afresh in memory; their histories are in the
+    /// database and come back at their next turn).
+    pub(crate) fn rebuild_chats(
+        &mut self,
+        settings: &Checked,
+        app_sets: &[AppToolset],
+    ) -> Result<(), PorfiryError> {
+        if let Some(llm) = &self.llm {
+            let chats = chats_over(Arc::clone(llm), &self.node, settings, app_sets)?;
+            self.chats = Some(Arc::new(chats));
+        }
+        Ok(())
+    }
+}
+
+/// The model `source` names.
+fn open_llm(
     source: &ModelSource,
     node: &NodeHandle,
     settings: &Checked,
-) -> Result<Chats, PorfiryError> {
+) -> Result<Arc<dyn Llm>, PorfiryError> {
     let model = |e: String| PorfiryError::Config(e);
-    let llm: Arc<dyn Llm> = match source {
+    Ok(match source {
         ModelSource::Url { url, model: name } => Arc::new(
             OpenAiClient::new(LlmTarget {
                 send_grammar: settings.constrained.sends_to_http(),
@@ -114,7 +148,18 @@ fn agent(
             ))
         }
         ModelSource::File { path } => local_model(path)?,
-    };
+    })
+}
+
+/// The chats over `llm`: the core tools, the skills, the media set when
+/// the app asked for it, and the app's own toolsets.
+fn chats_over(
+    llm: Arc<dyn Llm>,
+    node: &NodeHandle,
+    settings: &Checked,
+    app_sets: &[AppToolset],
+) -> Result<Chats, PorfiryError> {
+    let model = |e: String| PorfiryError::Config(e);
     let name = llm.model_name();
     // As `porfiry chat`: the grammar is built for every mode but off; the
     // engine applies it, a server is sent it only with `on`.
@@ -134,6 +179,12 @@ fn agent(
         .map_err(|e| model(e.to_string()))?,
         None => ToolsetRegistry::new(),
     };
+    let mut toolsets = toolsets;
+    for set in app_sets {
+        toolsets
+            .register(set.share())
+            .map_err(|e| PorfiryError::BadInput(format!("toolset {}: {e}", set.set_name())))?;
+    }
     let engine =
         ChatEngine::with_toolsets(&config, llm, toolsets).map_err(|e| model(e.to_string()))?;
     Ok(Chats::new(

@@ -322,3 +322,81 @@ def test_tool_events_come_in_order_and_in_the_answer_and_constrained_is_a_settin
     on.constrained = "sometimes"
     with pytest.raises(porfiry.PorfiryError.Config, match="constrained"):
         porfiry.PorfiryNode.start(on)
+
+
+class Lamp(porfiry.ToolsetHandler):
+    """The app's own tool: records its calls; "off" fails."""
+
+    def __init__(self):
+        self.calls = []
+
+    def call(self, tool, args):
+        self.calls.append((tool, args))
+        if args[0] == "off":
+            raise porfiry.ToolError.Failed("the lamp is unplugged")
+        return "the lamp is on"
+
+
+def lamp_spec():
+    return porfiry.ToolsetSpec(
+        name="lamp",
+        summary="the room's lamp",
+        tools=[
+            porfiry.ToolSpec(
+                name="lamp_set",
+                description="turn the lamp on or off",
+                args=[
+                    porfiry.ArgSpec(
+                        name="state",
+                        kind=porfiry.ArgKind.CHOICE(values=["on", "off"]),
+                        required=True,
+                    )
+                ],
+            )
+        ],
+    )
+
+
+def test_an_apps_own_toolset_is_enabled_checked_and_called(make_node, scripted_model):
+    phone = make_node(
+        "phone", model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted")
+    )
+    lamp = Lamp()
+    phone.register_toolset(lamp_spec(), lamp)
+    with pytest.raises(porfiry.PorfiryError.BadInput, match="already"):
+        phone.register_toolset(lamp_spec(), lamp)
+
+    def say(text):
+        turn = Turn()
+        phone.chat("s", text, turn)
+        assert turn.ended.wait(WAIT_SECS) and turn.error is None, turn.error
+        return turn.answer
+
+    # An acting tool of an inactive set: the set is enabled, the call waits
+    # for the model to make it again; a bad argument never reaches the app.
+    scripted_model.answer(["TOOL_CALL: lamp_set|on"])
+    scripted_model.answer(["TOOL_CALL: lamp_set|purple"])
+    scripted_model.answer(["TOOL_CALL: lamp_set|on"])
+    scripted_model.answer(["TOOL_CALL: lamp_set|off"])
+    scripted_model.answer(["Done."])
+    answer = say("light please")
+    assert answer.text == "Done."
+    assert lamp.calls == [("lamp_set", ["on"]), ("lamp_set", ["off"])], lamp.calls
+    sent = [m["content"] for m in scripted_model.requests[-1]["messages"]]
+    results = [t for t in sent if t.startswith("TOOL_RESULT lamp_set")]
+    assert len(results) == 4, sent
+    assert "NOT executed" in results[0], results[0]
+    assert "invalid" in results[1] and "on/off" in results[1], results[1]
+    assert results[2].endswith("the lamp is on"), results[2]
+    assert "the lamp is unplugged" in results[3], results[3]
+    system = scripted_model.requests[0]["messages"][0]["content"]
+    assert "lamp — the room's lamp" in system or "lamp: the room's lamp" in system, system
+
+    # It stays across pause and resume.
+    phone.pause()
+    phone.resume()
+    scripted_model.answer(["TOOL_CALL: lamp_set|on"])
+    scripted_model.answer(["TOOL_CALL: lamp_set|on"])
+    scripted_model.answer(["On again."])
+    assert say("again").text == "On again."
+    assert lamp.calls[-1] == ("lamp_set", ["on"])

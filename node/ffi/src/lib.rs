@@ -13,7 +13,8 @@
 //! [`chat`] (turns and their handles),
 //! [`chat_store`] (chat histories kept in the database), [`clubs`],
 //! `running` (the started parts), [`node`] (the object and its lifecycle),
-//! `sync` (one bounded catch-up), [`logging`] (`PORFIRY_LOG`).
+//! `sync` (one bounded catch-up), [`think_policy`] and `thinking` (the
+//! cognitive core under a phone's rules), [`logging`] (`PORFIRY_LOG`).
 
 uniffi::setup_scaffolding!();
 
@@ -28,6 +29,8 @@ pub mod node;
 mod running;
 pub mod settings;
 mod sync;
+pub mod think_policy;
+mod thinking;
 pub mod views;
 
 pub use app_tools::{ArgKind, ArgSpec, ToolError, ToolSpec, ToolsetHandler, ToolsetSpec};
@@ -36,4 +39,4 @@ pub use error::PorfiryError;
 pub use listeners::{ChatListener, NodeListener};
 pub use node::PorfiryNode;
 pub use settings::{ModelSource, NodeProfile, NodeSettings};
-pub use views::{ChatAnswer, ChatEntry, ChatSessionInfo, Club, Friend, FriendLink, Note, Status, SyncReport};
+pub use views::{ChatAnswer, ChatEntry, ChatSessionInfo, Club, ThinkingStatus, TickView, Friend, FriendLink, Note, Status, SyncReport};

@@ -1,10 +1,11 @@
 //! The traits an app implements in its own language: [`NodeListener`]
 //! hears what happens on the node (a note arrived, a friend's link
-//! changed) so it can show a notification without polling, and
+//! changed, the core thought) so it can show a notification without
+//! polling, and
 //! [`ChatListener`] hears one chat turn as it streams.
 
 use crate::error::PorfiryError;
-use crate::views::{ChatAnswer, FriendLink, Note};
+use crate::views::{ChatAnswer, FriendLink, Note, TickView};
 
 /// What happens on a running node. Called from the node's thread: return
 /// quickly (hand work to the app's own queue).
@@ -14,6 +15,8 @@ pub trait NodeListener: Send + Sync {
     fn on_note(&self, note: Note);
     /// A friend connected or its link ended.
     fn on_link(&self, link: FriendLink);
+    /// The phone's cognitive core finished a tick.
+    fn on_tick(&self, tick: TickView);
 }
 
 /// One chat turn as it happens.

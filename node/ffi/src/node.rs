@@ -22,7 +22,10 @@ use crate::error::PorfiryError;
 use crate::listeners::{ChatListener, NodeListener};
 use crate::running::Running;
 use crate::settings::{Checked, NodeSettings};
-use crate::views::{ChatEntry, ChatSessionInfo, Friend, Note, Status, SyncReport};
+use crate::settings::ModelSource;
+use crate::think_policy::{Hold, PhoneConditions, ThinkPolicy};
+use crate::thinking::ThinkShared;
+use crate::views::{ChatEntry, ChatSessionInfo, Friend, Note, Status, SyncReport, ThinkingStatus};
 
 /// Worker threads of a node's runtime: the mesh and database have threads
 /// of their own; this one runs chat turns, event forwarding and the async
@@ -47,6 +50,8 @@ pub struct PorfiryNode {
     listener: Mutex<Option<Arc<dyn NodeListener>>>,
     /// The app's own toolsets, kept across pause and resume.
     app_sets: Mutex<Vec<AppToolset>>,
+    /// The thinking rules and their count, kept across pause and resume.
+    think: ThinkShared,
 }
 
 impl std::fmt::Debug for PorfiryNode {
@@ -62,6 +67,7 @@ pub(crate) fn start_parts(
     settings: &Checked,
     listener: Option<Arc<dyn NodeListener>>,
     app_sets: &[AppToolset],
+    think: &ThinkShared,
 ) -> Result<(Runtime, Running), PorfiryError> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(RUNTIME_WORKERS)
@@ -71,7 +77,7 @@ pub(crate) fn start_parts(
         .map_err(|e| PorfiryError::Start(format!("cannot start the node's runtime: {e}")))?;
     let mut parts = {
         let _entered = runtime.enter();
-        Running::start(settings, app_sets)?
+        Running::start(settings, app_sets, think)?
     };
     if let Some(listener) = listener {
         parts.forwarders = crate::sync::forward_events(runtime.handle(), &parts, listener);
@@ -128,7 +134,9 @@ impl PorfiryNode {
     pub fn start(settings: NodeSettings) -> Result<Arc<PorfiryNode>, PorfiryError> {
         crate::logging::init_from_env();
         let checked = settings.check()?;
-        let (runtime, parts) = start_parts(&checked, None, &[])?;
+        let network_model = !matches!(checked.model, Some(ModelSource::File { .. }) | None);
+        let think = ThinkShared::new(ThinkPolicy::new(checked.think_ticks_per_hour, network_model));
+        let (runtime, parts) = start_parts(&checked, None, &[], &think)?;
         let peer_id = parts.node.peer_id().to_owned();
         Ok(Arc::new(PorfiryNode {
             settings: checked,
@@ -136,6 +144,7 @@ impl PorfiryNode {
             state: Mutex::new(State::Running { runtime, parts }),
             listener: Mutex::new(None),
             app_sets: Mutex::new(Vec::new()),
+            think,
         }))
     }
 
@@ -385,6 +394,54 @@ impl PorfiryNode {
         Ok(())
     }
 
+    /// What the phone is like now, for thinking: on screen, plugged in,
+    /// battery level (0–100), metered connection. The core ticks only
+    /// once this was said, and only while it allows: plugged in, or on
+    /// screen with at least 30 % battery; not metered when the model is
+    /// across the network; within `think_ticks_per_hour`. Call it whenever
+    /// one of them changes; it holds across pause and resume.
+    pub fn set_conditions(
+        &self,
+        foreground: bool,
+        charging: bool,
+        battery_percent: u8,
+        metered: bool,
+    ) -> Result<(), PorfiryError> {
+        if battery_percent > 100 {
+            return Err(PorfiryError::BadInput(format!(
+                "battery_percent {battery_percent}: 0 to 100"
+            )));
+        }
+        self.think.policy().set_conditions(PhoneConditions {
+            foreground,
+            charging,
+            battery_percent,
+            metered,
+        });
+        self.think.changed.send_replace(());
+        Ok(())
+    }
+
+    /// Whether the phone thinks now, and if not, why.
+    pub fn thinking_status(&self) -> ThinkingStatus {
+        let running = self
+            .running(|_, parts| parts.thinks())
+            .unwrap_or(false);
+        let now = crate::chat_store::now_ms();
+        let policy = self.think.policy();
+        let hold = policy.hold(now);
+        ThinkingStatus {
+            running,
+            held_by: hold.map(|h| h.word().to_owned()),
+            next_tick_ms: match hold {
+                Some(Hold::Budget { until_ms }) => Some(until_ms),
+                _ => None,
+            },
+            ticks_last_hour: policy.ticks_in_hour(now),
+            ticks_per_hour: policy.per_hour(),
+        }
+    }
+
     /// The chat sessions the node keeps, the most recently used first
     /// (their histories outlive a pause and the app being killed).
     pub async fn chat_sessions(&self) -> Result<Vec<ChatSessionInfo>, PorfiryError> {
@@ -483,7 +540,8 @@ impl PorfiryNode {
             )),
             State::Paused => {
                 let app_sets = self.app_sets.lock().unwrap_or_else(PoisonError::into_inner);
-                let (runtime, parts) = start_parts(&self.settings, self.listener(), &app_sets)?;
+                let (runtime, parts) =
+                    start_parts(&self.settings, self.listener(), &app_sets, &self.think)?;
                 *state = State::Running { runtime, parts };
                 Ok(true)
             }

@@ -19,6 +19,9 @@ use porfiry_toolsets::{ToolsetOptions, node_toolsets};
 
 use crate::app_tools::AppToolset;
 use crate::chat::Chats;
+use crate::thinking::{self, TICK_REPORT_BUFFER, ThinkShared, Thinking};
+use crate::views::TickView;
+use tokio::sync::broadcast;
 use crate::error::PorfiryError;
 use crate::settings::{Checked, ModelSource};
 
@@ -31,6 +34,10 @@ pub(crate) struct Running {
     /// toolset (a model file is not loaded twice).
     llm: Option<Arc<dyn Llm>>,
     pub chats: Option<Arc<Chats>>,
+    /// The cognitive core, when a model is set and the budget is not 0.
+    thinking: Option<Thinking>,
+    /// Its tick reports, for the app's listener.
+    pub ticks: broadcast::Sender<TickView>,
     pub links: LinksWatch,
     /// Tasks that forward the node's events to the app's listener.
     pub forwarders: Vec<tokio::task::JoinHandle<()>>,
@@ -42,6 +49,7 @@ impl Running {
     pub(crate) fn start(
         settings: &Checked,
         app_sets: &[AppToolset],
+        think: &ThinkShared,
     ) -> Result<Running, PorfiryError> {
         let mut config = NodeConfig::new(
             settings.dir.clone(),
@@ -75,12 +83,25 @@ impl Running {
                 return Err(e);
             }
         };
+        let (ticks, _) = broadcast::channel(TICK_REPORT_BUFFER);
+        let thinking = match &settings.model {
+            Some(source) if settings.think_ticks_per_hour > 0 => Some(thinking::start(
+                &node,
+                settings,
+                source,
+                think.clone(),
+                ticks.clone(),
+            )),
+            _ => None,
+        };
         Ok(Running {
             node,
             join,
             invites,
             llm,
             chats,
+            thinking,
+            ticks,
             links,
             forwarders: Vec::new(),
         })
@@ -94,6 +115,9 @@ impl Running {
         if let Some(invites) = self.invites {
             invites.stop();
         }
+        if let Some(thinking) = self.thinking {
+            thinking.stop().await;
+        }
         drop(self.chats);
         self.node.shutdown();
         self.join
@@ -104,6 +128,11 @@ impl Running {
 }
 
 impl Running {
+    /// Whether the cognitive core runs.
+    pub(crate) fn thinks(&self) -> bool {
+        self.thinking.is_some()
+    }
+
     /// Makes the chats again over the same model, offering `app_sets`
     /// (sessions start afresh in memory; their histories are in the
     /// database and come back at their next turn).

@@ -13,6 +13,7 @@ use porfiry_skills::Language;
 use porfiry_toolsets::CatalogSource;
 
 use crate::error::PorfiryError;
+use crate::think_policy::{DEFAULT_THINK_TICKS_PER_HOUR, MAX_THINK_TICKS_PER_HOUR};
 
 /// Where the node runs as on the network.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -73,6 +74,12 @@ pub struct NodeSettings {
     /// has no media set (a phone's player is the app's own).
     #[uniffi(default = None)]
     pub media_catalog: Option<String>,
+    /// The thinking budget: cognitive-core ticks an hour, 0 to
+    /// [`MAX_THINK_TICKS_PER_HOUR`] (0: the phone does not think). `None`:
+    /// [`DEFAULT_THINK_TICKS_PER_HOUR`]. The core ticks only once the app
+    /// has said the phone's conditions (`set_conditions`) and they allow it.
+    #[uniffi(default = None)]
+    pub think_ticks_per_hour: Option<u32>,
 }
 
 /// The longest a toolset may stay active after its last use: a day; a
@@ -90,6 +97,7 @@ pub(crate) struct Checked {
     pub constrained: ConstrainedMode,
     pub toolset_idle: Duration,
     pub media_catalog: Option<CatalogSource>,
+    pub think_ticks_per_hour: u32,
 }
 
 impl NodeSettings {
@@ -145,6 +153,15 @@ impl NodeSettings {
                 ));
             }
         };
+        let think_ticks_per_hour = match self.think_ticks_per_hour {
+            None => DEFAULT_THINK_TICKS_PER_HOUR,
+            Some(n @ 0..=MAX_THINK_TICKS_PER_HOUR) => n,
+            Some(n) => {
+                return bad(format!(
+                    "think_ticks_per_hour {n}: 0 to {MAX_THINK_TICKS_PER_HOUR}"
+                ));
+            }
+        };
         let media_catalog = match self.media_catalog.as_deref() {
             None => None,
             Some("sample") => Some(CatalogSource::Sample),
@@ -182,6 +199,7 @@ impl NodeSettings {
             constrained,
             toolset_idle,
             media_catalog,
+            think_ticks_per_hour,
         })
     }
 }
@@ -200,6 +218,7 @@ mod tests {
             constrained: None,
             toolset_idle_secs: None,
             media_catalog: None,
+            think_ticks_per_hour: None,
         }
     }
 
@@ -293,6 +312,13 @@ mod tests {
                     ..settings()
                 },
                 "/no/films.json",
+            ),
+            (
+                NodeSettings {
+                    think_ticks_per_hour: Some(61),
+                    ..settings()
+                },
+                "think_ticks_per_hour",
             ),
         ];
         for (s, needle) in cases {

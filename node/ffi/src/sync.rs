@@ -1,5 +1,5 @@
 //! What runs between the node and the app besides calls: the forwarders
-//! that tell a [`NodeListener`] of new notes and link changes as they
+//! that tell a [`NodeListener`] of new notes, link changes and ticks as they
 //! happen (awaiting the node's events, never polling), and
 //! [`sync_now`]: one catch-up bounded by a deadline, as a push
 //! notification's short wake allows.
@@ -54,6 +54,17 @@ pub(crate) fn forward_events(
             }
         }
     });
+    let mut ticks = parts.ticks.subscribe();
+    let tick_listener = Arc::clone(&listener);
+    let thoughts = runtime.spawn(async move {
+        loop {
+            match ticks.recv().await {
+                Ok(tick) => tick_listener.on_tick(tick),
+                Err(RecvError::Lagged(n)) => tracing::warn!(n, "tick reports were missed"),
+                Err(RecvError::Closed) => break,
+            }
+        }
+    });
     let node = parts.node.clone();
     let mut links = parts.links.subscribe();
     let links = runtime.spawn(async move {
@@ -101,7 +112,7 @@ pub(crate) fn forward_events(
             }
         }
     });
-    vec![notes, links]
+    vec![notes, thoughts, links]
 }
 
 fn unix_ms() -> u64 {

@@ -233,3 +233,50 @@ impl From<porfiry_storage::ChatLine> for ChatEntry {
         }
     }
 }
+
+/// One tick of the phone's thinking, as the app's listener hears it.
+#[derive(Debug, Clone, PartialEq, uniffi::Record)]
+pub struct TickView {
+    /// The tick's number.
+    pub tick: u64,
+    /// Commands the reply held.
+    pub commands_found: u32,
+    /// Commands that ran.
+    pub commands_run: u32,
+    /// How new the reply was, 0 to 1, when it was evaluated.
+    pub novelty: Option<f64>,
+    /// Why the tick failed (the model call), if it did.
+    pub error: Option<String>,
+    /// How long it took (ms).
+    pub duration_ms: u64,
+}
+
+impl From<&porfiry_skills::cognition::tick::TickReport> for TickView {
+    fn from(r: &porfiry_skills::cognition::tick::TickReport) -> Self {
+        let count = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        TickView {
+            tick: r.tick,
+            commands_found: count(r.commands.len()),
+            commands_run: count(r.executed()),
+            novelty: r.reflex.as_ref().and_then(|f| f.evaluation.novelty),
+            error: r.error.clone(),
+            duration_ms: r.duration_ms,
+        }
+    }
+}
+
+/// Whether and why the phone thinks now.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct ThinkingStatus {
+    /// The core runs (a model is set and the node is running).
+    pub running: bool,
+    /// Why no tick may start now: `off`, `no conditions`, `background`,
+    /// `battery`, `metered`, `budget`; `None`: it may.
+    pub held_by: Option<String>,
+    /// When the budget allows the next tick (Unix ms), when that holds it.
+    pub next_tick_ms: Option<u64>,
+    /// Ticks in the last hour.
+    pub ticks_last_hour: u32,
+    /// The budget: ticks an hour.
+    pub ticks_per_hour: u32,
+}

@@ -164,25 +164,10 @@ impl CognitiveCore {
         loop {
             // A person's pause holds the daemon's core (`ticks` = `None`);
             // a bounded run (`porfiry think --ticks N`) was asked for by hand.
-            if ticks.is_none() && self.paused().await? {
-                tracing::info!("thinking paused by the user; waiting to be resumed");
-                self.parts.trace.line("thinking paused");
-                loop {
-                    tokio::select! {
-                        _ = &mut shutdown => return Ok(()),
-                        event = self.events.recv() => {
-                            if matches!(event, Err(broadcast::error::RecvError::Closed)) {
-                                // Nobody can resume it now: wait for the end.
-                                shutdown.as_mut().await;
-                                return Ok(());
-                            }
-                        }
-                    }
-                    if !self.paused().await? {
-                        tracing::info!("thinking resumed");
-                        self.parts.trace.line("thinking resumed");
-                        break;
-                    }
+            if ticks.is_none() {
+                tokio::select! {
+                    _ = &mut shutdown => return Ok(()),
+                    resumed = self.until_resumed() => resumed?,
                 }
             }
             tokio::select! {
@@ -196,6 +181,28 @@ impl CognitiveCore {
             tokio::select! {
                 _ = &mut shutdown => return Ok(()),
                 waited = self.wait() => { waited?; }
+            }
+        }
+    }
+
+    /// Returns at once unless a person paused thinking; then sleeps on the
+    /// core's events until [`CoreEvent::ThinkingSwitched`] says the pause
+    /// is off (never a poll). With nobody left to resume it, it never
+    /// returns: race it against the caller's shutdown.
+    pub async fn until_resumed(&mut self) -> Result<(), CoreError> {
+        if !self.paused().await? {
+            return Ok(());
+        }
+        tracing::info!("thinking paused by the user; waiting to be resumed");
+        self.parts.trace.line("thinking paused");
+        loop {
+            if let Err(broadcast::error::RecvError::Closed) = self.events.recv().await {
+                std::future::pending::<()>().await;
+            }
+            if !self.paused().await? {
+                tracing::info!("thinking resumed");
+                self.parts.trace.line("thinking resumed");
+                return Ok(());
             }
         }
     }

@@ -37,20 +37,21 @@ def free_port():
 
 @pytest.fixture
 def make_node(tmp_path):
-    """make_node(name, server=False, model=None) -> a started PorfiryNode.
+    """make_node(name, server=False, model=None, **settings) -> a started PorfiryNode.
     A server listens on a loopback port of its own, the same one again
     after a pause (as a home server's port stays put)."""
     started = []
 
-    def make(name, server=False, model=None):
-        node = porfiry.PorfiryNode.start(
-            settings(
-                tmp_path / name,
-                porfiry.NodeProfile.SERVER if server else porfiry.NodeProfile.PHONE,
-                [f"/ip4/127.0.0.1/tcp/{free_port()}"] if server else [],
-                model,
-            )
+    def make(name, server=False, model=None, **extra):
+        chosen = settings(
+            tmp_path / name,
+            porfiry.NodeProfile.SERVER if server else porfiry.NodeProfile.PHONE,
+            [f"/ip4/127.0.0.1/tcp/{free_port()}"] if server else [],
+            model,
         )
+        for key, value in extra.items():
+            setattr(chosen, key, value)
+        node = porfiry.PorfiryNode.start(chosen)
         started.append(node)
         return node
 
@@ -65,12 +66,19 @@ class Notes(porfiry.NodeListener):
     def __init__(self):
         self.notes = queue.Queue()
         self.links = queue.Queue()
+        self.ticks = queue.Queue()
 
     def on_note(self, note):
         self.notes.put(note)
 
     def on_link(self, link):
         self.links.put(link)
+
+    def on_tick(self, tick):
+        self.ticks.put(tick)
+
+    def wait_tick(self, secs=WAIT_SECS):
+        return wait_for(self.ticks, lambda t: True, "tick", secs)
 
     def wait_note(self, text, secs=WAIT_SECS):
         return wait_for(self.notes, lambda n: n.text == text, f"note {text!r}", secs)
@@ -123,7 +131,8 @@ class Turn(porfiry.ChatListener):
 
 class ScriptedModel:
     """An OpenAI-compatible server on loopback whose answers are scripted:
-    `answer(chunks)` streams those chunks and ends; `hold()` streams a
+    `answer(chunks)` streams those chunks and ends (a plain request gets
+    them joined, as one JSON answer); `hold()` streams a
     first chunk then keeps the stream open, one chunk every 50 ms, until
     the client closes the connection, which sets `closed`."""
 
@@ -143,11 +152,32 @@ class ScriptedModel:
             def do_POST(self):
                 length = int(self.headers.get("Content-Length", "0"))
                 body = json.loads(self.rfile.read(length) or b"{}")
+                if not self.path.endswith("/chat/completions"):
+                    # No embeddings here: the node does without them.
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
                 model.requests.append(body)
                 try:
                     step = model.script.get_nowait()
                 except queue.Empty:
                     step = ("answer", ["(the script has no more answers)"])
+                if not body.get("stream"):
+                    # A plain request (the cognitive core's) gets one JSON answer.
+                    answer = json.dumps({
+                        "choices": [{
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "".join(step[1])},
+                            "finish_reason": "stop",
+                        }]
+                    }).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(answer)))
+                    self.end_headers()
+                    self.wfile.write(answer)
+                    return
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Connection", "close")

@@ -400,3 +400,43 @@ def test_an_apps_own_toolset_is_enabled_checked_and_called(make_node, scripted_m
     scripted_model.answer(["On again."])
     assert say("again").text == "On again."
     assert lamp.calls[-1] == ("lamp_set", ["on"])
+
+
+def test_the_phone_thinks_only_when_its_conditions_and_budget_allow(make_node, scripted_model):
+    phone = make_node(
+        "phone",
+        model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted"),
+        think_ticks_per_hour=1,
+    )
+    heard = Notes()
+    phone.set_listener(heard)
+    status = phone.thinking_status()
+    assert (status.running, status.held_by, status.ticks_per_hour) == (True, "no conditions", 1)
+    assert scripted_model.requests == [], "no tick before the app says the conditions"
+
+    phone.set_conditions(False, False, 80, False)
+    assert phone.thinking_status().held_by == "background"
+    phone.set_conditions(True, False, 10, False)
+    assert phone.thinking_status().held_by == "battery"
+    with pytest.raises(porfiry.PorfiryError.BadInput, match="battery"):
+        phone.set_conditions(True, False, 101, False)
+
+    scripted_model.answer(["I will plan the week.\nTOOL_CALL: goals_add|plan the week"])
+    phone.set_conditions(True, False, 80, False)
+    tick = heard.wait_tick()
+    assert tick.tick == 1
+    assert tick.error is None, tick.error
+    assert (tick.commands_found, tick.commands_run) == (1, 1)
+    system = scripted_model.requests[0]["messages"][0]["content"]
+    assert "TOOL_CALL" in system or "goals" in system, "the core's own prompt"
+    status = phone.thinking_status()
+    assert (status.held_by, status.ticks_last_hour) == ("budget", 1)
+    assert status.next_tick_ms > time.time() * 1000
+
+    # The budget holds across pause and resume, and a metered link stops a
+    # model that is across the network.
+    phone.pause()
+    phone.resume()
+    assert phone.thinking_status().held_by == "budget"
+    phone.set_conditions(True, True, 80, True)
+    assert phone.thinking_status().held_by == "metered"

@@ -208,12 +208,14 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<_>>()?)
     }
 
-    /// Notes created at or after `since_ms` by anyone but `except` (the
-    /// cognitive core counts outside stimuli without its own notes).
+    /// Notes created at or after `since_ms` but those written on this node
+    /// with source `except` (the cognitive core counts outside stimuli
+    /// without its own notes; a friend's core's notes are stimuli).
     pub fn notes_count_since(&self, since_ms: u64, except: NoteSource) -> Result<u64> {
         let since = i64::try_from(since_ms).unwrap_or(i64::MAX);
         Ok(self.conn.query_row(
-            "SELECT count(*) FROM notes WHERE created >= ?1 AND source <> ?2",
+            "SELECT count(*) FROM notes WHERE created >= ?1 \
+             AND NOT (source = ?2 AND origin_author IS NULL)",
             rusqlite::params![since, except],
             |r| r.get(0),
         )?)

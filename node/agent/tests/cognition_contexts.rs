@@ -292,6 +292,75 @@ async fn the_auto_mode_filter_picks_notes_in_sql_by_tag_priority_age_and_source(
     }
 }
 
+#[tokio::test]
+async fn the_auto_mode_leaves_out_the_cores_own_notes_but_not_a_friends_core_notes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = start_clock();
+    let now = clock.now().unix_ms();
+    let filter = |sources: &[&str]| NotesMode::Auto {
+        filter: NoteFilter {
+            tags: vec!["mesh".into()],
+            sources: sources.iter().map(|s| (*s).to_owned()).collect(),
+            ..Default::default()
+        },
+    };
+    let auto = filter(&[]);
+    db.write(move |s| {
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: auto,
+                ..Default::default()
+            },
+            now,
+        );
+        let note = |text: &str, origin_author: Option<String>| Note {
+            text: text.into(),
+            hashtags: vec!["mesh".into()],
+            source: NoteSource::Llm,
+            // A merged note names the item it came from.
+            origin_item_id: origin_author
+                .as_ref()
+                .map(|_| porfiry_protocol::ItemId([7; 32])),
+            origin_author,
+            ..Default::default()
+        };
+        s.add(&note("OWNTHOUGHT on relays", None), now).unwrap();
+        let friend = "12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN".to_owned();
+        s.add(&note("FRIENDCORE on relays", Some(friend)), now).unwrap();
+    })
+    .await
+    .unwrap();
+    let (main, prompts) = scripted(&["Reading.", "Reading again."]);
+    let mut core = core_of(&db, main, &clock).await;
+    core.tick().await.unwrap();
+    let context_4 = |prompt: &str| {
+        let from = prompt.find("## 4.").unwrap();
+        prompt[from..prompt.find("## 5.").unwrap()].to_owned()
+    };
+    let first = context_4(&prompts.lock().unwrap()[0]);
+    assert!(first.contains("FRIENDCORE"), "{first}");
+    assert!(!first.contains("OWNTHOUGHT"), "{first}");
+
+    let own = filter(&["llm"]);
+    db.write(move |s| {
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: own,
+                ..Default::default()
+            },
+            now,
+        )
+    })
+    .await
+    .unwrap();
+    core.tick().await.unwrap();
+    let second = context_4(&prompts.lock().unwrap()[1]);
+    assert!(second.contains("OWNTHOUGHT"), "a filter naming llm asks for them: {second}");
+}
+
 /// (temperature, presence_penalty) of the row behind each main call.
 type Sampling = (Option<f64>, Option<f64>);
 

@@ -255,6 +255,36 @@ async fn new_material_is_the_unread_reading_note_shown_once_and_marked_read() {
 }
 
 #[tokio::test]
+async fn a_friends_core_note_is_material_and_the_cores_own_is_not() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    keep_only_strategy(&db, Mechanism::ReadMaterial).await;
+    let clock = start_clock();
+    let before = an_hour_before(&clock);
+    let friends_core = db
+        .write(move |s| {
+            let mut theirs = friends_note(&"What my friend's core thought about tides. ".repeat(5));
+            theirs.source = NoteSource::Llm;
+            let own = Note {
+                text: "My own much longer thought. ".repeat(20),
+                source: NoteSource::Llm,
+                ..Default::default()
+            };
+            s.add(&own, before).unwrap();
+            s.add(&theirs, before).unwrap()
+        })
+        .await
+        .unwrap();
+    let (main, prompts) = scripted(&[QUIET]);
+    let mut core = core_of(&db, main, &clock).await;
+    ticks(&mut core, &clock, 12).await;
+    assert_eq!(prompts_with(&prompts, "Anti-stagnation (information feed)"), [12]);
+    let prompt = prompts.lock().unwrap()[11].clone();
+    assert!(prompt.contains(&format!("note #{friends_core} from friend")), "{prompt}");
+    assert!(prompt.contains("about tides"), "{prompt}");
+}
+
+#[tokio::test]
 async fn a_change_of_setting_flips_the_notes_mode_for_its_ticks_then_returns() {
     let tmp = tempfile::tempdir().unwrap();
     let db = fresh_db(tmp.path());

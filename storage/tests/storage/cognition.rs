@@ -539,8 +539,21 @@ fn counts_since_a_moment_skip_older_rows_and_the_excluded_source() {
             )
             .unwrap();
     }
-    assert_eq!(store.notes_count_since(200, NoteSource::Llm).unwrap(), 2);
-    assert_eq!(store.notes_count_since(0, NoteSource::Llm).unwrap(), 3);
-    assert_eq!(store.count_since::<Note>(200).unwrap(), 3);
+    // A friend's core writes as `llm` too: merged here, it is a stimulus.
+    store
+        .add(
+            &Note {
+                text: "n".into(),
+                source: NoteSource::Llm,
+                origin_author: Some("12D3KooWfriend".into()),
+                origin_item_id: Some(porfiry_protocol::ItemId([7; 32])),
+                ..Default::default()
+            },
+            300,
+        )
+        .unwrap();
+    assert_eq!(store.notes_count_since(200, NoteSource::Llm).unwrap(), 3);
+    assert_eq!(store.notes_count_since(0, NoteSource::Llm).unwrap(), 4);
+    assert_eq!(store.count_since::<Note>(200).unwrap(), 4);
     assert_eq!(store.count_since::<Note>(301).unwrap(), 0);
 }

@@ -406,14 +406,21 @@ fn note_source(n: &Stored<Note>) -> String {
 }
 
 /// The newest notes matching `filter` (any of its tags, any of its
-/// sources), at most [`MAX_CONTEXT_NOTES`], newest first. One indexed query
+/// sources; the core's own only when its sources name `llm`), at most
+/// [`MAX_CONTEXT_NOTES`], newest first. One indexed query
 /// per (tag, source) pair, so the cost stays flat with 100k notes.
 pub fn filtered_notes(
     store: &Store,
     filter: &NoteFilter,
     now_ms: u64,
 ) -> Result<Vec<Stored<Note>>> {
+    // The core's own notes only where the filter names their source.
+    let names_own = filter
+        .sources
+        .iter()
+        .any(|s| s.parse::<NoteSource>().is_ok_and(|s| s == OWN_NOTE_SOURCE));
     let base = porfiry_storage::NoteFilter {
+        except_local: (!names_own).then_some(OWN_NOTE_SOURCE),
         min_priority: filter.min_priority,
         since_ms: filter
             .max_age_secs

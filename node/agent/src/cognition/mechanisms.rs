@@ -415,7 +415,12 @@ async fn read_material(
             })?;
             let pick = unread
                 .into_iter()
-                .filter(|n| !matches!(n.row.source, NoteSource::Llm | NoteSource::System))
+                // Not what this node's core or system wrote; a friend's
+                // core's note is material like any friend's.
+                .filter(|n| {
+                    n.row.origin_author.is_some()
+                        || !matches!(n.row.source, NoteSource::Llm | NoteSource::System)
+                })
                 .max_by_key(|n| (is_reading(&n.row), n.row.text.chars().count(), n.id));
             if let Some(n) = &pick {
                 s.notes_mark_read(n.id, true, now)?;

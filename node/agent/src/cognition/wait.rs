@@ -324,10 +324,11 @@ pub fn always_wakes(note: &Note) -> bool {
 }
 
 /// Whether `note` passes `filter` (any tag, least priority, age, any
-/// source or author); the core's own notes never match.
+/// source or author); the core's own notes never match (a friend's core's
+/// notes, merged here, do).
 pub fn note_matches(filter: &NoteFilter, note: &Stored<Note>, now_ms: u64) -> bool {
     let n = &note.row;
-    if n.source == NoteSource::Llm {
+    if n.source == NoteSource::Llm && n.origin_author.is_none() {
         return false;
     }
     if filter.min_priority.is_some_and(|p| n.priority < p) {
@@ -370,6 +371,28 @@ mod tests {
             pause_secs,
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_friends_core_note_wakes_an_idle_core_and_its_own_does_not() {
+        let filter = NoteFilter {
+            tags: vec!["mesh".into()],
+            ..Default::default()
+        };
+        let note = |origin_author: Option<&str>| Stored {
+            id: 1,
+            created_ms: 1_000,
+            updated_ms: 1_000,
+            row: Note {
+                text: "relays".into(),
+                hashtags: vec!["mesh".into()],
+                source: NoteSource::Llm,
+                origin_author: origin_author.map(str::to_owned),
+                ..Default::default()
+            },
+        };
+        assert!(!note_matches(&filter, &note(None), 1_000));
+        assert!(note_matches(&filter, &note(Some("12D3KooWfriend")), 1_000));
     }
 
     #[test]

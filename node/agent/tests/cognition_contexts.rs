@@ -433,13 +433,14 @@ async fn raised_sampling_lasts_its_ticks_and_the_models_own_values_return() {
         core.tick().await.unwrap();
     }
     let sampling = calls.lock().unwrap().clone();
-    // Ticks 1-4 as configured; the stall escalates on tick 4 and tuning
-    // lasts TUNE_TICKS (3): ticks 5, 6, 7; from tick 8 the model's own.
+    // Ticks 1-2 as configured; tick 2 repeats tick 1, stagnation is found
+    // and tuning lasts TUNE_TICKS (3): ticks 3, 4, 5; from tick 6 the
+    // model's own.
     let tuned = (Some(0.7 + 0.4), Some(0.6));
     let own = (None, None);
     assert_eq!(
         sampling,
-        [own, own, own, own, tuned, tuned, tuned, own, own, own]
+        [own, own, tuned, tuned, tuned, own, own, own, own, own]
     );
     let applied = db
         .read(|s| {

@@ -1,7 +1,8 @@
 //! Stagnation beyond the seed's single check: after each tick the detectors
-//! see what it did; when the stall counter escalates, the strategies in
+//! see what it did; when they find stagnation, the strategies in
 //! `stagnation_strategies` are chosen by the seed's algorithm (diagnose the
-//! source → cheapest first → combine classes) and their mechanisms act
+//! source → cheapest first → combine classes once the stall escalates) and
+//! their mechanisms act
 //! ([`crate::cognition::mechanisms`]). Each application is recorded in
 //! `process_log`; [`RATE_AFTER_TICKS`] ticks later the novelty before and
 //! after becomes a row in `ratings` for the strategy. A strategy that
@@ -212,8 +213,9 @@ impl Stagnation {
         entry
     }
 
-    /// Watches the finished tick; rates due applications; applies
-    /// strategies when the stall escalates.
+    /// Watches the finished tick; rates due applications; applies a
+    /// strategy when a detector finds stagnation, several when the stall
+    /// escalates.
     pub async fn after_tick(
         &mut self,
         report: &TickReport,
@@ -249,7 +251,9 @@ impl Stagnation {
             ));
         }
         self.rate_due(report.tick, io).await?;
-        if assessment.escalate && report.tick >= self.cooldown_until {
+        // Seed 003: stagnation found → diagnose → the cheap strategy of its
+        // class first; a stall that goes on (escalated) combines classes.
+        if !assessment.signals.is_empty() && report.tick >= self.cooldown_until {
             self.respond(report, &assessment, io).await?;
         }
         Ok(Some(assessment))
@@ -353,7 +357,8 @@ impl Stagnation {
         Ok(())
     }
 
-    /// Chooses and applies strategies for an escalated stall.
+    /// Chooses and applies strategies for a stall (one, or several from
+    /// different classes once it escalated).
     async fn respond(
         &mut self,
         report: &TickReport,

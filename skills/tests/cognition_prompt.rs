@@ -175,3 +175,30 @@ fn a_small_context_shows_the_goals_before_the_command_sets() {
     );
     assert!(built.tokens <= prompt_limit(1_024), "{}", built.tokens);
 }
+
+#[test]
+fn a_small_context_shows_the_results_of_the_models_own_commands() {
+    // Issue 42: at 1,024 tokens the catalogue took all the room left after
+    // the goals, so a search the model ran never showed its result, and a
+    // result not shown stays open, unseen, tick after tick.
+    let mut data = fresh(Language::En);
+    data.processes = vec![
+        porfiry_skills::cognition::context::ProcessLine {
+            id: 7,
+            name: "process_fetch".into(),
+            status: "warning".into(),
+            result: None,
+        },
+        porfiry_skills::cognition::context::ProcessLine {
+            id: 8,
+            name: "diary_search".into(),
+            status: "ok".into(),
+            result: Some("#3 the rye starter needs feeding every 12 hours".into()),
+        },
+    ];
+    let built = build_prompt(&data, 1_024);
+    let user = &built.request.messages[0].content;
+    assert!(user.contains("rye starter needs feeding"), "{user}");
+    assert!(built.shown_processes.contains(&8), "{:?}", built.shown_processes);
+    assert!(built.tokens <= prompt_limit(1_024), "{}", built.tokens);
+}

@@ -168,8 +168,13 @@ impl<'a> Block<'a> {
         if !self.kept.is_empty() || self.total == 0 {
             return 0;
         }
-        let line = (self.render)(self.total - 1);
-        let cost = record_cost(&line);
+        // With nothing kept, a pending record is the newest: an earlier
+        // `take_within` rendered it and it did not fit then.
+        let (line, cost) = self.pending.take().unwrap_or_else(|| {
+            let line = (self.render)(self.total - 1);
+            let cost = record_cost(&line);
+            (line, cost)
+        });
         if cost > allowance {
             self.pending = Some((line, cost));
             return 0;
@@ -254,6 +259,16 @@ mod tests {
         assert_eq!(estimate_tokens("#1:\n"), 4);
         assert_eq!(estimate_tokens("—"), 3);
         assert_eq!(estimate_tokens("🙂"), 4);
+    }
+
+    #[test]
+    fn a_record_that_did_not_fit_once_is_taken_once_and_the_next_is_the_older() {
+        let lines = ["old one", "the newest, a much longer record than the room"];
+        let mut block = Block::new(lines.len(), 10, |i| lines[i].to_owned());
+        assert_eq!(block.take_within(2), 0, "the newest does not fit");
+        assert!(block.take_newest(1_000) > 0);
+        assert!(block.take_within(1_000) > 0);
+        assert_eq!(block.into_kept(), lines, "each once, oldest first");
     }
 
     #[test]

@@ -15,7 +15,8 @@
 //! count, per-priority counts and tick lines, and the hints. Cut, whole
 //! records only, the blocks of [`ContextBlock`]: first the newest recent
 //! reply, then goals and pinned tasks, newest first, up to
-//! [`INTENT_FIRST_PERCENT`] of the room; then
+//! [`INTENT_FIRST_PERCENT`] of the room, then open processes up to
+//! [`RESULTS_FIRST_PERCENT`]; then
 //! the catalogue takes what it needs (only a context too small for it
 //! loses its last lines); then each other block its newest record, in [`KEEP_ORDER`], then its
 //! newest records up to its share of the room
@@ -92,8 +93,9 @@ impl ContextBlock {
     /// The share of the room each block is sure of before the rest is
     /// handed out by [`KEEP_ORDER`] (percent, 100 in all), so that 10,000
     /// requested records cannot push out every note. The catalogue has no
-    /// share: it is fitted before every block but the last reply, goals
-    /// and pinned tasks (see [`INTENT_FIRST_PERCENT`]).
+    /// share: it is fitted before every block but the last reply, goals,
+    /// pinned tasks and processes (see [`INTENT_FIRST_PERCENT`] and
+    /// [`RESULTS_FIRST_PERCENT`]).
     pub fn share_percent(self) -> usize {
         match self {
             ContextBlock::Catalogue => 0,
@@ -115,6 +117,12 @@ impl ContextBlock {
 /// the catalogue: a tick that cannot see the person's goals cannot serve
 /// them, while a few dozen goals must not push out every command set.
 pub const INTENT_FIRST_PERCENT: usize = 15;
+
+/// The share of the room (percent) open processes — the results of the
+/// model's own commands — take before the catalogue, after the goals: at
+/// 1,024 tokens the catalogue alone would fill what is left, and a result
+/// the model never sees stays open.
+pub const RESULTS_FIRST_PERCENT: usize = 10;
 
 /// How many kinds of block there are.
 const BLOCKS: usize = 10;
@@ -345,7 +353,17 @@ fn fit_blocks(data: &ContextData, room: usize) -> Fitted {
             intent_taken += block.take_within(intent_room - intent_taken);
         }
     }
-    let room = room - first - intent_taken;
+    // Then the results of the model's own commands, up to their share: a
+    // result never shown stays open, unseen, tick after tick.
+    let results_room =
+        (room * RESULTS_FIRST_PERCENT / 100).min(room - first - intent_taken);
+    let mut results_taken = 0;
+    for (kind, block) in KEEP_ORDER.iter().zip(blocks.iter_mut()) {
+        if *kind == ContextBlock::Processes {
+            results_taken += block.take_within(results_room);
+        }
+    }
+    let room = room - first - intent_taken - results_taken;
     let mut catalogue = block_of(data, lang, ContextBlock::Catalogue);
     let room = room - catalogue.take_within(room);
     budget::fit(&mut blocks, room);

@@ -338,7 +338,11 @@ fn read_object(mut object: Map<String, Value>, raw: &str, strict: bool, out: &mu
         return;
     };
     let tool_value = object.remove(*key).unwrap_or(Value::Null);
-    let Some(tool) = tool_value.as_str().and_then(tool_name) else {
+    let Some(tool) = tool_value
+        .as_str()
+        .and_then(tool_name)
+        .map(|t| seed_alias(&t).map_or(t, str::to_owned))
+    else {
         out.problem(
             &format!(
                 "\"type\" {tool_value} is not a tool name (letters, digits and _, e.g. diary_add)"
@@ -389,6 +393,25 @@ fn read_object(mut object: Map<String, Value>, raw: &str, strict: bool, out: &mu
 
 /// A tool name from a `type` value: lower case, `diary add` / `diary.add`
 /// become `diary_add`; `None` when it is no name at all.
+/// The catalogue tool a command type of seed 003's own examples names
+/// (§4: `shell`, `diary_entry`, `graph_add`, `send_message`): a model that
+/// read the seed writes them. `file_read` has no tool here and stays
+/// unknown.
+pub const SEED_ALIASES: [(&str, &str); 4] = [
+    ("shell", "process_start"),
+    ("diary_entry", "diary_add"),
+    ("graph_add", "concepts_add"),
+    ("send_message", "messages_send"),
+];
+
+/// The tool `name` stands for, when it is one of [`SEED_ALIASES`].
+pub fn seed_alias(name: &str) -> Option<&'static str> {
+    SEED_ALIASES
+        .iter()
+        .find(|(alias, _)| *alias == name)
+        .map(|(_, tool)| *tool)
+}
+
 fn tool_name(raw: &str) -> Option<String> {
     let mut name = String::with_capacity(raw.len());
     for c in raw.trim().chars() {

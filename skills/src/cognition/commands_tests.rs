@@ -76,6 +76,29 @@ fn the_seed_example_block_reads_with_extra_keys_kept_into_args() {
 }
 
 #[test]
+fn the_seeds_own_command_types_are_read_as_the_catalogues_tools() {
+    let reply = r#"# Команды:
+[{"type": "diary_entry", "args": {"text": "a day"}},
+ {"type": "graph_add", "args": {"name": "mesh"}},
+ {"type": "send_message", "args": ["anna", "hi"]},
+ {"type": "shell", "args": ["ls"]},
+ {"type": "file_read", "args": ["notes.txt"]}]
+# Конец команд"#;
+    let e = extract_commands(reply);
+    let tools: Vec<&str> = e.commands.iter().map(|c| c.tool.as_str()).collect();
+    assert_eq!(
+        tools,
+        [
+            "diary_add",
+            "concepts_add",
+            "messages_send",
+            "process_start",
+            "file_read"
+        ]
+    );
+}
+
+#[test]
 fn one_object_per_line_an_array_and_a_missing_end_line_are_tolerated() {
     let per_line = "# Commands:\n{\"type\": \"diary_add\", \"args\": {\"text\": \"a\"}}\n{\"type\": \"goals_list\"}\n# End of commands\nTOOL_CALL: tasks_list";
     assert_eq!(

@@ -230,6 +230,7 @@ async fn the_auto_mode_filter_picks_notes_in_sql_by_tag_priority_age_and_source(
                             min_priority: Some(1),
                             max_age_secs: Some(3_600),
                             sources: vec!["user".into()],
+                            mentions: Vec::new(),
                         },
                     },
                     ..Default::default()
@@ -290,6 +291,49 @@ async fn the_auto_mode_filter_picks_notes_in_sql_by_tag_priority_age_and_source(
     for left_out in ["OFFTOPIC", "LOWKEY", "SYSTEMIC", "STALE"] {
         assert!(!context_4.contains(left_out), "{left_out}: {context_4}");
     }
+}
+
+#[tokio::test]
+async fn the_auto_mode_filter_by_mentions_shows_only_the_notes_naming_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let db = fresh_db(tmp.path());
+    let clock = start_clock();
+    let now = clock.now().unix_ms();
+    db.write(move |s| {
+        set_cycle(
+            s,
+            CycleSettings {
+                notes: NotesMode::Auto {
+                    filter: NoteFilter {
+                        mentions: vec!["anna".into()],
+                        ..Default::default()
+                    },
+                },
+                ..Default::default()
+            },
+            now,
+        );
+        let note = |text: &str, mentions: &[&str]| Note {
+            text: text.into(),
+            mentions: mentions.iter().map(|m| (*m).to_owned()).collect(),
+            source: NoteSource::User,
+            ..Default::default()
+        };
+        s.add(&note("NAMED @anna, the bread is ready", &["anna"]), now).unwrap();
+        s.add(&note("UNNAMED the bread is ready", &[]), now).unwrap();
+        s.add(&note("OTHER @bob, the bread is ready", &["bob"]), now).unwrap();
+    })
+    .await
+    .unwrap();
+    let (main, prompts) = scripted(&["Reading."]);
+    let mut core = core_of(&db, main, &clock).await;
+    core.tick().await.unwrap();
+    let prompt = prompts.lock().unwrap()[0].clone();
+    let from = prompt.find("## 4.").unwrap();
+    let context_4 = &prompt[from..prompt.find("## 5.").unwrap()];
+    assert!(context_4.contains("NAMED @anna"), "{context_4}");
+    assert!(!context_4.contains("UNNAMED") && !context_4.contains("OTHER"), "{context_4}");
+    assert!(prompt.contains("filter mentioning anna"), "the mode line says so: {prompt}");
 }
 
 #[tokio::test]

@@ -129,6 +129,9 @@ pub struct NoteFilter {
     /// Notes from these sources (`user`, `llm`, `cli`, `system`) or authors
     /// (a friend's peer id or name).
     pub sources: Vec<String>,
+    /// Notes mentioning any of these (`@name` in the text: a peer id or a
+    /// name; seed 003: auto mode filters "by priority, tags and mentions").
+    pub mentions: Vec<String>,
 }
 
 /// How context 4 presents incoming notes (seed §2, context 4).

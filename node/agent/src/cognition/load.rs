@@ -406,7 +406,8 @@ fn note_source(n: &Stored<Note>) -> String {
 }
 
 /// The newest notes matching `filter` (any of its tags, any of its
-/// sources; the core's own only when its sources name `llm`), at most
+/// sources, any of its mentions; the core's own only when its sources
+/// name `llm`), at most
 /// [`MAX_CONTEXT_NOTES`], newest first. One indexed query
 /// per (tag, source) pair, so the cost stays flat with 100k notes.
 pub fn filtered_notes(
@@ -466,6 +467,17 @@ pub fn filtered_notes(
                             ..f.clone()
                         },
                     })
+            })
+            .collect();
+    }
+    if !filter.mentions.is_empty() {
+        by_tag = by_tag
+            .into_iter()
+            .flat_map(|f| {
+                filter.mentions.iter().map(move |m| porfiry_storage::NoteFilter {
+                    mention: Some(m.clone()),
+                    ..f.clone()
+                })
             })
             .collect();
     }

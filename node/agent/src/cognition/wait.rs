@@ -324,7 +324,7 @@ pub fn always_wakes(note: &Note) -> bool {
 }
 
 /// Whether `note` passes `filter` (any tag, least priority, age, any
-/// source or author); the core's own notes never match (a friend's core's
+/// source or author, any mention); the core's own notes never match (a friend's core's
 /// notes, merged here, do).
 pub fn note_matches(filter: &NoteFilter, note: &Stored<Note>, now_ms: u64) -> bool {
     let n = &note.row;
@@ -356,6 +356,9 @@ pub fn note_matches(filter: &NoteFilter, note: &Stored<Note>, now_ms: u64) -> bo
         if !from {
             return false;
         }
+    }
+    if !filter.mentions.is_empty() && !filter.mentions.iter().any(|m| n.mentions.contains(m)) {
+        return false;
     }
     true
 }
@@ -393,6 +396,14 @@ mod tests {
         };
         assert!(!note_matches(&filter, &note(None), 1_000));
         assert!(note_matches(&filter, &note(Some("12D3KooWfriend")), 1_000));
+        let mentioning = NoteFilter {
+            mentions: vec!["anna".into()],
+            ..filter
+        };
+        let mut named = note(Some("12D3KooWfriend"));
+        assert!(!note_matches(&mentioning, &named, 1_000), "it names nobody");
+        named.row.mentions = vec!["anna".into()];
+        assert!(note_matches(&mentioning, &named, 1_000));
     }
 
     #[test]

@@ -180,6 +180,12 @@ pub fn parse_note_filter(text: &str) -> Result<NoteFilter, Problem> {
             "sources" | "source" | "from" => {
                 filter.sources = bounded_list(value, "sources", MAX_FILTER_SOURCES)?;
             }
+            "mentions" | "mention" => {
+                filter.mentions = bounded_list(value, "mentions", MAX_FILTER_SOURCES)?
+                    .into_iter()
+                    .map(|m| m.trim_start_matches('@').to_owned())
+                    .collect();
+            }
             _ => return Err(Problem::BadFilterKey(key)),
         }
     }
@@ -187,7 +193,7 @@ pub fn parse_note_filter(text: &str) -> Result<NoteFilter, Problem> {
 }
 
 fn filter_from_json(text: &str) -> Result<NoteFilter, Problem> {
-    const KEYS: [&str; 4] = ["tags", "min_priority", "max_age_secs", "sources"];
+    const KEYS: [&str; 5] = ["tags", "min_priority", "max_age_secs", "sources", "mentions"];
     let object: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(text).map_err(|e| Problem::BadFilterValue {
             key: "json".to_owned(),
@@ -224,10 +230,21 @@ fn filter_from_json(text: &str) -> Result<NoteFilter, Problem> {
             max: MAX_FILTER_SOURCES,
         });
     }
+    if filter.mentions.len() > MAX_FILTER_SOURCES {
+        return Err(Problem::TooMany {
+            what: "mentions",
+            max: MAX_FILTER_SOURCES,
+        });
+    }
+    let mut filter = filter;
+    for m in &mut filter.mentions {
+        *m = m.trim_start_matches('@').to_owned();
+    }
     Ok(filter)
 }
 
-/// `tags=a,b priority>=2 age<=3600 sources=user`; empty for no conditions.
+/// `tags=a,b priority>=2 age<=3600 sources=user mentions=anna`; empty for
+/// no conditions.
 pub fn describe_filter(f: &NoteFilter) -> String {
     let mut parts = Vec::new();
     if !f.tags.is_empty() {
@@ -241,6 +258,9 @@ pub fn describe_filter(f: &NoteFilter) -> String {
     }
     if !f.sources.is_empty() {
         parts.push(format!("sources={}", f.sources.join(",")));
+    }
+    if !f.mentions.is_empty() {
+        parts.push(format!("mentions={}", f.mentions.join(",")));
     }
     parts.join(" ")
 }
@@ -318,17 +338,21 @@ mod tests {
 
     #[test]
     fn note_filters_read_from_pairs_or_json() {
-        let f = parse_note_filter("tags=mesh,ai; priority>=2 age=3600 sources=user").unwrap();
+        let f = parse_note_filter("tags=mesh,ai; priority>=2 age=3600 sources=user mentions=@anna")
+            .unwrap();
         assert_eq!(f.tags, ["mesh", "ai"]);
         assert_eq!(f.min_priority, Some(2));
         assert_eq!(f.max_age_secs, Some(3600));
         assert_eq!(f.sources, ["user"]);
+        assert_eq!(f.mentions, ["anna"]);
         assert_eq!(
             describe_filter(&f),
-            "tags=mesh,ai priority>=2 age<=3600 sources=user"
+            "tags=mesh,ai priority>=2 age<=3600 sources=user mentions=anna"
         );
-        let j = parse_note_filter(r#"{"tags":["mesh"],"min_priority":1}"#).unwrap();
+        let j = parse_note_filter(r#"{"tags":["mesh"],"min_priority":1,"mentions":["@bob"]}"#)
+            .unwrap();
         assert_eq!((j.tags.len(), j.min_priority), (1, Some(1)));
+        assert_eq!(j.mentions, ["bob"]);
         assert_eq!(parse_note_filter("any").unwrap(), NoteFilter::default());
         assert_eq!(
             parse_note_filter("colour=red"),

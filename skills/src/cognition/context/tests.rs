@@ -193,6 +193,7 @@ fn auto_notes_concentration_and_the_filter_show_in_the_mode_line() {
             min_priority: Some(2),
             max_age_secs: Some(3600),
             sources: vec!["user".into()],
+            mentions: Vec::new(),
         },
     };
     data.notes = NotesView::Auto {

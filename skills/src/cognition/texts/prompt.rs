@@ -285,6 +285,13 @@ fn write_filter(lang: Language, f: &NoteFilter, out: &mut String) {
             f.sources.join(", ")
         ));
     }
+    if !f.mentions.is_empty() {
+        parts.push(format!(
+            "{} {}",
+            pick(lang, "mentioning", "с упоминанием"),
+            f.mentions.join(", ")
+        ));
+    }
     if parts.is_empty() {
         out.push_str(pick(lang, "none", "нет"));
     } else {

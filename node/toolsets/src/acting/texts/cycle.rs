@@ -35,8 +35,8 @@ pub fn cycle_concentration_desc(lang: Language) -> &'static str {
 pub fn cycle_mode_desc(lang: Language) -> &'static str {
     pick(
         lang,
-        "incoming notes: manual (counts and ids) or auto with a filter (tags=a,b priority>=important age=3600 sources=user; priority is a number or low, normal, important, urgent, critical)",
-        "входящие сообщения: manual (количество и id) или auto с фильтром (tags=a,b priority>=важное age=3600 sources=user; приоритет — число или низкий, обычный, важный, срочный, критический)",
+        "incoming notes: manual (counts and ids) or auto with a filter (tags=a,b priority>=important age=3600 sources=user mentions=anna; priority is a number or low, normal, important, urgent, critical)",
+        "входящие сообщения: manual (количество и id) или auto с фильтром (tags=a,b priority>=важное age=3600 sources=user mentions=anna; приоритет — число или низкий, обычный, важный, срочный, критический)",
     )
 }
 

@@ -203,6 +203,38 @@ async fn a_failing_or_silent_model_ends_the_task_as_error_or_timeout() {
 }
 
 #[tokio::test]
+async fn a_task_whose_model_cannot_be_reached_ends_offline() {
+    // Seed 003's `offline`: the host is down, not the model wrong.
+    let (_dir, tools) = store_tools(Language::En);
+    let l = set(&tools, LlmJobLimits::default());
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    add(
+        &tools,
+        LlmEntry {
+            name: "gone".into(),
+            endpoint: format!("http://127.0.0.1:{port}/v1"),
+            model: "gone".into(),
+            config: LlmConfig {
+                max_retries: Some(0),
+                ..LlmConfig::default()
+            },
+            ..LlmEntry::default()
+        },
+    )
+    .await;
+    let mut rx = tools.events.subscribe();
+    let out = call(&l, "llm_task", "gone|do it", &en()).await;
+    let id = id_in(&out.text);
+    assert_eq!(finished(&mut rx).await, id);
+    let row = process_row(&tools, id).await.row;
+    assert_eq!(row.status, ProcessStatus::Offline, "{:?}", row.result);
+}
+
+#[tokio::test]
 async fn a_task_is_refused_for_unknown_or_unreachable_models_and_when_busy() {
     let (_dir, tools) = store_tools(Language::En);
     let limits = LlmJobLimits {

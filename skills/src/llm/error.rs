@@ -250,6 +250,22 @@ pub enum LlmError {
     Other(String),
 }
 
+impl LlmError {
+    /// Whether the model could not be reached at all (its server refused or
+    /// had no route, the friend was not connected): seed 003's `offline`
+    /// rather than an error of the model.
+    pub fn is_unreachable(&self) -> bool {
+        match self {
+            LlmError::Unreachable { .. } => true,
+            LlmError::Friend { failure, .. } => matches!(failure, FriendFailure::Unreachable { .. }),
+            LlmError::NoFriendAnswered { failures } => {
+                !failures.is_empty() && failures.iter().all(LlmError::is_unreachable)
+            }
+            _ => false,
+        }
+    }
+}
+
 /// Why a friend's model (offload over the mesh) gave no answer or stopped.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FriendFailure {
@@ -340,6 +356,34 @@ pub fn snippet(body: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn unreachable_means_no_connection_to_a_server_or_to_every_friend() {
+        let down = LlmError::Unreachable {
+            url: "http://h/v1".into(),
+            detail: "refused".into(),
+            attempts: 1,
+        };
+        let friend = |failure| LlmError::Friend {
+            peer: "12D3KooWx".into(),
+            failure,
+        };
+        let away = friend(FriendFailure::Unreachable {
+            detail: "not connected".into(),
+        });
+        let refused = friend(FriendFailure::NotPermitted);
+        assert!(down.is_unreachable() && away.is_unreachable());
+        assert!(!refused.is_unreachable());
+        assert!(LlmError::NoFriendAnswered {
+            failures: vec![away.clone(), down.clone()]
+        }
+        .is_unreachable());
+        assert!(!LlmError::NoFriendAnswered {
+            failures: vec![away, refused]
+        }
+        .is_unreachable());
+        assert!(!LlmError::Other("x".into()).is_unreachable());
+    }
 
     #[test]
     fn snippet_collapses_whitespace_and_cuts_on_char_boundaries() {

@@ -64,6 +64,15 @@ pub enum FetchError {
         /// What the HTTP client said.
         detail: String,
     },
+    /// No connection could be made (refused, no route, DNS): the host is
+    /// offline, which the process row says (`offline`, seed 003).
+    #[error("{url} is unreachable: {detail}")]
+    Unreachable {
+        /// The URL.
+        url: String,
+        /// What the HTTP client said.
+        detail: String,
+    },
     /// A non-2xx status.
     #[error("{url} answered HTTP {status}")]
     Status {
@@ -159,11 +168,16 @@ pub async fn fetch(url: &str, allow: Vec<String>) -> Result<Fetched, FetchError>
         .connect_timeout(FETCH_CONNECT_TIMEOUT)
         .build()
         .map_err(|e| failed(chain(&e)))?;
-    let mut response = client
-        .get(url.clone())
-        .send()
-        .await
-        .map_err(|e| failed(chain(&e)))?;
+    let mut response = client.get(url.clone()).send().await.map_err(|e| {
+        if e.is_connect() {
+            FetchError::Unreachable {
+                url: url.to_string(),
+                detail: chain(&e),
+            }
+        } else {
+            failed(chain(&e))
+        }
+    })?;
     let status = response.status().as_u16();
     if !(200..300).contains(&status) {
         return Err(FetchError::Status {

@@ -72,6 +72,9 @@ impl LlmToolset {
             let (status, result) = tokio::select! {
                 answer = tokio::time::timeout(deadline, model.complete(&request)) => match answer {
                     Ok(Ok(c)) => (ProcessStatus::Ok, cut_chars(&c.text, MAX_TASK_ANSWER_CHARS)),
+                    Ok(Err(e)) if e.is_unreachable() => {
+                        (ProcessStatus::Offline, texts::llm_task_failed(lang, &e.to_string()))
+                    }
                     Ok(Err(e)) => (ProcessStatus::Error, texts::llm_task_failed(lang, &e.to_string())),
                     Err(_) => (ProcessStatus::Timeout, texts::llm_task_timed_out(lang, deadline.as_secs())),
                 },

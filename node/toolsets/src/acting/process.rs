@@ -258,6 +258,9 @@ impl ProcessToolset {
                         format!("{}\n{}", f.text, texts::fetch_cut(lang, fetch::MAX_FETCH_BYTES)),
                     ),
                     Ok(f) => (ProcessStatus::Ok, f.text),
+                    Err(e @ fetch::FetchError::Unreachable { .. }) => {
+                        (ProcessStatus::Offline, texts::fetch_failed(lang, &e.to_string()))
+                    }
                     Err(e) => (ProcessStatus::Error, texts::fetch_failed(lang, &e.to_string())),
                 },
                 // A dropped sender (the toolset gone) is not a stop request.

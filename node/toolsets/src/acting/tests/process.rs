@@ -385,3 +385,30 @@ async fn an_open_question_to_friends_outlives_a_restart_but_an_orphaned_job_does
         "the question waits for its answers"
     );
 }
+
+#[tokio::test]
+async fn a_fetch_from_a_host_that_refuses_is_offline_not_an_error() {
+    let (_dir, tools) = store_tools(Language::En);
+    // A port nobody listens on: bound, then let go.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let prefix = format!("http://127.0.0.1:{port}/");
+    let list = vec![prefix.clone()];
+    tools
+        .db
+        .write(move |s| s.config_set(crate::acting::fetch::PROCESS_ALLOW_URLS_KEY, &list, 1))
+        .await
+        .unwrap()
+        .unwrap();
+    let p = set(&tools, ProcessLimits::default());
+    let mut rx = tools.events.subscribe();
+    let out = call(&p, "process_fetch", &format!("{prefix}news"), &ctx_at(NOW, Language::En)).await;
+    assert!(out.ok, "{}", out.text);
+    let id = id_in(&out.text);
+    assert_eq!(finished(&mut rx).await, id);
+    let row = process_row(&tools, id).await;
+    assert_eq!(row.row.status, ProcessStatus::Offline, "{:?}", row.row.result);
+}

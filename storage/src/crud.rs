@@ -194,6 +194,28 @@ impl Store {
         self.set_columns::<T>(id, "pinned = ?", &[&pinned], now_ms)
     }
 
+    /// Pins (or unpins) every row of `T` carrying `tag` that is not so
+    /// already (seed 003: attention held "by means of tags"); returns how
+    /// many changed.
+    pub fn set_pinned_by_tag<T: Pinnable + Tagged>(
+        &self,
+        tag: &str,
+        pinned: bool,
+        now_ms: u64,
+    ) -> Result<usize> {
+        check_tags(&[tag.to_owned()])?;
+        let now = int_param("time", now_ms)?;
+        let sql = format!(
+            "UPDATE {t} SET pinned = ?1, updated = ?2 WHERE pinned <> ?1 \
+             AND EXISTS (SELECT 1 FROM json_each({t}.tags) AS j WHERE j.value = ?3)",
+            t = T::TABLE
+        );
+        Ok(self
+            .conn
+            .prepare_cached(&sql)?
+            .execute(rusqlite::params![pinned, now, tag])?)
+    }
+
     /// `SELECT id, created, updated, <columns> FROM <table> <filter> ORDER BY <order> LIMIT OFFSET`.
     pub(crate) fn select<T: Record>(
         &self,

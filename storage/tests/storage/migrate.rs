@@ -175,6 +175,8 @@ fn a_version_three_file_with_repeated_names_upgrades() {
              DROP TABLE invitations;
              DROP TABLE club_changes;
              DROP TABLE clubs;
+             DROP TABLE turn_records;
+             DROP TABLE chat_messages;
              UPDATE agent_peers SET name = 'Anna' WHERE id = 1;
              UPDATE agent_peers SET name = 'anna' WHERE id = 2;
              UPDATE agent_peers SET name = 'bob' WHERE id = 3;

@@ -222,6 +222,16 @@ const TOOLS: &[(&str, &str, &str)] = &[
         "частые теги, по источнику или все",
     ),
     (
+        "tags_pin",
+        "pin every diary entry, concept or task with a tag",
+        "закрепить все записи дневника, концепты и задачи с тегом",
+    ),
+    (
+        "tags_unpin",
+        "release every pinned row with a tag",
+        "открепить все записи с тегом",
+    ),
+    (
         "reputation_list",
         "agents you rated",
         "агенты, которых ты оценил",

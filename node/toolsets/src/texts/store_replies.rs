@@ -58,6 +58,27 @@ pub fn deleted(lang: Language, noun: &str, id: i64) -> String {
     }
 }
 
+/// Rows pinned (`on`) or unpinned by tag: `counts` per noun.
+pub fn pinned_by_tag(lang: Language, tag: &str, counts: &[(&str, usize)], on: bool) -> String {
+    let total: usize = counts.iter().map(|(_, n)| n).sum();
+    let parts: Vec<String> = counts
+        .iter()
+        .filter(|(_, n)| *n > 0)
+        .map(|(noun, n)| format!("{noun} {n}"))
+        .collect();
+    let detail = if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
+    };
+    match (lang, on) {
+        (Language::En, true) => format!("pinned by #{tag}: {total}{detail}"),
+        (Language::En, false) => format!("unpinned by #{tag}: {total}{detail}"),
+        (Language::Ru, true) => format!("закреплено по #{tag}: {total}{detail}"),
+        (Language::Ru, false) => format!("откреплено по #{tag}: {total}{detail}"),
+    }
+}
+
 /// A row was pinned (`on`) or unpinned.
 pub fn pinned(lang: Language, noun: &str, id: i64, on: bool) -> String {
     match (lang, on) {
@@ -347,6 +368,11 @@ mod tests {
             (
                 "pinned",
                 pinned(lang, "x", 1, true) + &pinned(lang, "x", 1, false),
+            ),
+            (
+                "pinned_by_tag",
+                pinned_by_tag(lang, "x", &[("y", 1)], true)
+                    + &pinned_by_tag(lang, "x", &[], false),
             ),
             ("not_found", not_found(lang, "x", "#1")),
             ("refused", refused(lang, "why")),

@@ -11,3 +11,4 @@ mod people;
 mod registry;
 mod reputation;
 mod settings;
+mod tags;

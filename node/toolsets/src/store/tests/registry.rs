@@ -43,7 +43,7 @@ const TABLE: &[(&str, &[&str])] = &[
     ("services", &["list", "add", "delete"]),
     ("strategies", &["list", "add", "delete"]),
     ("tables", &["list", "add", "delete"]),
-    ("tags", &["stats"]),
+    ("tags", &["stats", "pin", "unpin"]),
     (
         "tasks",
         &["list", "read", "add", "update", "delete", "pin", "unpin"],

@@ -2,7 +2,9 @@
 //! line from stdin, prints each turn's events and answer to stdout (format in
 //! `chat::transcript`), and exits 0 at the end of input. A failed model call
 //! is one `[error]` line for that turn; the next line is answered as usual.
-//! Needs no identity or database: only `<data-dir>/skills/` is read. The
+//! Needs no identity or database: `<data-dir>/skills/` is read, and on an
+//! initialised node the chat has the node's chat sets over its database,
+//! as `porfiry run`'s API has them (before `porfiry init`: media alone). The
 //! model is a server (`--llm-url`/`--llm-model`) or a local GGUF run by the
 //! embedded engine (`--model-file`), loaded before the first line is read.
 
@@ -143,9 +145,13 @@ pub fn chat(dir: &DataDir, args: &ChatArgs) -> anyhow::Result<()> {
     // The local offset can only be read while the process has one thread.
     let clock = local_clock();
     let config = args.config(dir);
-    let engine = match args.local_model()? {
-        Some(local) => ChatEngine::with_llm(&config, local)?,
-        None => ChatEngine::new(&config)?,
+    let llm: Arc<dyn porfiry_skills::Llm> = match args.local_model()? {
+        Some(local) => local,
+        None => Arc::new(porfiry_agent::llm::OpenAiClient::new(config.llm.clone())?),
+    };
+    let engine = match chat_sets(dir, &config)? {
+        Some(sets) => ChatEngine::with_toolsets(&config, llm, sets)?,
+        None => ChatEngine::with_llm(&config, llm)?,
     }
     .with_clock(Arc::new(clock));
     let runtime = tokio::runtime::Builder::new_current_thread()
@@ -175,6 +181,30 @@ pub fn chat(dir: &DataDir, args: &ChatArgs) -> anyhow::Result<()> {
         &mut stderr,
         options,
     )
+}
+
+/// The node's chat sets (`CHAT_SETS`: media, notes, messages, diary,
+/// goals, tasks) over its database, as `porfiry run`'s API has them, so
+/// the terminal is the same agent; `None` for a data dir without a
+/// database (`porfiry chat` before `porfiry init`: the media set alone).
+/// `messages_send` answers that it needs the running node.
+fn chat_sets(
+    dir: &DataDir,
+    config: &ChatConfig,
+) -> anyhow::Result<Option<porfiry_skills::ToolsetRegistry>> {
+    if !dir.db_path().exists() {
+        return Ok(None);
+    }
+    let db = porfiry_storage::db::Db::open(&dir.db_path()).context("opening the database")?;
+    let tools = porfiry_toolsets::StoreTools {
+        db,
+        language: config.language,
+        events: porfiry_agent::cognition::CoreEvents::new(),
+        node: None,
+    };
+    let models = Arc::new(porfiry_agent::llm::registry_models::RegistryModels::new(None));
+    let all = porfiry_toolsets::core_toolsets(&config.toolset_options(), &tools, models)?;
+    Ok(Some(all.only(porfiry_toolsets::CHAT_SETS)))
 }
 
 /// How the loop talks to the terminal.

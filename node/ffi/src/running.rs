@@ -13,9 +13,9 @@ use porfiry_mesh::invite::InviteService;
 use porfiry_mesh::net::LinksWatch;
 use porfiry_mesh::node::{Node, NodeConfig, NodeHandle, NodeJoin};
 use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
-use porfiry_skills::ToolsetRegistry;
+use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_skills::llm::Llm;
-use porfiry_toolsets::{ToolsetOptions, node_toolsets};
+use porfiry_toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
 
 use crate::app_tools::AppToolset;
 use crate::chat::Chats;
@@ -180,8 +180,9 @@ fn open_llm(
     })
 }
 
-/// The chats over `llm`: the core tools, the skills, the media set when
-/// the app asked for it, and the app's own toolsets.
+/// The chats over `llm`: the core tools, the skills, the node's chat sets
+/// (the media set only when the app asked for it), and the app's own
+/// toolsets.
 fn chats_over(
     llm: Arc<dyn Llm>,
     node: &NodeHandle,
@@ -199,16 +200,26 @@ fn chats_over(
         constrained: settings.constrained.builds_grammars(),
         ..ChatConfig::new(LlmTarget::new(String::new(), name.clone()))
     };
-    // A phone has no media set unless the app asks for one.
-    let toolsets = match &settings.media_catalog {
-        Some(catalog) => node_toolsets(&ToolsetOptions {
-            language: settings.language,
-            media_catalog: catalog.clone(),
-        })
-        .map_err(|e| model(e.to_string()))?,
-        None => ToolsetRegistry::new(),
+    // The node's chat sets over its database, as the API and the terminal
+    // have them; the media set only when the app asks for one.
+    let tools = StoreTools {
+        db: node.db().clone(),
+        language: settings.language,
+        events: node.events(),
+        node: Some(node.clone()),
     };
-    let mut toolsets = toolsets;
+    let models = Arc::new(RegistryModels::new(Some(Arc::new(node.streams()))));
+    let options = ToolsetOptions {
+        language: settings.language,
+        media_catalog: settings.media_catalog.clone().unwrap_or_default(),
+    };
+    let all = core_toolsets(&options, &tools, models).map_err(|e| model(e.to_string()))?;
+    let wanted: Vec<&str> = CHAT_SETS
+        .iter()
+        .copied()
+        .filter(|set| *set != "media" || settings.media_catalog.is_some())
+        .collect();
+    let mut toolsets = all.only(&wanted);
     for set in app_sets {
         toolsets
             .register(set.share())

@@ -296,8 +296,11 @@ def test_tool_events_come_in_order_and_in_the_answer_and_constrained_is_a_settin
     assert [json.loads(e) for e in turn.answer.events] == shown
     # auto: a server is not sent the reply grammar.
     assert "grammar" not in scripted_model.requests[-1]
-    # No media set on a phone unless the app asks for one.
+    # The node's chat sets, as the API and the terminal have them; no media
+    # set on a phone unless the app asks for one.
     system = scripted_model.requests[-1]["messages"][0]["content"]
+    for chat_set in ["diary", "goals", "messages", "notes", "tasks"]:
+        assert f"\n{chat_set} — " in system, system
     assert "media" not in system, system
 
     on = settings(

@@ -6,7 +6,7 @@
 use porfiry_protocol::ItemId;
 use porfiry_protocol::limits::MAX_ENVELOPE_BYTES;
 use porfiry_protocol::wire::{
-    self, Announce, MAX_IDS_PER_MESSAGE, MAX_ITEMS_PER_MESSAGE, MAX_REASON_BYTES,
+    self, Announce, MAX_CBOR_ITEMS, MAX_IDS_PER_MESSAGE, MAX_ITEMS_PER_MESSAGE, MAX_REASON_BYTES,
     MAX_WIRE_MESSAGE_BYTES, SYNC_FRAME_BYTES, WireError, WireItem, WireMessage,
 };
 use proptest::prelude::*;
@@ -328,6 +328,38 @@ fn a_huge_declared_length_is_refused_without_allocating_it() {
     assert_eq!(wire::decode(&frame), Err(WireError::Truncated));
     let frame = [0x83, 0x03, 0xf6, 0x9b, 0x10, 0, 0, 0, 0, 0, 0, 0];
     assert_eq!(wire::decode(&frame), Err(WireError::Truncated));
+}
+
+#[test]
+fn a_frame_of_many_tiny_items_is_refused_before_it_is_parsed() {
+    // An input written for the `wire_frame` fuzz target broke its heap bound
+    // (issue 46): a 1 MiB frame of one-byte integers made the parser hold
+    // 32 MiB.
+    let n = MAX_WIRE_MESSAGE_BYTES - 16;
+    let mut frame = vec![0x82, 0x01, 0x9b];
+    frame.extend_from_slice(&(n as u64).to_be_bytes());
+    frame.resize(frame.len() + n, 0);
+    assert_eq!(
+        wire::decode(&frame),
+        Err(WireError::TooMany {
+            message: "frame",
+            what: "CBOR data items",
+            count: n + 3,
+            max: MAX_CBOR_ITEMS,
+        })
+    );
+    // The largest message by item count still decodes.
+    let full = WireMessage::Items {
+        session: Some(u64::MAX),
+        items: (0..MAX_ITEMS_PER_MESSAGE)
+            .map(|i| WireItem {
+                hops: 255,
+                envelope: vec![i as u8; 3],
+            })
+            .collect(),
+    };
+    let bytes = wire::encode(&full).unwrap();
+    assert_eq!(wire::decode(&bytes), Ok(full));
 }
 
 #[test]

@@ -236,6 +236,23 @@ fn malformed_frames_are_refused_with_what_was_wrong() {
         with(&f),
         Err(RangeSyncError::Malformed("bound timestamp overflows"))
     );
+    // A range after the infinite bound (which covers everything): found by
+    // the `range_sync` fuzz target, it made the answer write a bound going
+    // back in time (an overflow panic in debug builds, a garbage frame in
+    // release ones), on both sides.
+    let mut f = vec![0, 0, 1];
+    f.extend_from_slice(&[0xab; 8]); // infinite bound, a fingerprint unlike ours
+    f.extend_from_slice(&[6, 0, 1]);
+    f.extend_from_slice(&[0xcd; 8]); // then a bound at time 5
+    let refused = RangeSyncError::Malformed("a range after the infinite bound");
+    assert_eq!(with(&f), Err(refused.clone()));
+    let (mut a, _) = Reconciler::initiator(set(&items(0..100, u64::from)), KEY, MIN_FRAME_BYTES);
+    let mut reply = vec![0x70];
+    reply.extend_from_slice(&f);
+    assert_eq!(
+        a.reconcile_with_ids(&reply, &mut Vec::new(), &mut Vec::new()),
+        Err(refused)
+    );
     let mut r = responder();
     r.reconcile(&opening()).expect("opening accepted");
     assert_eq!(

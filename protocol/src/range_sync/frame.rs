@@ -137,13 +137,22 @@ fn varint(buf: &mut Vec<u8>, mut v: u64) {
 pub(super) struct Reader<'a> {
     rest: &'a [u8],
     last_ts: u64,
+    /// An infinite bound was read: it covers everything, so it must close
+    /// the frame. (A bound after it could go back in time, and an answer
+    /// echoing it would then write a negative distance: issue 46, found by
+    /// the `range_sync` fuzz target.)
+    ended: bool,
 }
 
 impl<'a> Reader<'a> {
     /// Reads the header; returns the reader and the key if it opens.
     pub(super) fn open(frame: &'a [u8]) -> Result<(Self, Option<[u8; 16]>), RangeSyncError> {
         let (&header, rest) = frame.split_first().ok_or(RangeSyncError::Empty)?;
-        let mut r = Reader { rest, last_ts: 0 };
+        let mut r = Reader {
+            rest,
+            last_ts: 0,
+            ended: false,
+        };
         match header {
             HEADER_CONTINUE => Ok((r, None)),
             HEADER_OPENING => {
@@ -187,8 +196,14 @@ impl<'a> Reader<'a> {
 
     /// The next range's bound.
     pub(super) fn bound(&mut self) -> Result<Bound, RangeSyncError> {
+        if self.ended {
+            return Err(RangeSyncError::Malformed(
+                "a range after the infinite bound",
+            ));
+        }
         let delta = self.varint("bound")?;
         let ts = if delta == 0 {
+            self.ended = true;
             u64::MAX
         } else {
             let ts = self

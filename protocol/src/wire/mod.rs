@@ -3,11 +3,13 @@
 //! Every message is one CBOR array whose first element is a numeric type
 //! code and whose other elements are positional fields (see `docs/wire.md`
 //! for the table and test vectors). [`decode`] checks the frame size cap
-//! before parsing anything, then the shape, then every per-field cap, and
-//! names what was wrong in a [`WireError`]. An unknown type code is refused
+//! before parsing anything, then how many CBOR data items the frame holds
+//! ([`MAX_CBOR_ITEMS`], one pass, nothing built), then the shape, then every
+//! per-field cap, and names what was wrong in a [`WireError`]. An unknown type code is refused
 //! as [`WireError::UnknownType`] rather than skipped.
 
 mod cbor_form;
+mod heads;
 
 use crate::item::id::ItemId;
 use crate::limits::MAX_ENVELOPE_BYTES;
@@ -44,6 +46,13 @@ pub const MAX_IDS_PER_MESSAGE: usize = 4096;
 /// Most envelopes in one `Items` message; the byte cap usually binds first,
 /// this bounds the per-item bookkeeping a frame of tiny items can cause.
 pub const MAX_ITEMS_PER_MESSAGE: usize = 4096;
+
+/// Most CBOR data items one message may hold: the largest message is an
+/// `Items` of [`MAX_ITEMS_PER_MESSAGE`] envelopes, three items each
+/// (`[hops, envelope]`), in a four-item frame. Checked before the frame is
+/// parsed, because the parser builds a value of 32 bytes or more per item,
+/// and a frame of one-byte items would otherwise cost 32 times its size.
+pub const MAX_CBOR_ITEMS: usize = 4 + 3 * MAX_ITEMS_PER_MESSAGE;
 
 /// Longest `SyncAbort` reason: a log line, not a document.
 pub const MAX_REASON_BYTES: usize = 256;
@@ -224,12 +233,22 @@ pub fn encode(message: &WireMessage) -> Result<Vec<u8>, WireError> {
     Ok(out)
 }
 
-/// Decodes one frame: size cap first, then CBOR, then shape and field caps.
+/// Decodes one frame: size cap first, then the count of CBOR data items,
+/// then CBOR, then shape and field caps.
 pub fn decode(frame: &[u8]) -> Result<WireMessage, WireError> {
     if frame.len() > MAX_WIRE_MESSAGE_BYTES {
         return Err(WireError::FrameTooLarge {
             len: frame.len(),
             max: MAX_WIRE_MESSAGE_BYTES,
+        });
+    }
+    let items = heads::count(frame);
+    if items > MAX_CBOR_ITEMS {
+        return Err(WireError::TooMany {
+            message: "frame",
+            what: "CBOR data items",
+            count: items,
+            max: MAX_CBOR_ITEMS,
         });
     }
     let mut rest = frame;

@@ -17,6 +17,13 @@ pub const MAX_TOOL_RESULT_CHARS: usize = 6_000;
 /// into the history, and 32 KiB (about 8k tokens) is a small model's context.
 pub const MAX_SKILL_FILE_BYTES: u64 = 32 * 1024;
 
+/// A `SKILL.md` front matter (the YAML between the `---` lines) longer than
+/// this is refused before it is parsed: the fields we read fit in a few
+/// hundred bytes, and the YAML parser's time grows with the square of the
+/// nesting (32 KiB of `[` took 3 s and 5 MB to refuse; issue 46, the
+/// `skill_md` fuzz target), so 4 KiB keeps a hostile file to milliseconds.
+pub const MAX_SKILL_FRONT_MATTER_BYTES: usize = 4 * 1024;
+
 /// A `read_skill` result is cut only past this: the longest body a skill file
 /// may hold (its bytes are at least its characters), so a recipe that loads
 /// is read to its end.

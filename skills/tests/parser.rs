@@ -179,6 +179,21 @@ fn think_blocks_are_ignored() {
     );
     assert_eq!(strip_think("<think>never closed"), "<think>never closed");
     assert_eq!(strip_think("a<think>x</think>b<think>y</think>c"), "abc");
+    assert_eq!(strip_think("a</think>b<think>c</think>d</think>e"), "be");
+    assert_eq!(strip_think("a<think>b<think>c</think>d"), "ad");
+}
+
+#[test]
+fn stray_closing_think_tags_are_stripped_in_linear_time() {
+    // Found with the `tool_call` fuzz target (issue 46): every close searched
+    // the whole rest of the reply for an open, so a megabyte of `</think>`
+    // took minutes (it never finished within 60 s in a debug build). Now
+    // milliseconds.
+    let reply = format!("{}TOOL_CALL: notes_list", "</think>".repeat(125_000));
+    let started = std::time::Instant::now();
+    assert_eq!(call(&reply), pair("notes_list", ""));
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(5), "took {took:?}");
 }
 
 #[test]

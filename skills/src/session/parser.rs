@@ -89,22 +89,21 @@ pub fn strip_think(text: &str) -> Cow<'_, str> {
     }
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    loop {
-        let open = rest.find(OPEN);
-        let close = rest.find(CLOSE);
-        match (open, close) {
-            (Some(o), Some(c)) if o < c => {
-                out.push_str(&rest[..o]);
-                rest = &rest[c + CLOSE.len()..];
-            }
-            // A close with no open before it: drop what precedes it.
-            (_, Some(c)) => rest = &rest[c + CLOSE.len()..],
-            (_, None) => {
-                out.push_str(rest);
-                break;
-            }
+    // Each close is looked for once, and an open only before it, so the
+    // work is linear: searching the whole rest for an open at every close
+    // took minutes on a megabyte of stray closes (issue 46, an input
+    // written for the `tool_call` fuzz target).
+    while let Some(c) = rest.find(CLOSE) {
+        // An open before the close: keep what precedes the open. None (a
+        // close with no open before it): drop what precedes the close. The
+        // two tags cannot overlap, so an open that starts before the close
+        // ends before it.
+        if let Some(o) = rest[..c].find(OPEN) {
+            out.push_str(&rest[..o]);
         }
+        rest = &rest[c + CLOSE.len()..];
     }
+    out.push_str(rest);
     Cow::Owned(out)
 }
 

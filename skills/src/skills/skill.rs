@@ -6,7 +6,10 @@ use std::path::PathBuf;
 
 use serde::Deserialize;
 
-use crate::limits::{MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_FILE_BYTES, MAX_SKILL_NAME_CHARS};
+use crate::limits::{
+    MAX_SKILL_DESCRIPTION_CHARS, MAX_SKILL_FILE_BYTES, MAX_SKILL_FRONT_MATTER_BYTES,
+    MAX_SKILL_NAME_CHARS,
+};
 use crate::tools::registry::is_set_name;
 
 /// Where a skill came from.
@@ -77,6 +80,16 @@ pub enum SkillError {
         /// The file.
         file: String,
     },
+    /// The front matter is longer than [`MAX_SKILL_FRONT_MATTER_BYTES`].
+    #[error(
+        "{file}: front matter is {bytes} bytes, more than the {MAX_SKILL_FRONT_MATTER_BYTES} allowed"
+    )]
+    FrontMatterTooLong {
+        /// The file.
+        file: String,
+        /// Its length.
+        bytes: usize,
+    },
     /// The front matter is not YAML with `name` and `description`.
     #[error("{file}: bad front matter: {message}")]
     BadYaml {
@@ -139,6 +152,7 @@ impl SkillError {
             | SkillError::NotUtf8 { file }
             | SkillError::NoFrontMatter { file }
             | SkillError::UnclosedFrontMatter { file }
+            | SkillError::FrontMatterTooLong { file, .. }
             | SkillError::BadYaml { file, .. }
             | SkillError::BadName { file, .. }
             | SkillError::NameMismatch { file, .. }
@@ -171,6 +185,12 @@ pub fn parse_skill(
         Split::NoOpening => SkillError::NoFrontMatter { file: file_owned() },
         Split::NoClosing => SkillError::UnclosedFrontMatter { file: file_owned() },
     })?;
+    if yaml.len() > MAX_SKILL_FRONT_MATTER_BYTES {
+        return Err(SkillError::FrontMatterTooLong {
+            file: file_owned(),
+            bytes: yaml.len(),
+        });
+    }
     let fm: FrontMatter = serde_yaml_ng::from_str(yaml).map_err(|e| SkillError::BadYaml {
         file: file_owned(),
         message: e.to_string(),
@@ -335,6 +355,26 @@ mod tests {
         assert!(
             matches!(err, SkillError::DescriptionTooLong { chars, .. } if chars > MAX_SKILL_DESCRIPTION_CHARS)
         );
+    }
+
+    #[test]
+    fn an_overlong_front_matter_is_refused_before_the_yaml_parser_sees_it() {
+        // Found with the `skill_md` fuzz target (issue 46): deep flow
+        // nesting costs the YAML parser time in the square of its depth
+        // (32 KiB: 3 s, 5 MB).
+        let deep = format!("---\nname: {}\n---\n", "[".repeat(32 * 1024));
+        let err = parse(&deep).unwrap_err();
+        assert!(
+            matches!(err, SkillError::FrontMatterTooLong { bytes, .. } if bytes > MAX_SKILL_FRONT_MATTER_BYTES),
+            "{err}"
+        );
+        assert_eq!(err.file(), "x/media/SKILL.md");
+        // A long front matter within the limit still reads.
+        let pad = format!(
+            "license: {}\n",
+            "x".repeat(MAX_SKILL_FRONT_MATTER_BYTES - 100)
+        );
+        assert!(parse(&format!("---\nname: media\ndescription: d\n{pad}---\n")).is_ok());
     }
 
     #[test]

@@ -278,6 +278,15 @@ impl Reader {
             8 => Value::Str(self.string(key)?),
             9 => {
                 let inner = self.u32(key)?;
+                // llama.cpp refuses an array of arrays too (gguf.cpp). Read,
+                // each level would recurse once more: 12 bytes a level, so a
+                // megabyte of them overflowed the stack (issue 46, an input
+                // written for the `gguf_header` fuzz target).
+                if inner == 9 {
+                    return Err(Failure::Damaged(format!(
+                        "{key} is an array of arrays, which GGUF readers refuse"
+                    )));
+                }
                 let count = self.u64(key)?;
                 if count > self.file_bytes {
                     return Err(Failure::Damaged(format!(

@@ -113,3 +113,27 @@ fn a_string_longer_than_the_limit_is_damage_not_an_allocation() {
         GgufError::Damaged { .. }
     ));
 }
+
+#[test]
+fn an_array_of_arrays_is_damage_not_a_stack_overflow() {
+    // Found with the `gguf_header` fuzz target (issue 46): each nested level
+    // recursed once more, and 100,000 levels (1.2 MB) overflowed the stack.
+    // llama.cpp refuses them.
+    let mut bytes = b"GGUF".to_vec();
+    bytes.extend_from_slice(&3u32.to_le_bytes());
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    bytes.extend_from_slice(&1u64.to_le_bytes());
+    bytes.extend_from_slice(&3u64.to_le_bytes());
+    bytes.extend_from_slice(b"key");
+    bytes.extend_from_slice(&9u32.to_le_bytes());
+    for _ in 0..100_000 {
+        bytes.extend_from_slice(&9u32.to_le_bytes());
+        bytes.extend_from_slice(&1u64.to_le_bytes());
+    }
+    bytes.extend_from_slice(&4u32.to_le_bytes());
+    bytes.extend_from_slice(&0u64.to_le_bytes());
+    let (_dir, path) = on_disk(&bytes);
+    let err = inspect(&path).unwrap_err();
+    assert!(matches!(err, GgufError::Damaged { .. }), "{err}");
+    assert!(err.to_string().contains("array of arrays"), "{err}");
+}

@@ -1,0 +1,5 @@
+//! Fuzz target `gguf_header` (see `porfiry_fuzz::targets`).
+
+fn main() {
+    porfiry_fuzz::main("gguf_header");
+}

@@ -1,0 +1,5 @@
+//! Fuzz target `invite` (see `porfiry_fuzz::targets`).
+
+fn main() {
+    porfiry_fuzz::main("invite");
+}

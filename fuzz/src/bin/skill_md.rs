@@ -1,0 +1,5 @@
+//! Fuzz target `skill_md` (see `porfiry_fuzz::targets`).
+
+fn main() {
+    porfiry_fuzz::main("skill_md");
+}

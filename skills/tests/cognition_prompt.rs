@@ -199,6 +199,10 @@ fn a_small_context_shows_the_results_of_the_models_own_commands() {
     let built = build_prompt(&data, 1_024);
     let user = &built.request.messages[0].content;
     assert!(user.contains("rye starter needs feeding"), "{user}");
-    assert!(built.shown_processes.contains(&8), "{:?}", built.shown_processes);
+    assert!(
+        built.shown_processes.contains(&8),
+        "{:?}",
+        built.shown_processes
+    );
     assert!(built.tokens <= prompt_limit(1_024), "{}", built.tokens);
 }

@@ -268,7 +268,11 @@ fn a_restarted_node_rebuilds_a_clients_history_with_its_tool_turns() {
     rules.push(Rule::always(Reply::text("It came out in 1999.")));
     let llm = ScriptedLlm::start(rules).unwrap();
     let (mut node, addr, token) = node_with_model(&llm);
-    let first = chat(addr, &token, &body(&[("user", "find films")], Some("ann"), false));
+    let first = chat(
+        addr,
+        &token,
+        &body(&[("user", "find films")], Some("ann"), false),
+    );
     assert_eq!(first, "Found The Matrix.");
     let exit = node.terminate();
     assert!(exit.status.success(), "{}", exit.stderr);
@@ -288,7 +292,9 @@ fn a_restarted_node_rebuilds_a_clients_history_with_its_tool_turns() {
         .iter()
         .map(|(_, text)| (*text).to_owned())
         .collect();
-    let call = texts.iter().position(|t| t == "TOOL_CALL: media_search|matrix");
+    let call = texts
+        .iter()
+        .position(|t| t == "TOOL_CALL: media_search|matrix");
     let result = texts
         .iter()
         .position(|t| t.starts_with("TOOL_RESULT media_search") && t.contains("The Matrix"));

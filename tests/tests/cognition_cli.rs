@@ -237,12 +237,25 @@ fn think_in_russian_shows_the_command_sets_in_russian() {
     let out = node
         .command()
         .args([
-            "think", "--ticks", "1", "--pause-secs", "0", "--language", "ru", "--llm-url",
-            &llm.url(), "--llm-model", "scripted",
+            "think",
+            "--ticks",
+            "1",
+            "--pause-secs",
+            "0",
+            "--language",
+            "ru",
+            "--llm-url",
+            &llm.url(),
+            "--llm-model",
+            "scripted",
         ])
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let head: String = core_system_prompt(Language::Ru).chars().take(40).collect();
     let prompt = llm
         .recorded()
@@ -254,7 +267,10 @@ fn think_in_russian_shows_the_command_sets_in_russian() {
         prompt.contains("когнитивный дневник: наблюдения и размышления"),
         "{prompt}"
     );
-    assert!(!prompt.contains("cognitive diary: observations"), "{prompt}");
+    assert!(
+        !prompt.contains("cognitive diary: observations"),
+        "{prompt}"
+    );
 }
 
 #[test]

@@ -18,7 +18,10 @@ use serde_json::{Value, json};
 
 fn script() -> ScriptedLlm {
     ScriptedLlm::start(vec![
-        Rule::new(When::last_message_contains("hello"), Reply::text("Hi there.")),
+        Rule::new(
+            When::last_message_contains("hello"),
+            Reply::text("Hi there."),
+        ),
         Rule::new(
             When::last_message_contains("what time"),
             Reply::text("TOOL_CALL: get_current_time"),
@@ -61,7 +64,13 @@ fn the_terminal_and_the_api_send_the_model_the_same_requests() {
     let at_home = MeshNode::init("T");
     let mut child = at_home
         .command()
-        .args(["chat", "--llm-url", &terminal.url(), "--llm-model", "scripted"])
+        .args([
+            "chat",
+            "--llm-url",
+            &terminal.url(),
+            "--llm-model",
+            "scripted",
+        ])
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -74,20 +83,22 @@ fn the_terminal_and_the_api_send_the_model_the_same_requests() {
         .write_all(b"hello\nwhat time is it?\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let api = script();
     let mut node = MeshNode::init("A");
     let (addr, token) = node.start_with_model(&api, &[]);
     let mut history = vec![json!({"role": "user", "content": "hello"})];
-    for next in ["what time is it?"] {
-        let body = json!({"model": "porfiry", "messages": history, "user": "ann"}).to_string();
-        let first = call(addr, "POST", "/v1/chat/completions", Some(&token), &body);
-        assert_eq!(first.status, 200, "{}", first.body);
-        let answer = first.json()["choices"][0]["message"]["content"].clone();
-        history.push(json!({"role": "assistant", "content": answer}));
-        history.push(json!({"role": "user", "content": next}));
-    }
+    let body = json!({"model": "porfiry", "messages": history, "user": "ann"}).to_string();
+    let first = call(addr, "POST", "/v1/chat/completions", Some(&token), &body);
+    assert_eq!(first.status, 200, "{}", first.body);
+    let answer = first.json()["choices"][0]["message"]["content"].clone();
+    history.push(json!({"role": "assistant", "content": answer}));
+    history.push(json!({"role": "user", "content": "what time is it?"}));
     let body = json!({"model": "porfiry", "messages": history, "user": "ann"}).to_string();
     let last = call(addr, "POST", "/v1/chat/completions", Some(&token), &body);
     assert_eq!(last.status, 200, "{}", last.body);

@@ -319,9 +319,12 @@ async fn the_auto_mode_filter_by_mentions_shows_only_the_notes_naming_them() {
             source: NoteSource::User,
             ..Default::default()
         };
-        s.add(&note("NAMED @anna, the bread is ready", &["anna"]), now).unwrap();
-        s.add(&note("UNNAMED the bread is ready", &[]), now).unwrap();
-        s.add(&note("OTHER @bob, the bread is ready", &["bob"]), now).unwrap();
+        s.add(&note("NAMED @anna, the bread is ready", &["anna"]), now)
+            .unwrap();
+        s.add(&note("UNNAMED the bread is ready", &[]), now)
+            .unwrap();
+        s.add(&note("OTHER @bob, the bread is ready", &["bob"]), now)
+            .unwrap();
     })
     .await
     .unwrap();
@@ -332,8 +335,14 @@ async fn the_auto_mode_filter_by_mentions_shows_only_the_notes_naming_them() {
     let from = prompt.find("## 4.").unwrap();
     let context_4 = &prompt[from..prompt.find("## 5.").unwrap()];
     assert!(context_4.contains("NAMED @anna"), "{context_4}");
-    assert!(!context_4.contains("UNNAMED") && !context_4.contains("OTHER"), "{context_4}");
-    assert!(prompt.contains("filter mentioning anna"), "the mode line says so: {prompt}");
+    assert!(
+        !context_4.contains("UNNAMED") && !context_4.contains("OTHER"),
+        "{context_4}"
+    );
+    assert!(
+        prompt.contains("filter mentioning anna"),
+        "the mode line says so: {prompt}"
+    );
 }
 
 #[tokio::test]
@@ -372,7 +381,8 @@ async fn the_auto_mode_leaves_out_the_cores_own_notes_but_not_a_friends_core_not
         };
         s.add(&note("OWNTHOUGHT on relays", None), now).unwrap();
         let friend = "12D3KooWDpJ7As7BWAwRMfu1VU2WCqNjvq387JEYKDBj4kx6nXTN".to_owned();
-        s.add(&note("FRIENDCORE on relays", Some(friend)), now).unwrap();
+        s.add(&note("FRIENDCORE on relays", Some(friend)), now)
+            .unwrap();
     })
     .await
     .unwrap();
@@ -402,7 +412,10 @@ async fn the_auto_mode_leaves_out_the_cores_own_notes_but_not_a_friends_core_not
     .unwrap();
     core.tick().await.unwrap();
     let second = context_4(&prompts.lock().unwrap()[1]);
-    assert!(second.contains("OWNTHOUGHT"), "a filter naming llm asks for them: {second}");
+    assert!(
+        second.contains("OWNTHOUGHT"),
+        "a filter naming llm asks for them: {second}"
+    );
 }
 
 /// (temperature, presence_penalty) of the row behind each main call.

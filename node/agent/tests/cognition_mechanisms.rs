@@ -278,9 +278,15 @@ async fn a_friends_core_note_is_material_and_the_cores_own_is_not() {
     let (main, prompts) = scripted(&[QUIET]);
     let mut core = core_of(&db, main, &clock).await;
     ticks(&mut core, &clock, 12).await;
-    assert_eq!(prompts_with(&prompts, "Anti-stagnation (information feed)"), [12]);
+    assert_eq!(
+        prompts_with(&prompts, "Anti-stagnation (information feed)"),
+        [12]
+    );
     let prompt = prompts.lock().unwrap()[11].clone();
-    assert!(prompt.contains(&format!("note #{friends_core} from friend")), "{prompt}");
+    assert!(
+        prompt.contains(&format!("note #{friends_core} from friend")),
+        "{prompt}"
+    );
     assert!(prompt.contains("about tides"), "{prompt}");
 }
 

@@ -69,7 +69,10 @@ async fn ask_friends_posts_a_signed_note_to_friends_and_says_where_answers_come(
     let (db, clock) = only(Mechanism::AskFriends, tmp.path()).await;
     let (main, prompts) = scripted(&[MONOTONE]);
     let setup = Setup {
-        asker: Some(Arc::new(KeyAsker::new(db.clone(), NodeKey::from_seed([5; 32])))),
+        asker: Some(Arc::new(KeyAsker::new(
+            db.clone(),
+            NodeKey::from_seed([5; 32]),
+        ))),
         ..Setup::default()
     };
     let maker = Arc::new(ScriptMaker::default().with(main));
@@ -97,7 +100,8 @@ async fn interest_memory_names_the_tag_untouched_longest() {
             tags: vec![tag.into()],
             ..Default::default()
         };
-        s.add(&entry("sourdough needs warmth", "baking"), 10).unwrap();
+        s.add(&entry("sourdough needs warmth", "baking"), 10)
+            .unwrap();
         s.add(&entry("relays in the attic", "mesh"), 20).unwrap();
     })
     .await
@@ -115,8 +119,14 @@ async fn interest_memory_names_the_tag_untouched_longest() {
 #[tokio::test]
 async fn rationale_and_ask_user_put_their_questions_into_the_next_prompt() {
     for (mechanism, hint) in [
-        (Mechanism::Rationale, "why did I take exactly this decision?"),
-        (Mechanism::AskUser, "ask the user a question or their opinion"),
+        (
+            Mechanism::Rationale,
+            "why did I take exactly this decision?",
+        ),
+        (
+            Mechanism::AskUser,
+            "ask the user a question or their opinion",
+        ),
     ] {
         let tmp = tempfile::tempdir().unwrap();
         let (db, clock) = only(mechanism, tmp.path()).await;
@@ -140,7 +150,8 @@ async fn goal_reformulation_names_the_open_goal_of_highest_priority() {
             ..Default::default()
         };
         s.add(&goal("tidy the shed", 1), 10).unwrap();
-        s.add(&goal("teach grandma the family page", 3), 20).unwrap();
+        s.add(&goal("teach grandma the family page", 3), 20)
+            .unwrap();
     })
     .await
     .unwrap();
@@ -148,8 +159,11 @@ async fn goal_reformulation_names_the_open_goal_of_highest_priority() {
     let mut core = core_of(&db, main, &clock).await;
     run(&mut core, &clock).await;
     assert!(
-        first_with(&prompts, "simplify or sharpen the goal \"teach grandma the family page\"")
-            .is_some(),
+        first_with(
+            &prompts,
+            "simplify or sharpen the goal \"teach grandma the family page\""
+        )
+        .is_some(),
         "{:?}",
         applied(&db).await
     );
@@ -164,7 +178,9 @@ async fn switch_model_lets_another_registry_model_think_for_a_few_ticks() {
         .unwrap();
     let (main, _) = scripted(&[MONOTONE]);
     let second = thinker("second", "A fresh angle on the relays.");
-    let maker = ScriptMaker::default().with(main.clone()).with(second.clone());
+    let maker = ScriptMaker::default()
+        .with(main.clone())
+        .with(second.clone());
     let mut core = core_with_pause(
         &db,
         maker,
@@ -183,13 +199,17 @@ async fn switch_model_lets_another_registry_model_think_for_a_few_ticks() {
         .count();
     assert!(switched >= 1, "{:?}", applied(&db).await);
     assert!(
-        second
-            .seen()
-            .iter()
-            .any(|r| r.messages[0].content.contains("this tick thinks with another model, second")),
+        second.seen().iter().any(|r| r.messages[0]
+            .content
+            .contains("this tick thinks with another model, second")),
         "the switched tick is told"
     );
-    assert!(applied(&db).await.iter().any(|a| a.contains("switched to second")));
+    assert!(
+        applied(&db)
+            .await
+            .iter()
+            .any(|a| a.contains("switched to second"))
+    );
 }
 
 #[tokio::test]

@@ -55,6 +55,9 @@ async fn a_tick_stores_its_evaluation_its_emotions_and_a_new_emotion_in_the_list
     let list: Vec<String> = read(&db, |s| s.config_get(EMOTIONS_CONFIG_KEY).unwrap())
         .await
         .unwrap();
-    assert!(list.iter().any(|e| e == "awe"), "a new emotion joins the list: {list:?}");
+    assert!(
+        list.iter().any(|e| e == "awe"),
+        "a new emotion joins the list: {list:?}"
+    );
     assert!(list.len() > known.len());
 }

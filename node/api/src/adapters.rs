@@ -14,7 +14,7 @@ use super::backend::{
 };
 use super::feed;
 use super::limits::{DELTA_CHANNEL, MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
-use super::turn_records::{Key, RecordChange};
+use super::turn_records::{KeptRecord, RecordChange};
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_agent::chat::ClientEvent;
@@ -406,7 +406,7 @@ impl NodeApi for NodeAdapter {
         })
     }
 
-    fn turn_records(&self) -> BoxFuture<'_, NodeResult<Vec<(Key, Vec<ChatMessage>)>>> {
+    fn turn_records(&self) -> BoxFuture<'_, NodeResult<Vec<KeptRecord>>> {
         Box::pin(async move {
             let kept = self
                 .node
@@ -421,7 +421,9 @@ impl NodeApi for NodeAdapter {
                 // only costs that turn's tool results.
                 match serde_json::from_str(&record.turns) {
                     Ok(turns) => records.push((record.key, turns)),
-                    Err(e) => tracing::warn!(error = %e, "a kept turn record does not read; skipped"),
+                    Err(e) => {
+                        tracing::warn!(error = %e, "a kept turn record does not read; skipped")
+                    }
                 }
             }
             Ok(records)

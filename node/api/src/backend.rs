@@ -9,7 +9,7 @@ use std::pin::Pin;
 
 use futures::channel::mpsc;
 
-use super::turn_records::{Key, RecordChange};
+use super::turn_records::{KeptRecord, RecordChange};
 use super::web::signin::KeptSession;
 use super::wire::{ToolRecord, WireUsage};
 use porfiry_agent::chat::ClientEvent;
@@ -266,7 +266,7 @@ pub trait NodeApi: Send + Sync + 'static {
     }
     /// The turn records kept by [`NodeApi::keep_turn_record`], oldest
     /// first (empty when the node has nowhere to keep them).
-    fn turn_records(&self) -> BoxFuture<'_, NodeResult<Vec<(Key, Vec<ChatMessage>)>>> {
+    fn turn_records(&self) -> BoxFuture<'_, NodeResult<Vec<KeptRecord>>> {
         Box::pin(async { Ok(Vec::new()) })
     }
     /// Keeps a change of the API's turn records, so a restart rebuilds

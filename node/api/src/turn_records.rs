@@ -29,6 +29,9 @@ use crate::limits::{MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
 /// A record's key: a SHA-256 of the scope and the two texts.
 pub type Key = [u8; 32];
 
+/// A record as the node keeps it: its key and its tool turns.
+pub type KeptRecord = (Key, Vec<ChatMessage>);
+
 /// What an insert changed, for the node's database to follow.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum RecordChange {
@@ -186,7 +189,10 @@ mod tests {
         let RecordChange::Kept { key, turns, bytes } = kept else {
             panic!("{kept:?}")
         };
-        assert_eq!((turns.as_slice(), bytes), (&tools("12:00")[..], size(&tools("12:00"))));
+        assert_eq!(
+            (turns.as_slice(), bytes),
+            (&tools("12:00")[..], size(&tools("12:00")))
+        );
         assert_eq!(
             r.insert("ann", "time?", "Noon.", Vec::new()),
             RecordChange::Dropped { key },

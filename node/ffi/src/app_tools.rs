@@ -160,8 +160,12 @@ impl AppToolset {
         }
         let mut tools = Vec::with_capacity(spec.tools.len());
         for tool in &spec.tools {
-            check_text(&format!("tool {} description", tool.name), &tool.description)?;
-            let empty_choice = |a: &ArgSpec| matches!(&a.kind, ArgKind::Choice { values } if values.is_empty());
+            check_text(
+                &format!("tool {} description", tool.name),
+                &tool.description,
+            )?;
+            let empty_choice =
+                |a: &ArgSpec| matches!(&a.kind, ArgKind::Choice { values } if values.is_empty());
             if tool.args.iter().any(empty_choice) {
                 return Err(PorfiryError::BadInput(format!(
                     "tool {}: a choice argument needs its values",
@@ -174,7 +178,12 @@ impl AppToolset {
                 ToolEffect::Write
             };
             let args = tool.args.iter().map(loop_arg).collect();
-            tools.push(LoopToolSpec::new(&tool.name, &tool.description, args, effect));
+            tools.push(LoopToolSpec::new(
+                &tool.name,
+                &tool.description,
+                args,
+                effect,
+            ));
         }
         let set = AppToolset {
             name: spec.name.clone(),
@@ -234,7 +243,12 @@ impl Toolset for AppToolset {
             .tools
             .iter()
             .find(|t| t.name == tool)
-            .map(|t| t.args.iter().map(|a| args.text(&a.name).to_owned()).collect())
+            .map(|t| {
+                t.args
+                    .iter()
+                    .map(|a| args.text(&a.name).to_owned())
+                    .collect()
+            })
             .unwrap_or_default();
         let handler = Arc::clone(&self.handler);
         let tool = tool.to_owned();
@@ -303,7 +317,12 @@ mod tests {
     }
 
     fn context() -> CallContext {
-        CallContext::new("s", Caller::User, ManualClock::new(SystemClock::utc().now()).now(), Language::En)
+        CallContext::new(
+            "s",
+            Caller::User,
+            ManualClock::new(SystemClock::utc().now()).now(),
+            Language::En,
+        )
     }
 
     #[tokio::test]
@@ -327,7 +346,10 @@ mod tests {
             *lamp.calls.lock().unwrap(),
             [
                 ("lamp_set".to_owned(), vec!["on".to_owned(), String::new()]),
-                ("lamp_set".to_owned(), vec!["off".to_owned(), "5".to_owned()]),
+                (
+                    "lamp_set".to_owned(),
+                    vec!["off".to_owned(), "5".to_owned()]
+                ),
             ]
         );
     }
@@ -345,7 +367,10 @@ mod tests {
         bad(|s| s.name = "Lamp!".into(), "Lamp!");
         bad(|s| s.tools[0].name = "light_set".into(), "light_set");
         bad(|s| s.summary = String::new(), "summary");
-        bad(|s| s.tools[0].description = "two\nlines".into(), "description");
+        bad(
+            |s| s.tools[0].description = "two\nlines".into(),
+            "description",
+        );
         bad(|s| s.tools.clear(), "tools");
         bad(
             |s| {

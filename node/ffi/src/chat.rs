@@ -181,7 +181,15 @@ async fn turn(
     // Kept whether or not it was answered: the tools it ran did run.
     if !shared.forgotten.load(Ordering::SeqCst) {
         let history = held.agent.history();
-        match chat_store::save(node, &shared.name, &held.saved, &history, chat_store::now_ms()).await {
+        match chat_store::save(
+            node,
+            &shared.name,
+            &held.saved,
+            &history,
+            chat_store::now_ms(),
+        )
+        .await
+        {
             Ok(saved) => held.saved = saved,
             Err(e) => tracing::warn!(session = %shared.name, "the chat history was not kept: {e}"),
         }
@@ -268,6 +276,12 @@ impl TaskHandle {
     }
 }
 
+impl std::fmt::Debug for Chats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Chats").finish_non_exhaustive()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,15 +292,17 @@ mod tests {
         for n in [1, 2, 3] {
             assert_eq!(most_recent(&mut list, 3, |&e| e == n, || n), n);
         }
-        assert_eq!(most_recent(&mut list, 3, |&e| e == 1, || 99), 1, "found, not made");
+        assert_eq!(
+            most_recent(&mut list, 3, |&e| e == 1, || 99),
+            1,
+            "found, not made"
+        );
         assert_eq!(list, [2, 3, 1]);
         most_recent(&mut list, 3, |&e| e == 4, || 4);
-        assert_eq!(list, [3, 1, 4], "2 was used least recently, not 1 (started first)");
-    }
-}
-
-impl std::fmt::Debug for Chats {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Chats").finish_non_exhaustive()
+        assert_eq!(
+            list,
+            [3, 1, 4],
+            "2 was used least recently, not 1 (started first)"
+        );
     }
 }

@@ -85,7 +85,10 @@ fn internal(e: impl std::fmt::Display) -> PorfiryError {
 }
 
 /// The kept history of `session`, oldest first.
-pub(crate) async fn load(node: &NodeHandle, session: &str) -> Result<Vec<ChatMessage>, PorfiryError> {
+pub(crate) async fn load(
+    node: &NodeHandle,
+    session: &str,
+) -> Result<Vec<ChatMessage>, PorfiryError> {
     let name = session.to_owned();
     let lines = node
         .db()
@@ -158,9 +161,7 @@ mod tests {
     use super::*;
 
     fn history(n: usize) -> Vec<ChatMessage> {
-        (0..n)
-            .map(|i| ChatMessage::user(format!("m{i}")))
-            .collect()
+        (0..n).map(|i| ChatMessage::user(format!("m{i}"))).collect()
     }
 
     #[test]

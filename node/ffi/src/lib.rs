@@ -39,4 +39,7 @@ pub use error::PorfiryError;
 pub use listeners::{ChatListener, NodeListener};
 pub use node::PorfiryNode;
 pub use settings::{ModelSource, NodeProfile, NodeSettings};
-pub use views::{ChatAnswer, ChatEntry, ChatSessionInfo, Club, ThinkingStatus, TickView, Friend, FriendLink, Note, Status, SyncReport};
+pub use views::{
+    ChatAnswer, ChatEntry, ChatSessionInfo, Club, Friend, FriendLink, Note, Status, SyncReport,
+    ThinkingStatus, TickView,
+};

@@ -21,8 +21,8 @@ use crate::chat::{Chats, TaskHandle};
 use crate::error::PorfiryError;
 use crate::listeners::{ChatListener, NodeListener};
 use crate::running::Running;
-use crate::settings::{Checked, NodeSettings};
 use crate::settings::ModelSource;
+use crate::settings::{Checked, NodeSettings};
 use crate::think_policy::{Hold, PhoneConditions, ThinkPolicy};
 use crate::thinking::ThinkShared;
 use crate::views::{ChatEntry, ChatSessionInfo, Friend, Note, Status, SyncReport, ThinkingStatus};
@@ -135,7 +135,10 @@ impl PorfiryNode {
         crate::logging::init_from_env();
         let checked = settings.check()?;
         let network_model = !matches!(checked.model, Some(ModelSource::File { .. }) | None);
-        let think = ThinkShared::new(ThinkPolicy::new(checked.think_ticks_per_hour, network_model));
+        let think = ThinkShared::new(ThinkPolicy::new(
+            checked.think_ticks_per_hour,
+            network_model,
+        ));
         let (runtime, parts) = start_parts(&checked, None, &[], &think)?;
         let peer_id = parts.node.peer_id().to_owned();
         Ok(Arc::new(PorfiryNode {
@@ -424,9 +427,7 @@ impl PorfiryNode {
 
     /// Whether the phone thinks now, and if not, why.
     pub fn thinking_status(&self) -> ThinkingStatus {
-        let running = self
-            .running(|_, parts| parts.thinks())
-            .unwrap_or(false);
+        let running = self.running(|_, parts| parts.thinks()).unwrap_or(false);
         let now = crate::chat_store::now_ms();
         let policy = self.think.policy();
         let hold = policy.hold(now);

@@ -7,23 +7,23 @@ use std::sync::Arc;
 
 use porfiry_agent::llm::OpenAiClient;
 use porfiry_agent::llm::local::{EngineOptions, open_model_file};
+use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_agent::{ChatConfig, ChatEngine, LlmTarget};
 use porfiry_api::adapters::ChatAgent;
 use porfiry_mesh::invite::InviteService;
 use porfiry_mesh::net::LinksWatch;
 use porfiry_mesh::node::{Node, NodeConfig, NodeHandle, NodeJoin};
 use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
-use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_skills::llm::Llm;
 use porfiry_toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
 
 use crate::app_tools::AppToolset;
 use crate::chat::Chats;
+use crate::error::PorfiryError;
+use crate::settings::{Checked, ModelSource};
 use crate::thinking::{self, TICK_REPORT_BUFFER, ThinkShared, Thinking};
 use crate::views::TickView;
 use tokio::sync::broadcast;
-use crate::error::PorfiryError;
-use crate::settings::{Checked, ModelSource};
 
 /// A started node.
 pub(crate) struct Running {
@@ -162,7 +162,7 @@ fn open_llm(
                 send_grammar: settings.constrained.sends_to_http(),
                 ..LlmTarget::new(url.clone(), name.clone())
             })
-                .map_err(|e| model(e.to_string()))?,
+            .map_err(|e| model(e.to_string()))?,
         ),
         ModelSource::Friend { peer_id } => {
             let peer = peer_id

@@ -141,7 +141,12 @@ impl ThinkPolicy {
         }
         if self.ticks_in_hour(now_ms) >= self.per_hour {
             let since = now_ms.saturating_sub(BUDGET_WINDOW_MS);
-            let oldest = self.recent.iter().find(|&&t| t > since).copied().unwrap_or(now_ms);
+            let oldest = self
+                .recent
+                .iter()
+                .find(|&&t| t > since)
+                .copied()
+                .unwrap_or(now_ms);
             return Some(Hold::Budget {
                 until_ms: oldest + BUDGET_WINDOW_MS,
             });
@@ -193,14 +198,22 @@ mod tests {
             battery_percent: 5,
             ..AWAKE
         };
-        assert_eq!(at(&mut p, plugged), None, "plugged in, it thinks in the background");
+        assert_eq!(
+            at(&mut p, plugged),
+            None,
+            "plugged in, it thinks in the background"
+        );
         let metered = PhoneConditions {
             metered: true,
             ..plugged
         };
         assert_eq!(at(&mut p, metered), Some(Hold::Metered));
         let mut local = ThinkPolicy::new(6, false);
-        assert_eq!(at(&mut local, metered), None, "a model on the phone needs no data");
+        assert_eq!(
+            at(&mut local, metered),
+            None,
+            "a model on the phone needs no data"
+        );
     }
 
     #[test]
@@ -217,7 +230,11 @@ mod tests {
             })
         );
         assert_eq!(p.ticks_in_hour(6_000), 2);
-        assert_eq!(p.hold(1_000 + BUDGET_WINDOW_MS), None, "the first left the window");
+        assert_eq!(
+            p.hold(1_000 + BUDGET_WINDOW_MS),
+            None,
+            "the first left the window"
+        );
         for t in 0..100 {
             p.ticked(10_000 + t);
         }

@@ -73,9 +73,10 @@ impl Thinking {
 pub(crate) fn main_entry(source: &ModelSource) -> LlmEntry {
     match source {
         ModelSource::File { path } => LlmEntry {
-            name: std::path::Path::new(path)
-                .file_stem()
-                .map_or_else(|| "phone-model".to_owned(), |s| s.to_string_lossy().into_owned()),
+            name: std::path::Path::new(path).file_stem().map_or_else(
+                || "phone-model".to_owned(),
+                |s| s.to_string_lossy().into_owned(),
+            ),
             endpoint: format!("file:{path}"),
             ..Default::default()
         },

@@ -218,7 +218,10 @@ pub struct ChatEntry {
 impl From<porfiry_storage::ChatLine> for ChatEntry {
     fn from(l: porfiry_storage::ChatLine) -> Self {
         let kind = match l.role.as_str() {
-            "user" if l.content.starts_with(porfiry_skills::llm::TOOL_RESULT_PREFIX) => {
+            "user"
+                if l.content
+                    .starts_with(porfiry_skills::llm::TOOL_RESULT_PREFIX) =>
+            {
                 "tool_result"
             }
             "assistant" if l.content.trim_start().starts_with("TOOL_CALL") => "tool_call",

@@ -202,7 +202,9 @@ fn chat_sets(
         events: porfiry_agent::cognition::CoreEvents::new(),
         node: None,
     };
-    let models = Arc::new(porfiry_agent::llm::registry_models::RegistryModels::new(None));
+    let models = Arc::new(porfiry_agent::llm::registry_models::RegistryModels::new(
+        None,
+    ));
     let all = porfiry_toolsets::core_toolsets(&config.toolset_options(), &tools, models)?;
     Ok(Some(all.only(porfiry_toolsets::CHAT_SETS)))
 }

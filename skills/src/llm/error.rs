@@ -257,7 +257,9 @@ impl LlmError {
     pub fn is_unreachable(&self) -> bool {
         match self {
             LlmError::Unreachable { .. } => true,
-            LlmError::Friend { failure, .. } => matches!(failure, FriendFailure::Unreachable { .. }),
+            LlmError::Friend { failure, .. } => {
+                matches!(failure, FriendFailure::Unreachable { .. })
+            }
             LlmError::NoFriendAnswered { failures } => {
                 !failures.is_empty() && failures.iter().all(LlmError::is_unreachable)
             }
@@ -374,14 +376,18 @@ mod tests {
         let refused = friend(FriendFailure::NotPermitted);
         assert!(down.is_unreachable() && away.is_unreachable());
         assert!(!refused.is_unreachable());
-        assert!(LlmError::NoFriendAnswered {
-            failures: vec![away.clone(), down.clone()]
-        }
-        .is_unreachable());
-        assert!(!LlmError::NoFriendAnswered {
-            failures: vec![away, refused]
-        }
-        .is_unreachable());
+        assert!(
+            LlmError::NoFriendAnswered {
+                failures: vec![away.clone(), down.clone()]
+            }
+            .is_unreachable()
+        );
+        assert!(
+            !LlmError::NoFriendAnswered {
+                failures: vec![away, refused]
+            }
+            .is_unreachable()
+        );
         assert!(!LlmError::Other("x".into()).is_unreachable());
     }
 

@@ -36,7 +36,11 @@ fn turn_records_keep_the_newest_within_count_and_bytes() {
     store.put_turn_record(&record(5, 85), 3, 100).unwrap();
     assert_eq!(keys(&store), [2, 5], "the byte cap drops the oldest");
     store.put_turn_record(&record(6, 101), 3, 100).unwrap();
-    assert_eq!(keys(&store), [2, 5], "one over the budget alone is not kept");
+    assert_eq!(
+        keys(&store),
+        [2, 5],
+        "one over the budget alone is not kept"
+    );
     store.delete_turn_record(&[2; 32]).unwrap();
     assert_eq!(keys(&store), [5]);
     assert_eq!(store.turn_records().unwrap()[0], record(5, 85));
@@ -49,18 +53,34 @@ fn chat_sessions_are_bounded_listed_and_forgotten() {
         .append_chat_messages("a", &[("user", "hi"), ("assistant", "hello")], 1_000, 3, 2)
         .unwrap();
     store
-        .append_chat_messages("a", &[("user", "TOOL_RESULT x: y"), ("assistant", "ok")], 2_000, 3, 2)
+        .append_chat_messages(
+            "a",
+            &[("user", "TOOL_RESULT x: y"), ("assistant", "ok")],
+            2_000,
+            3,
+            2,
+        )
         .unwrap();
     let a = store.chat_messages("a", None).unwrap();
     let texts: Vec<&str> = a.iter().map(|l| l.content.as_str()).collect();
-    assert_eq!(texts, ["hello", "TOOL_RESULT x: y", "ok"], "3 kept, oldest dropped");
+    assert_eq!(
+        texts,
+        ["hello", "TOOL_RESULT x: y", "ok"],
+        "3 kept, oldest dropped"
+    );
     assert_eq!(a[0].created_ms, 1_000);
     let newest = store.chat_messages("a", Some(1)).unwrap();
     assert_eq!(newest[0].content, "ok");
 
-    store.append_chat_messages("b", &[("user", "b1")], 3_000, 3, 2).unwrap();
-    store.append_chat_messages("a", &[("user", "a again")], 4_000, 3, 2).unwrap();
-    store.append_chat_messages("c", &[("user", "c1")], 5_000, 3, 2).unwrap();
+    store
+        .append_chat_messages("b", &[("user", "b1")], 3_000, 3, 2)
+        .unwrap();
+    store
+        .append_chat_messages("a", &[("user", "a again")], 4_000, 3, 2)
+        .unwrap();
+    store
+        .append_chat_messages("c", &[("user", "c1")], 5_000, 3, 2)
+        .unwrap();
     let listed: Vec<String> = store
         .chat_sessions()
         .unwrap()
@@ -100,9 +120,14 @@ fn a_bad_role_or_session_name_is_refused_and_nothing_is_written() {
 fn conversations_outlive_a_reopen() {
     let (dir, store) = temp_store();
     store.put_turn_record(&record(7, 10), 10, 100).unwrap();
-    store.append_chat_messages("s", &[("user", "find Lara Croft")], 1, 10, 10).unwrap();
+    store
+        .append_chat_messages("s", &[("user", "find Lara Croft")], 1, 10, 10)
+        .unwrap();
     drop(store);
-    let store = Store::open(&dir.path().join(DB_FILE_NAME)).unwrap();
+    let store = Store::open(dir.path().join(DB_FILE_NAME)).unwrap();
     assert_eq!(store.turn_records().unwrap(), [record(7, 10)]);
-    assert_eq!(store.chat_messages("s", None).unwrap()[0].content, "find Lara Croft");
+    assert_eq!(
+        store.chat_messages("s", None).unwrap()[0].content,
+        "find Lara Croft"
+    );
 }

@@ -2,8 +2,8 @@
 //! every test works on a real SQLite file in a temp directory.
 
 mod clubs;
-mod conversations;
 mod cognition;
+mod conversations;
 mod crash;
 mod friends;
 mod generic;

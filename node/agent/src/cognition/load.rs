@@ -474,10 +474,13 @@ pub fn filtered_notes(
         by_tag = by_tag
             .into_iter()
             .flat_map(|f| {
-                filter.mentions.iter().map(move |m| porfiry_storage::NoteFilter {
-                    mention: Some(m.clone()),
-                    ..f.clone()
-                })
+                filter
+                    .mentions
+                    .iter()
+                    .map(move |m| porfiry_storage::NoteFilter {
+                        mention: Some(m.clone()),
+                        ..f.clone()
+                    })
             })
             .collect();
     }

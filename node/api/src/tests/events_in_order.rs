@@ -50,7 +50,10 @@ async fn every_event_reaches_a_slow_caller_in_order_before_the_answer() {
         tokio::task::yield_now().await;
         delta
     });
-    let (reply, deltas) = futures::join!(session.send("show the steps", Some(tx)), read.collect::<Vec<_>>());
+    let (reply, deltas) = futures::join!(
+        session.send("show the steps", Some(tx)),
+        read.collect::<Vec<_>>()
+    );
     let reply = reply.unwrap();
     assert_eq!(reply.text, "All steps shown.");
     assert_eq!(reply.events.len(), SHOWN, "the final list has every event");
@@ -67,5 +70,8 @@ async fn every_event_reaches_a_slow_caller_in_order_before_the_answer() {
         .iter()
         .position(|d| matches!(d, TurnDelta::Text(_)))
         .expect("the answer streamed");
-    assert_eq!(answer_at, SHOWN, "the events came before the answer: {deltas:?}");
+    assert_eq!(
+        answer_at, SHOWN,
+        "the events came before the answer: {deltas:?}"
+    );
 }

@@ -2,9 +2,9 @@
 //! errors, the wire format, sessions, streaming, keep-alive, cancellation,
 //! and one real loopback server.
 
+mod events_in_order;
 mod fakes;
 mod loopback;
-mod events_in_order;
 mod node_routes;
 mod plain;
 mod real_node;

@@ -193,7 +193,13 @@ pub fn parse_note_filter(text: &str) -> Result<NoteFilter, Problem> {
 }
 
 fn filter_from_json(text: &str) -> Result<NoteFilter, Problem> {
-    const KEYS: [&str; 5] = ["tags", "min_priority", "max_age_secs", "sources", "mentions"];
+    const KEYS: [&str; 5] = [
+        "tags",
+        "min_priority",
+        "max_age_secs",
+        "sources",
+        "mentions",
+    ];
     let object: serde_json::Map<String, serde_json::Value> =
         serde_json::from_str(text).map_err(|e| Problem::BadFilterValue {
             key: "json".to_owned(),
@@ -349,8 +355,8 @@ mod tests {
             describe_filter(&f),
             "tags=mesh,ai priority>=2 age<=3600 sources=user mentions=anna"
         );
-        let j = parse_note_filter(r#"{"tags":["mesh"],"min_priority":1,"mentions":["@bob"]}"#)
-            .unwrap();
+        let j =
+            parse_note_filter(r#"{"tags":["mesh"],"min_priority":1,"mentions":["@bob"]}"#).unwrap();
         assert_eq!((j.tags.len(), j.min_priority), (1, Some(1)));
         assert_eq!(j.mentions, ["bob"]);
         assert_eq!(parse_note_filter("any").unwrap(), NoteFilter::default());

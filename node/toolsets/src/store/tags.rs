@@ -81,9 +81,8 @@ async fn pin(d: &StoreTools, ctx: &CallContext, args: &Args, on: bool) -> Reply 
     let source = args.get("source").unwrap_or("all").to_owned();
     let now = super::parse::now(ctx);
     let wants = move |name: &str| source == "all" || source == name;
-    let counts = d
-        .db
-        .write(move |s| {
+    let counts =
+        d.db.write(move |s| {
             s.transaction(|s| {
                 let mut counts = [0usize; 3];
                 if wants("diary") {

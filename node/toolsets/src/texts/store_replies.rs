@@ -371,8 +371,7 @@ mod tests {
             ),
             (
                 "pinned_by_tag",
-                pinned_by_tag(lang, "x", &[("y", 1)], true)
-                    + &pinned_by_tag(lang, "x", &[], false),
+                pinned_by_tag(lang, "x", &[("y", 1)], true) + &pinned_by_tag(lang, "x", &[], false),
             ),
             ("not_found", not_found(lang, "x", "#1")),
             ("refused", refused(lang, "why")),

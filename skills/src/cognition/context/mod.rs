@@ -355,8 +355,7 @@ fn fit_blocks(data: &ContextData, room: usize) -> Fitted {
     }
     // Then the results of the model's own commands, up to their share: a
     // result never shown stays open, unseen, tick after tick.
-    let results_room =
-        (room * RESULTS_FIRST_PERCENT / 100).min(room - first - intent_taken);
+    let results_room = (room * RESULTS_FIRST_PERCENT / 100).min(room - first - intent_taken);
     let mut results_taken = 0;
     for (kind, block) in KEEP_ORDER.iter().zip(blocks.iter_mut()) {
         if *kind == ContextBlock::Processes {

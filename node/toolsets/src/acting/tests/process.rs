@@ -405,10 +405,21 @@ async fn a_fetch_from_a_host_that_refuses_is_offline_not_an_error() {
         .unwrap();
     let p = set(&tools, ProcessLimits::default());
     let mut rx = tools.events.subscribe();
-    let out = call(&p, "process_fetch", &format!("{prefix}news"), &ctx_at(NOW, Language::En)).await;
+    let out = call(
+        &p,
+        "process_fetch",
+        &format!("{prefix}news"),
+        &ctx_at(NOW, Language::En),
+    )
+    .await;
     assert!(out.ok, "{}", out.text);
     let id = id_in(&out.text);
     assert_eq!(finished(&mut rx).await, id);
     let row = process_row(&tools, id).await;
-    assert_eq!(row.row.status, ProcessStatus::Offline, "{:?}", row.row.result);
+    assert_eq!(
+        row.row.status,
+        ProcessStatus::Offline,
+        "{:?}",
+        row.row.result
+    );
 }

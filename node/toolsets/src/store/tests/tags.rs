@@ -16,12 +16,30 @@ async fn pinned(kit: &Kit) -> [Vec<i64>; 3] {
             ..Default::default()
         };
         let ids = |rows: Vec<(i64, bool)>| -> Vec<i64> {
-            rows.into_iter().filter(|(_, p)| *p).map(|(id, _)| id).collect()
+            rows.into_iter()
+                .filter(|(_, p)| *p)
+                .map(|(id, _)| id)
+                .collect()
         };
         [
-            ids(s.list::<DiaryEntry>(&q).unwrap().into_iter().map(|r| (r.id, r.row.pinned)).collect()),
-            ids(s.list::<Concept>(&q).unwrap().into_iter().map(|r| (r.id, r.row.pinned)).collect()),
-            ids(s.list::<Task>(&q).unwrap().into_iter().map(|r| (r.id, r.row.pinned)).collect()),
+            ids(s
+                .list::<DiaryEntry>(&q)
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.id, r.row.pinned))
+                .collect()),
+            ids(s
+                .list::<Concept>(&q)
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.id, r.row.pinned))
+                .collect()),
+            ids(s
+                .list::<Task>(&q)
+                .unwrap()
+                .into_iter()
+                .map(|r| (r.id, r.row.pinned))
+                .collect()),
         ]
     })
     .await

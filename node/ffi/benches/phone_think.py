@@ -44,18 +44,18 @@ def rss_mb():
 
 
 def wakeups():
-    total = 0
+    """{(tid, thread name): voluntary context switches} but the main thread's."""
+    counts = {}
     for tid in os.listdir("/proc/self/task"):
         if int(tid) == os.getpid():
             continue
         try:
             with open(f"/proc/self/task/{tid}/status") as f:
-                for line in f:
-                    if line.startswith("voluntary_ctxt_switches"):
-                        total += int(line.split()[1])
+                fields = dict(line.split(":\t", 1) for line in f if ":\t" in line)
         except FileNotFoundError:
-            pass
-    return total
+            continue
+        counts[(tid, fields["Name"].strip())] = int(fields["voluntary_ctxt_switches"])
+    return counts
 
 
 def main():
@@ -63,6 +63,9 @@ def main():
     parser.add_argument("--model", required=True)
     parser.add_argument("--ticks", type=int, default=1)
     parser.add_argument("--idle-secs", type=int, default=60)
+    # The core waits its pause (30 s) after a tick before it finds the
+    # budget spent: the idle window starts after that.
+    parser.add_argument("--settle-secs", type=int, default=40)
     parser.add_argument("--language", default="en")
     args = parser.parse_args()
     out = tempfile.mkdtemp()
@@ -135,12 +138,20 @@ def main():
     print(f"then: held by {status.held_by}, {status.ticks_last_hour} ticks in the hour")
     now, peak = rss_mb()
     print(f"rss {now:.0f} MB, peak {peak:.0f} MB")
-    time.sleep(2)
+    time.sleep(args.settle_secs)
     before = wakeups()
     time.sleep(args.idle_secs)
-    woke = wakeups() - before
+    after = wakeups()
+    by_thread = {}
+    for key, n in after.items():
+        name = key[1]
+        by_thread[name] = by_thread.get(name, 0) + n - before.get(key, 0)
+    woke = sum(by_thread.values())
     print(f"idle {args.idle_secs} s, thinking allowed but the budget spent: {woke} wake-ups "
           f"({woke * 60 / args.idle_secs:.1f} a minute)")
+    for name, n in sorted(by_thread.items(), key=lambda kv: -kv[1]):
+        if n:
+            print(f"  {name}: {n}")
     node.shutdown()
 
 

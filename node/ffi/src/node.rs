@@ -117,6 +117,11 @@ impl PorfiryNode {
             .map_err(|e| PorfiryError::Internal(format!("the call was dropped: {e}")))?
     }
 
+    /// The thinking rules and their count.
+    pub(crate) fn think(&self) -> &ThinkShared {
+        &self.think
+    }
+
     pub(crate) fn listener(&self) -> Option<Arc<dyn NodeListener>> {
         self.listener
             .lock()

@@ -129,12 +129,20 @@ pub(crate) async fn sync_now(
     let budget = Duration::from_millis(deadline_ms).min(MAX_SYNC_DEADLINE);
     let started = Instant::now();
     let started_ms = unix_ms();
+    // One due tick may run in the wake (issue 44 §1): the budget, the
+    // battery and a metered link still rule.
+    node.think().policy().grant_one();
     // A paused node is started for the sync and paused after it.
     let was_paused = node.start_if_paused()?;
-    let (runtime, handle) = {
+    let (runtime, handle, mut ticks, thinks) = {
         let state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
         match &*state {
-            State::Running { runtime, parts } => (runtime.handle().clone(), parts.node.clone()),
+            State::Running { runtime, parts } => (
+                runtime.handle().clone(),
+                parts.node.clone(),
+                parts.ticks.subscribe(),
+                parts.thinks(),
+            ),
             _ => {
                 return Err(PorfiryError::NotRunning(
                     "the node stopped during the sync".into(),
@@ -142,10 +150,14 @@ pub(crate) async fn sync_now(
             }
         }
     };
+    let due = thinks && node.think().policy().hold(unix_ms()).is_none();
+    node.think().changed.send_replace(());
     let deadline = started + budget;
     let watch = runtime.spawn(async move {
         let mut events = handle.events().subscribe();
         let mut received = 0u32;
+        let mut thought = false;
+        let mut caught_up = None;
         let mut check = tokio::time::interval(SYNC_CHECK_INTERVAL);
         loop {
             tokio::select! {
@@ -155,21 +167,28 @@ pub(crate) async fn sync_now(
                         received += 1;
                     }
                 }
-                _ = check.tick() => {
+                tick = ticks.recv(), if due && !thought => thought = tick.is_ok(),
+                _ = check.tick(), if caught_up.is_none() => {
                     let Ok(status) = handle.status().await else { break };
                     let done = !status.friends.is_empty()
                         && status.friends.iter().all(|f| f.last_catchup_ms.is_some_and(|t| t >= started_ms));
                     if done {
-                        return (status.friends, received, false);
+                        caught_up = Some(status.friends);
                     }
                 }
+            }
+            if let Some(friends) = &caught_up
+                && (thought || !due)
+            {
+                return (friends.clone(), received, false, thought);
             }
         }
         // A node that cannot say (it stopped) reports no friends.
         let friends = handle.status().await.map(|s| s.friends).unwrap_or_default();
-        (friends, received, true)
+        (friends, received, caught_up.is_none(), thought)
     });
     let outcome = watch.await;
+    node.think().policy().revoke_grant();
     if was_paused {
         let previous = {
             let mut state = node.state.lock().unwrap_or_else(PoisonError::into_inner);
@@ -179,7 +198,7 @@ pub(crate) async fn sync_now(
             stop_parts(runtime, parts).await?;
         }
     }
-    let (friends, received, deadline_reached) =
+    let (friends, received, deadline_reached, thought) =
         outcome.map_err(|e| PorfiryError::Internal(format!("the sync was dropped: {e}")))?;
     Ok(SyncReport {
         friends_connected: friends.iter().filter(|f| f.connected).count() as u32,
@@ -190,5 +209,6 @@ pub(crate) async fn sync_now(
         notes_received: received,
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
         deadline_reached,
+        thought,
     })
 }

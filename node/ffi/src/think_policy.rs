@@ -79,6 +79,9 @@ pub struct ThinkPolicy {
     /// Start times of the ticks in the last hour, oldest first (at most
     /// `per_hour` of them).
     recent: VecDeque<u64>,
+    /// One tick may run in the background (a push's `sync_now` wake):
+    /// used by the next tick, or taken back when the sync ends.
+    granted: bool,
 }
 
 impl ThinkPolicy {
@@ -90,7 +93,19 @@ impl ThinkPolicy {
             network_model,
             conditions: None,
             recent: VecDeque::new(),
+            granted: false,
         }
+    }
+
+    /// Lets one tick run in the background (the OS woke the app for a
+    /// sync); the other rules still hold.
+    pub fn grant_one(&mut self) {
+        self.granted = true;
+    }
+
+    /// Takes an unused grant back.
+    pub fn revoke_grant(&mut self) {
+        self.granted = false;
     }
 
     /// What the app says now.
@@ -105,6 +120,7 @@ impl ThinkPolicy {
 
     /// Counts a tick that started at `at_ms`.
     pub fn ticked(&mut self, at_ms: u64) {
+        self.granted = false;
         self.recent.push_back(at_ms);
         while self.recent.len() > self.per_hour as usize {
             self.recent.pop_front();
@@ -130,7 +146,7 @@ impl ThinkPolicy {
         let Some(c) = self.conditions else {
             return Some(Hold::NoConditions);
         };
-        if !c.charging && !c.foreground {
+        if !c.charging && !c.foreground && !self.granted {
             return Some(Hold::Background);
         }
         if !c.charging && c.battery_percent < MIN_THINK_BATTERY_PERCENT {
@@ -214,6 +230,33 @@ mod tests {
             None,
             "a model on the phone needs no data"
         );
+    }
+
+    #[test]
+    fn a_sync_wake_grants_one_background_tick_within_the_other_rules() {
+        let mut p = ThinkPolicy::new(6, false);
+        p.set_conditions(PhoneConditions {
+            foreground: false,
+            ..AWAKE
+        });
+        assert_eq!(p.hold(0), Some(Hold::Background));
+        p.grant_one();
+        assert_eq!(p.hold(0), None);
+        p.ticked(0);
+        assert_eq!(p.hold(1), Some(Hold::Background), "one tick, not more");
+        p.grant_one();
+        p.set_conditions(PhoneConditions {
+            foreground: false,
+            battery_percent: 5,
+            ..AWAKE
+        });
+        assert_eq!(p.hold(1), Some(Hold::Battery), "the battery still rules");
+        p.revoke_grant();
+        p.set_conditions(PhoneConditions {
+            foreground: false,
+            ..AWAKE
+        });
+        assert_eq!(p.hold(1), Some(Hold::Background));
     }
 
     #[test]

@@ -163,6 +163,9 @@ pub struct SyncReport {
     pub elapsed_ms: u64,
     /// Whether the deadline came before every friend had caught up.
     pub deadline_reached: bool,
+    /// Whether the core thought once during the wake (one due tick, when
+    /// the budget and the battery allowed it).
+    pub thought: bool,
 }
 
 /// A chat turn's end.

@@ -443,3 +443,26 @@ def test_the_phone_thinks_only_when_its_conditions_and_budget_allow(make_node, s
     assert phone.thinking_status().held_by == "budget"
     phone.set_conditions(True, True, 80, True)
     assert phone.thinking_status().held_by == "metered"
+
+
+def test_a_sync_wake_runs_one_due_tick_in_the_background(make_node, scripted_model):
+    phone = make_node(
+        "phone",
+        model=porfiry.ModelSource.URL(url=scripted_model.url, model="scripted"),
+        think_ticks_per_hour=60,
+    )
+    phone.set_conditions(False, False, 80, False)
+    assert phone.thinking_status().held_by == "background"
+    phone.pause()
+    scripted_model.answer(["A thought while the phone slept."])
+    report = run(phone.sync_now(8_000))
+    print(f"sync_now with a due tick: {report}")
+    assert report.thought, report
+    assert run(phone.status()).state == "paused"
+    status = phone.thinking_status()
+    assert (status.held_by, status.ticks_last_hour) == ("background", 1), status
+    # On a low battery the wake thinks nothing.
+    phone.set_conditions(False, False, 10, False)
+    report = run(phone.sync_now(3_000))
+    assert not report.thought, report
+    assert phone.thinking_status().ticks_last_hour == 1

@@ -11,8 +11,6 @@
 //! The texts are stored as given (JSON for the tool turns, a role word and
 //! text per chat message): this crate does not know the chat types.
 
-use rusqlite::OptionalExtension;
-
 use crate::error::{Result, StorageError};
 use crate::query::int_param;
 use crate::store::Store;
@@ -261,15 +259,5 @@ impl Store {
             .prepare_cached("DELETE FROM chat_messages WHERE session = ?")?
             .execute([session])?;
         Ok(n as u64)
-    }
-
-    /// Whether chat session `session` has any message kept.
-    pub fn has_chat_session(&self, session: &str) -> Result<bool> {
-        Ok(self
-            .conn
-            .prepare_cached("SELECT 1 FROM chat_messages WHERE session = ? LIMIT 1")?
-            .query_row([session], |_| Ok(()))
-            .optional()?
-            .is_some())
     }
 }

@@ -104,7 +104,8 @@ pub trait ToolsetHandler: Send + Sync {
     fn call(&self, tool: String, args: Vec<String>) -> Result<String, ToolError>;
 }
 
-/// An app's toolset as the registry holds it.
+/// An app's toolset as the registry holds it; a clone shares the handler.
+#[derive(Clone)]
 pub(crate) struct AppToolset {
     name: String,
     summary: String,
@@ -195,28 +196,14 @@ impl AppToolset {
         // required arguments first.
         let mut probe = ToolsetRegistry::new();
         probe
-            .register(set.clone_for_check())
+            .register(set.clone())
             .map_err(|e| PorfiryError::BadInput(e.to_string()))?;
         Ok(set)
-    }
-
-    fn clone_for_check(&self) -> AppToolset {
-        AppToolset {
-            name: self.name.clone(),
-            summary: self.summary.clone(),
-            tools: self.tools.clone(),
-            handler: Arc::clone(&self.handler),
-        }
     }
 
     /// The set's name.
     pub(crate) fn set_name(&self) -> &str {
         &self.name
-    }
-
-    /// A copy sharing the handler, for a registry of its own.
-    pub(crate) fn share(&self) -> AppToolset {
-        self.clone_for_check()
     }
 }
 

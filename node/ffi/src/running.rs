@@ -222,7 +222,7 @@ fn chats_over(
     let mut toolsets = all.only(&wanted);
     for set in app_sets {
         toolsets
-            .register(set.share())
+            .register(set.clone())
             .map_err(|e| PorfiryError::BadInput(format!("toolset {}: {e}", set.set_name())))?;
     }
     let engine =

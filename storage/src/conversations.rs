@@ -84,6 +84,7 @@ impl Store {
     ) -> Result<()> {
         let too_big = record.bytes > max_bytes;
         let bytes = int_param("turn record bytes", record.bytes)?;
+        let budget = i64::try_from(max_bytes).unwrap_or(i64::MAX);
         let max_bytes = int_param("turn record budget", max_bytes)?;
         let max_count = count("turn record count", max_count)?;
         self.transaction(|s| {
@@ -99,6 +100,14 @@ impl Store {
                      (?1, ?2, ?3, (SELECT coalesce(max(seq), 0) + 1 FROM turn_records))",
                 )?
                 .execute(rusqlite::params![&record.key[..], record.turns, bytes])?;
+            // Only past a bound is the window over every record needed.
+            let (n, total): (i64, i64) = s
+                .conn
+                .prepare_cached("SELECT count(*), coalesce(sum(bytes), 0) FROM turn_records")?
+                .query_row([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            if n <= max_count && total <= budget {
+                return Ok(());
+            }
             s.conn
                 .prepare_cached(
                     "DELETE FROM turn_records WHERE key IN (SELECT key FROM (SELECT key, \

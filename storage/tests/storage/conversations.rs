@@ -131,3 +131,62 @@ fn conversations_outlive_a_reopen() {
         "find Lara Croft"
     );
 }
+
+#[test]
+fn at_the_sizes_the_node_uses_the_bounds_hold() {
+    // The API's bounds (node/api/src/limits.rs: 4,096 records, 16 MiB) and
+    // the phone's (node/ffi/src/chat_store.rs: 4,000 messages a session,
+    // 256 sessions), on a real file.
+    const RECORDS: usize = 4_096;
+    const BUDGET: u64 = 16 * 1024 * 1024;
+    let (_dir, store) = temp_store();
+    let turns = format!(r#"[{{"role":"user","content":"{}"}}]"#, "x".repeat(8_000));
+    for n in 0..2_100u32 {
+        let mut key = [0u8; 32];
+        key[..4].copy_from_slice(&n.to_be_bytes());
+        let record = KeptTurnRecord {
+            key,
+            turns: turns.clone(),
+            bytes: 8 * 1024,
+        };
+        store.put_turn_record(&record, RECORDS, BUDGET).unwrap();
+    }
+    let kept = store.turn_records().unwrap();
+    assert_eq!(kept.len(), 2_048, "16 MiB of 8 KiB records");
+    assert_eq!(
+        kept[0].key[..4],
+        52u32.to_be_bytes(),
+        "the oldest went first"
+    );
+
+    const MESSAGES: usize = 4_000;
+    const SESSIONS: usize = 256;
+    let text = "a message of an ordinary length, a sentence or two long";
+    let batch: Vec<(&str, &str)> = (0..100).map(|_| ("user", text)).collect();
+    for n in 0..45 {
+        store
+            .append_chat_messages("kitchen", &batch, n, MESSAGES, SESSIONS)
+            .unwrap();
+    }
+    assert_eq!(
+        store.chat_messages("kitchen", None).unwrap().len(),
+        MESSAGES
+    );
+    for n in 0..300 {
+        store
+            .append_chat_messages(
+                &format!("s{n}"),
+                &[("user", text)],
+                100 + n,
+                MESSAGES,
+                SESSIONS,
+            )
+            .unwrap();
+    }
+    let sessions = store.chat_sessions().unwrap();
+    assert_eq!(sessions.len(), SESSIONS);
+    assert!(
+        sessions.iter().all(|s| s.session != "kitchen"),
+        "the least recently used session went whole"
+    );
+}

@@ -178,6 +178,7 @@ fn reason_name(reason: &RejectReason) -> String {
         RejectReason::OwnItem => "own_item",
         RejectReason::NotOurs => "not_ours",
         RejectReason::NotAClubMember => "not_a_club_member",
+        RejectReason::OverQuota => "over_quota",
         RejectReason::BadClubChange(_) => "bad_club_change",
     }
     .to_owned()

@@ -36,6 +36,7 @@ mod casefold;
 mod clubs;
 mod conversations;
 mod crud;
+pub mod disk;
 mod error;
 mod extensions;
 mod goals;

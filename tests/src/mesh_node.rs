@@ -85,8 +85,15 @@ pub struct Exit {
 impl MeshNode {
     /// A new node (`porfiry init` in a fresh temp dir).
     pub fn init(name: &str) -> MeshNode {
+        MeshNode::init_with(name, |_| {})
+    }
+
+    /// [`MeshNode::init`], calling `prepare` with the data dir's path
+    /// before `porfiry init` (to mount a small filesystem there, say).
+    pub fn init_with(name: &str, prepare: impl FnOnce(&Path)) -> MeshNode {
         let tmp = tempfile::tempdir().expect("temp dir");
         let dir = tmp.path().join(name);
+        prepare(&dir);
         let mut node = MeshNode {
             name: name.to_owned(),
             peer_id: String::new(),

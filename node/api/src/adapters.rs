@@ -287,13 +287,28 @@ fn invitation_error(error: porfiry_mesh::node::InvitationError) -> NodeApiError 
     }
 }
 
-/// A node's refusal as the API says it: bad input → 400, unknown → 404,
-/// else 500.
+impl NodeAdapter {
+    /// [`node_error`], a full disk named with the data dir and its free
+    /// space (`porfiry_storage::disk::full_message`).
+    fn node_error(&self, error: NodeError) -> NodeApiError {
+        match self.node.data_dir() {
+            Some(dir) if porfiry_storage::disk::is_disk_full(&error) => {
+                NodeApiError::DiskFull(porfiry_storage::disk::full_message(dir))
+            }
+            _ => node_error(error),
+        }
+    }
+}
+
+/// A node's refusal as the API says it: bad input → 400, unknown → 404, a
+/// full disk → 507, else 500.
 pub(crate) fn node_error(error: NodeError) -> NodeApiError {
     if error.is_not_found() {
         NodeApiError::NotFound(error.to_string())
     } else if error.is_bad_input() {
         NodeApiError::BadInput(error.to_string())
+    } else if porfiry_storage::disk::is_disk_full(&error) {
+        NodeApiError::DiskFull(error.to_string())
     } else {
         NodeApiError::Internal(error.to_string())
     }
@@ -364,13 +379,13 @@ impl NodeApi for NodeAdapter {
                 .node
                 .resolve_audience(&audience)
                 .await
-                .map_err(node_error)?;
+                .map_err(|e| self.node_error(e))?;
             let post = NotePost {
                 text,
                 audience: sharing,
                 reply_to,
             };
-            let mut posted = json(&self.node.post_note(post).await.map_err(node_error)?)?;
+            let mut posted = json(&self.node.post_note(post).await.map_err(|e| self.node_error(e))?)?;
             if let (Some(answered), Some(object)) = (reply_to, posted.as_object_mut()) {
                 object.insert("reply_to".to_owned(), answered.to_string().into());
             }
@@ -458,7 +473,7 @@ impl NodeApi for NodeAdapter {
 
     fn friends(&self) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            let friends = json(&self.node.friends().await.map_err(node_error)?)?;
+            let friends = json(&self.node.friends().await.map_err(|e| self.node_error(e))?)?;
             Ok(self.with_links(friends))
         })
     }
@@ -474,7 +489,7 @@ impl NodeApi for NodeAdapter {
                 .node
                 .add_friend(&peer, addresses, groups)
                 .await
-                .map_err(node_error)?;
+                .map_err(|e| self.node_error(e))?;
             json(&view)
         })
     }
@@ -491,7 +506,7 @@ impl NodeApi for NodeAdapter {
                 .node
                 .add_friend_with_offload(&peer, addresses, groups, allow_offload)
                 .await
-                .map_err(node_error)?;
+                .map_err(|e| self.node_error(e))?;
             json(&view)
         })
     }
@@ -509,17 +524,17 @@ impl NodeApi for NodeAdapter {
                 .node
                 .add_named_friend(&peer, addresses, groups, name, allow_offload)
                 .await
-                .map_err(node_error)?;
+                .map_err(|e| self.node_error(e))?;
             json(&view)
         })
     }
 
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
-        Box::pin(async move { self.node.remove_friend(&peer).await.map_err(node_error) })
+        Box::pin(async move { self.node.remove_friend(&peer).await.map_err(|e| self.node_error(e)) })
     }
 
     fn status(&self) -> BoxFuture<'_, NodeResult> {
-        Box::pin(async move { json(&self.node.status().await.map_err(node_error)?) })
+        Box::pin(async move { json(&self.node.status().await.map_err(|e| self.node_error(e))?) })
     }
 
     fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
@@ -539,16 +554,16 @@ impl NodeApi for NodeAdapter {
                     .node
                     .rename_friend(&peer, &name)
                     .await
-                    .map_err(node_error)?;
+                    .map_err(|e| self.node_error(e))?;
                 peer = view.peer_id;
             }
             if let Some(on) = allow_offload {
                 self.node
                     .set_friend_offload(&peer, on)
                     .await
-                    .map_err(node_error)?;
+                    .map_err(|e| self.node_error(e))?;
             }
-            let friends = self.node.friends().await.map_err(node_error)?;
+            let friends = self.node.friends().await.map_err(|e| self.node_error(e))?;
             let view = friends
                 .into_iter()
                 .find(|f| f.peer_id == peer || f.name.as_deref() == Some(peer.as_str()))
@@ -575,7 +590,7 @@ impl NodeApi for NodeAdapter {
     }
 
     fn clubs(&self) -> BoxFuture<'_, NodeResult> {
-        Box::pin(async move { json(&self.node.clubs().await.map_err(node_error)?) })
+        Box::pin(async move { json(&self.node.clubs().await.map_err(|e| self.node_error(e))?) })
     }
 
     fn mind(&self) -> BoxFuture<'_, NodeResult> {

@@ -136,6 +136,10 @@ pub enum NodeApiError {
     /// The node failed → 500.
     #[error("{0}")]
     Internal(String),
+    /// The disk holding the data dir is full → 507 (the message names the
+    /// dir and the free space; nothing was written).
+    #[error("{0}")]
+    DiskFull(String),
 }
 
 /// A JSON answer of the node.

@@ -62,6 +62,9 @@ pub enum ApiError {
     /// The node itself failed → 500.
     #[error("internal error: {0}")]
     Internal(String),
+    /// The disk is full: nothing was written → 507.
+    #[error("{0}")]
+    DiskFull(String),
 }
 
 /// Seconds a client is asked to wait after a busy answer: an on-device
@@ -81,6 +84,7 @@ impl ApiError {
             ApiError::NoModel | ApiError::Busy(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            ApiError::DiskFull(_) => StatusCode::INSUFFICIENT_STORAGE,
         }
     }
 
@@ -96,7 +100,8 @@ impl ApiError {
             ApiError::NoModel
             | ApiError::Busy(_)
             | ApiError::Upstream(_)
-            | ApiError::Internal(_) => "server_error",
+            | ApiError::Internal(_)
+            | ApiError::DiskFull(_) => "server_error",
         }
     }
 
@@ -113,6 +118,7 @@ impl ApiError {
             ApiError::Busy(_) => "model_busy",
             ApiError::Upstream(_) => "upstream_model_error",
             ApiError::Internal(_) => "internal_error",
+            ApiError::DiskFull(_) => "disk_full",
         }
     }
 

@@ -16,6 +16,7 @@ use serde::Serialize;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::friends::{FriendView, FriendsError, friend_views};
 use porfiry_mesh::net::{LINKS_FILE_NAME, Link, LinksFile};
+use porfiry_mesh::replication::refused_file::{REFUSED_FILE_NAME, RefusedAuthor, RefusedFile};
 use porfiry_mesh::sharing::reach::Announced;
 
 /// Why `status` could not report.
@@ -48,6 +49,9 @@ pub struct Status {
     pub friends: Vec<StatusFriend>,
     /// Row count per table.
     pub tables: BTreeMap<String, u64>,
+    /// Authors the quotas refused during the daemon's last run, most items
+    /// first (`refused.json`; empty when none were).
+    pub refused: Vec<RefusedAuthor>,
 }
 
 /// How many characters of a relay's peer id the text form shows when the
@@ -188,6 +192,19 @@ impl Status {
                 let _ = writeln!(s, "    reachable at: {}", sf.told_addresses.join(", "));
             }
         }
+        if !self.refused.is_empty() {
+            let _ = writeln!(s, "refused (over quota): {} authors", self.refused.len());
+            for r in &self.refused {
+                let _ = writeln!(
+                    s,
+                    "  {}  {} items, {} bytes, last {}",
+                    r.author,
+                    r.items,
+                    r.bytes,
+                    utc_text(r.last_ms)
+                );
+            }
+        }
         s.push_str("rows per table:\n");
         let width = self.tables.keys().map(String::len).max().unwrap_or(0);
         for (t, n) in &self.tables {
@@ -231,6 +248,9 @@ pub fn status(dir: &DataDir) -> Result<Status, StatusError> {
         schema_version: store.schema_version()?,
         friends,
         tables,
+        refused: RefusedFile::read(&dir.root().join(REFUSED_FILE_NAME))
+            .map(|f| f.refused)
+            .unwrap_or_default(),
     })
 }
 
@@ -318,12 +338,26 @@ mod tests {
             schema_version: 1,
             friends: shown,
             tables: BTreeMap::new(),
+            refused: vec![RefusedAuthor {
+                author: "12D3KooWflood".into(),
+                items: 40,
+                bytes: 12_000,
+                last_ms: 1_700_000_000_000,
+            }],
         };
         let text = status.to_text();
         assert!(
             text.contains("link: relayed via home since 2023-11-14"),
             "{text}"
         );
+        assert!(
+            text.contains("refused (over quota): 1 authors\n  12D3KooWflood  40 items, 12000 bytes"),
+            "{text}"
+        );
+        let json = serde_json::to_value(&status).unwrap();
+        assert_eq!(json["refused"][0]["author"], "12D3KooWflood");
+        assert_eq!(json["refused"][0]["items"], 40);
+        assert_eq!(json["refused"][0]["bytes"], 12_000);
         assert_eq!(short_peer_id("short"), "short");
     }
 

@@ -2,6 +2,8 @@
 //! for its number, gathered in an [`EngineConfig`] that tests and mesh-sim may
 //! tune (a short resync interval, say) without touching the rules.
 
+use super::quota::Quotas;
+
 /// How long a new item waits before it is pushed, so a burst (a pasted list,
 /// a catch-up) leaves as one message per friend; 100 ms is below what a
 /// person notices in a chat and longer than a burst of local writes.
@@ -148,6 +150,9 @@ pub struct EngineConfig {
     pub chunk_bytes: usize,
     /// See [`MAX_CHUNKS_IN_FLIGHT`].
     pub max_chunks_in_flight: usize,
+    /// What one author may make this node hold, and how much of strangers'
+    /// items it keeps ([`Quotas`]).
+    pub quotas: Quotas,
 }
 
 impl EngineConfig {
@@ -170,6 +175,7 @@ impl EngineConfig {
             chunk_items: CHUNK_ITEMS,
             chunk_bytes: CHUNK_BYTES,
             max_chunks_in_flight: MAX_CHUNKS_IN_FLIGHT,
+            quotas: Quotas::default(),
         }
     }
 

@@ -7,6 +7,7 @@ use std::num::{NonZeroU32, NonZeroU64};
 use std::sync::Arc;
 
 use super::item_map::ItemMap;
+use super::quota::Usage;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
@@ -137,6 +138,10 @@ pub(crate) struct Index {
     names: BTreeMap<Arc<str>, Name>,
     by_name: Vec<Arc<str>>,
     audiences: Vec<Arc<Audience>>,
+    /// What each author's held items cost, by interned name (the quota's
+    /// count, `quota.rs`): 16 bytes per name, kept in step by every insert
+    /// and removal.
+    usage: Vec<Usage>,
 }
 
 impl Index {
@@ -159,6 +164,7 @@ impl Index {
             .unwrap_or(Name(NonZeroU32::MAX));
         let n: Arc<str> = Arc::from(name);
         self.by_name.push(n.clone());
+        self.usage.push(Usage::default());
         self.names.insert(n, next);
         next
     }
@@ -202,7 +208,20 @@ impl Index {
         index.items = ItemMap::from_vec(metas, |candidate, kept| {
             candidate.hops_left > kept.hops_left
         });
+        let mut usage = std::mem::take(&mut index.usage);
+        for (_, meta) in index.items.iter() {
+            usage_of(&mut usage, meta.author).add(meta.envelope_bytes);
+        }
+        index.usage = usage;
         index
+    }
+
+    /// What `author`'s held items cost.
+    pub(crate) fn usage(&self, author: &str) -> Usage {
+        self.known_name(author)
+            .and_then(|n| self.usage.get((n.0.get() - 1) as usize))
+            .copied()
+            .unwrap_or_default()
     }
 
     /// The compact form of `record`, sharing interned strings.
@@ -227,7 +246,10 @@ impl Index {
         if let Some(e) = meta.expires_ms() {
             self.expiry.insert((e, record.id));
         }
-        self.items.insert(record.id, meta);
+        usage_of(&mut self.usage, meta.author).add(meta.envelope_bytes);
+        if let Some(old) = self.items.insert(record.id, meta) {
+            usage_of(&mut self.usage, old.author).sub(old.envelope_bytes);
+        }
     }
 
     pub(crate) fn get(&self, id: &ItemId) -> Option<MetaRef<'_>> {
@@ -260,6 +282,7 @@ impl Index {
         if let Some(e) = meta.expires_ms() {
             self.expiry.remove(&(e, *id));
         }
+        usage_of(&mut self.usage, meta.author).sub(meta.envelope_bytes);
         Some(meta)
     }
 
@@ -292,17 +315,29 @@ impl Index {
     }
 
     /// Removes and returns every item whose expiry is at or before `now_ms`,
-    /// earliest first.
-    pub(crate) fn take_expired(&mut self, now_ms: u64) -> Vec<ItemId> {
+    /// earliest first, with its creation time.
+    pub(crate) fn take_expired(&mut self, now_ms: u64) -> Vec<(ItemId, u64)> {
         let mut out = Vec::new();
         while let Some(&(t, id)) = self.expiry.first() {
             if t > now_ms {
                 break;
             }
             self.expiry.pop_first();
-            self.items.remove(&id);
-            out.push(id);
+            if let Some(meta) = self.items.remove(&id) {
+                usage_of(&mut self.usage, meta.author).sub(meta.envelope_bytes);
+                out.push((id, meta.created_ms));
+            }
         }
         out
     }
+}
+
+/// The usage slot of an interned name (always present: `name_of` pushes one
+/// per name; the fallback only guards the saturated name).
+fn usage_of(usage: &mut Vec<Usage>, name: Name) -> &mut Usage {
+    let i = (name.0.get() - 1) as usize;
+    if usage.len() <= i {
+        usage.resize(i + 1, Usage::default());
+    }
+    &mut usage[i]
 }

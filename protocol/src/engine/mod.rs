@@ -35,6 +35,7 @@
 
 #![deny(clippy::disallowed_methods, clippy::disallowed_types)]
 
+mod admit;
 mod clubs;
 mod config;
 mod hop_check;
@@ -45,6 +46,7 @@ mod lacks;
 mod output;
 mod peer_map;
 mod push;
+mod quota;
 mod receive;
 mod schedule;
 mod serve;
@@ -52,6 +54,7 @@ mod session_send;
 mod sync;
 mod wants;
 
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 pub use config::{
@@ -63,6 +66,12 @@ pub use config::{
 pub use input::{Inbound, Input, ReceivedItem};
 pub use lacks::MAX_LACKS_PER_FRIEND;
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
+pub use quota::{
+    DEFAULT_QUOTA_FRIEND_BYTES, DEFAULT_QUOTA_FRIEND_ITEMS, DEFAULT_QUOTA_STRANGER_BYTES,
+    DEFAULT_QUOTA_STRANGER_ITEMS, DEFAULT_STRANGERS_KEPT, MAX_DECLINED_REMEMBERED,
+    MAX_REFUSED_AUTHORS, Quotas, Refused,
+    Usage,
+};
 
 use crate::club::ClubBook;
 use crate::item::id::ItemId;
@@ -103,6 +112,12 @@ pub struct Engine {
     schedule: Schedule,
     wake_sent: Option<u64>,
     clubs: ClubBook,
+    /// The friends the driver lets in (`set_trusted`), connected or not:
+    /// their items count against the trusted budget.
+    trusted: BTreeSet<Arc<str>>,
+    refusals: quota::Refusals,
+    shelf: quota::StrangerShelf,
+    declined: quota::Declined,
 }
 
 impl Engine {
@@ -149,6 +164,10 @@ impl Engine {
             schedule: Schedule::default(),
             wake_sent: None,
             clubs,
+            trusted: BTreeSet::new(),
+            refusals: quota::Refusals::default(),
+            shelf: quota::StrangerShelf::default(),
+            declined: quota::Declined::default(),
         }
     }
 

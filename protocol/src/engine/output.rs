@@ -101,6 +101,9 @@ pub enum DeleteReason {
     /// A club item whose author, a later-arriving change showed, was not a
     /// member of the club when it wrote it.
     NotAClubMember,
+    /// A stranger's public item, the oldest past the retention bound
+    /// (`Quotas::strangers_kept`).
+    Evicted,
 }
 
 /// Why an item was refused.
@@ -128,6 +131,10 @@ pub enum RejectReason {
     /// author was not a member when it wrote it, or the friend that sent
     /// it is not a member (nor its author).
     NotAClubMember,
+    /// Its author already has as much held here as its budget allows
+    /// (`EngineConfig::quotas`): refused at the edge and counted
+    /// (`Engine::refused`).
+    OverQuota,
     /// A club change its author had no right to make (as far as the
     /// changes held show), or one the club book has no room for.
     BadClubChange(ClubError),

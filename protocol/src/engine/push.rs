@@ -211,6 +211,7 @@ impl Engine {
                     self.raise_hops(now_ms, a.id, offer.min(max_hops), peer, out);
                 }
             } else if let Some(offer) = offer
+                && !self.is_declined(&a.id)
                 && (self.wants.len() < self.cfg.max_wanted || self.wants.contains(&a.id))
             {
                 self.wants.add(

@@ -95,6 +95,10 @@ impl Engine {
             out.push(reject(reason));
             return;
         }
+        if self.over_quota(now_ms, &item) {
+            out.push(reject(RejectReason::OverQuota));
+            return;
+        }
         // Our copy travels one hop less than the best copy offered to us:
         // the sender's, or an announcer's still waiting in the want list.
         let max_hops = item.max_hops();
@@ -110,6 +114,7 @@ impl Engine {
             id,
             from: Some(peer.to_owned()),
         }));
+        let stranger_public = self.is_stranger_public(&item).then(|| item.created_ms());
         self.accept(
             now_ms,
             item,
@@ -118,6 +123,9 @@ impl Engine {
             by_catch_up,
             out,
         );
+        if let Some(created_ms) = stranger_public {
+            self.shelve(created_ms, id, out);
+        }
         self.note_holder(id, peer, r.hops);
         for (p, offer) in &announcers {
             self.note_holder(id, p, offer.saturating_add(1));
@@ -219,10 +227,14 @@ impl Engine {
             .get(&target)
             .is_some_and(|m| m.author() == &*author)
         {
-            self.index.remove(&target);
+            if let Some(meta) = self.index.remove(&target) {
+                self.unshelve(meta.created_ms, &target);
+            }
             let by = match &reason {
                 DeleteReason::Retracted { by } | DeleteReason::Replaced { by } => *by,
-                DeleteReason::Expired | DeleteReason::NotAClubMember => target,
+                DeleteReason::Expired | DeleteReason::NotAClubMember | DeleteReason::Evicted => {
+                    target
+                }
             };
             out.push(Output::Delete { id: target, reason });
             out.push(Output::Event(Event::Withdrawn { target, by }));
@@ -231,7 +243,8 @@ impl Engine {
 
     /// Drops every item whose expiry has passed.
     pub(super) fn expire_due(&mut self, now_ms: u64, out: &mut Vec<Output>) {
-        for id in self.index.take_expired(now_ms) {
+        for (id, created_ms) in self.index.take_expired(now_ms) {
+            self.unshelve(created_ms, &id);
             out.push(Output::Delete {
                 id,
                 reason: DeleteReason::Expired,

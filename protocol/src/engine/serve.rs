@@ -116,6 +116,11 @@ impl Engine {
                     set.insert(meta.created_ms, *id);
                 }
             }
+            // What we declined (over a quota, evicted) counts as held, or
+            // the friend would send it again at every resync.
+            for (created_ms, id) in self.declined_items() {
+                set.insert(created_ms, id);
+            }
             let mut recon = Reconciler::responder(set, SYNC_FRAME_BYTES);
             match recon.reconcile(&q.frame).map(|reply| (recon, reply)) {
                 Ok((recon, reply)) => {

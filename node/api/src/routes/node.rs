@@ -23,6 +23,7 @@ impl From<NodeApiError> for ApiError {
             NodeApiError::BadInput(m) => ApiError::BadRequest(m),
             NodeApiError::NotFound(m) => ApiError::NotFound(m),
             NodeApiError::Internal(m) => ApiError::Internal(m),
+            NodeApiError::DiskFull(m) => ApiError::DiskFull(m),
         }
     }
 }

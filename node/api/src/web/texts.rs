@@ -137,6 +137,10 @@ pub struct PageTexts {
     pub items: &'static str,
     /// The database's size.
     pub database: &'static str,
+    /// Items the quotas refused (count of items and authors follow).
+    pub refused: &'static str,
+    /// "{items} items from {authors} authors".
+    pub refused_count: &'static str,
     /// The node's version.
     pub version: &'static str,
     /// Shown when a request failed.
@@ -250,6 +254,8 @@ static EN: PageTexts = PageTexts {
     source_friends: "whichever friend offers one",
     items: "Items held",
     database: "Database",
+    refused: "Refused (over quota)",
+    refused_count: "{items} items from {authors} authors",
     version: "Version",
     failed: "That did not work:",
     no_notes: "No notes yet.",
@@ -318,6 +324,8 @@ static RU: PageTexts = PageTexts {
     source_friends: "модель любого друга, который её предлагает",
     items: "Записей",
     database: "База данных",
+    refused: "Отклонено (сверх квоты)",
+    refused_count: "{items} записей от {authors} авторов",
     version: "Версия",
     failed: "Не получилось:",
     no_notes: "Заметок пока нет.",

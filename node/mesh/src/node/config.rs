@@ -7,6 +7,7 @@ use porfiry_skills::{Clock, SystemClock};
 use crate::data_dir::DataDir;
 use crate::events::CoreEvents;
 use crate::net::{Multiaddr, Profile, ReachConfig};
+use porfiry_protocol::engine::Quotas;
 
 /// What to run: which data dir, as a server or a phone, listening where.
 #[derive(Clone)]
@@ -26,6 +27,9 @@ pub struct NodeConfig {
     /// Relaying for friends and LAN discovery (the node sets `links_file`
     /// to `links.json` in the data dir).
     pub reach: ReachConfig,
+    /// What one author may make this node hold (`porfiry run --quota-*`);
+    /// refusals go to `refused.json` in the data dir.
+    pub quotas: Quotas,
 }
 
 impl NodeConfig {
@@ -38,6 +42,7 @@ impl NodeConfig {
             clock: Arc::new(SystemClock::utc()),
             events: CoreEvents::new(),
             reach: ReachConfig::default(),
+            quotas: Quotas::default(),
         }
     }
 }

@@ -50,6 +50,9 @@ struct Inner {
     events: CoreEvents,
     /// Counts the replication loop's "the database changed" signals.
     db_changes: watch::Sender<u64>,
+    /// The data dir, when the handle runs over one (a full disk is
+    /// reported with its free space).
+    data_dir: Option<std::path::PathBuf>,
 }
 
 impl std::fmt::Debug for NodeHandle {
@@ -91,8 +94,23 @@ impl NodeHandle {
                 streams,
                 events,
                 db_changes: watch::Sender::new(0),
+                data_dir: None,
             }),
         }
+    }
+
+    /// The handle of a node over `dir` (set right after [`NodeHandle::new`],
+    /// before the handle is cloned).
+    pub fn with_data_dir(mut self, dir: std::path::PathBuf) -> NodeHandle {
+        if let Some(inner) = Arc::get_mut(&mut self.inner) {
+            inner.data_dir = Some(dir);
+        }
+        self
+    }
+
+    /// The data dir, if the handle runs over one.
+    pub fn data_dir(&self) -> Option<&std::path::Path> {
+        self.inner.data_dir.as_deref()
     }
 
     /// Moves each time the replication loop sees the database change —
@@ -447,6 +465,7 @@ impl NodeHandle {
             items_per_kind: kinds.into_iter().collect::<BTreeMap<_, _>>(),
             items_held: live.items_held,
             database_bytes,
+            refused: live.refused,
         })
     }
 

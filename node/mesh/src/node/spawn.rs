@@ -18,6 +18,7 @@ use super::limits::COMMAND_QUEUE_CAPACITY;
 use crate::init::open_or_init;
 use crate::lock::lock_data_dir;
 use crate::net::{LINKS_FILE_NAME, MeshError, Profile, ReachConfig, StreamControl};
+use crate::replication::refused_file::REFUSED_FILE_NAME;
 use crate::replication::{DaemonOptions, LoopIo, ReplicationError, run_node};
 use porfiry_storage::db::Db;
 
@@ -59,7 +60,8 @@ impl Node {
             config.clock.clone(),
             streams.clone(),
             config.events.clone(),
-        );
+        )
+        .with_data_dir(config.data_dir.root().to_owned());
         let options = DaemonOptions {
             profile: config.profile,
             listen: config.listen,
@@ -68,6 +70,9 @@ impl Node {
                 links_file: Some(config.data_dir.root().join(LINKS_FILE_NAME)),
                 ..config.reach
             },
+            quotas: config.quotas,
+            refused_file: Some(config.data_dir.root().join(REFUSED_FILE_NAME)),
+            data_dir: Some(config.data_dir.root().to_owned()),
         };
         let io = LoopIo {
             commands,

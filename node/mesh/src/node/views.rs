@@ -120,6 +120,8 @@ pub struct NodeStatus {
     pub items_held: usize,
     /// The size of the node's database in bytes.
     pub database_bytes: u64,
+    /// Authors the quotas refused since the node started, most items first.
+    pub refused: Vec<crate::replication::refused_file::RefusedAuthor>,
 }
 
 /// `server` or `phone`.

@@ -173,7 +173,10 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>
                         // member was never the club's: its note goes too.
                         DeleteReason::Retracted { .. }
                         | DeleteReason::Replaced { .. }
-                        | DeleteReason::NotAClubMember => {
+                        | DeleteReason::NotAClubMember
+                        // A stranger's item past the retention bound: its
+                        // note goes too, or the bound would bound nothing.
+                        | DeleteReason::Evicted => {
                             forget_merged(s, &id)?;
                         }
                         // An expired item stops travelling; the note the
@@ -232,6 +235,12 @@ fn log_event(event: &Event, c: &mut Counters) {
                 // Expected traffic, not a fault of the sender.
                 RejectReason::Expired | RejectReason::Withdrawn => {
                     tracing::debug!(?id, ?from, ?reason, "refused item");
+                }
+                // A flood is refused item by item: counted, not logged
+                // one line each (`refused.json` has the totals).
+                RejectReason::OverQuota => {
+                    c.over_quota += 1;
+                    tracing::debug!(?id, ?from, "refused an item over its author's quota");
                 }
                 RejectReason::Invalid(e) => {
                     tracing::warn!(?id, from = from.as_deref().unwrap_or("-"), error = %e, "rejected an invalid item");

@@ -23,6 +23,8 @@ pub struct Counters {
     pub duplicates: u64,
     /// Items refused (bad signature, not from author, withdrawn, ...).
     pub rejected: u64,
+    /// Of those, items refused because their author was over its quota.
+    pub over_quota: u64,
     /// Frames handed to the sink.
     pub frames_sent: u64,
     /// Their bytes (wire messages, before transport framing and encryption).

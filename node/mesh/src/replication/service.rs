@@ -30,10 +30,11 @@
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use porfiry_protocol::engine::{Engine, EngineConfig, Event, Input, Output};
+use porfiry_protocol::engine::{Engine, EngineConfig, Event, Inbound, Input, Output, Quotas};
 use porfiry_protocol::{ItemId, NodeKey, VerifiedItem};
 use porfiry_skills::Clock;
 use porfiry_storage::PeerStatus;
@@ -47,6 +48,7 @@ use super::frame_sink::Counters;
 use super::friend_set::{self, FriendSet};
 use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_intervals};
 use super::outgoing::Outgoing;
+use super::refused_file::{RefusedAuthor, RefusedSchedule};
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
 use crate::net::{
@@ -57,6 +59,8 @@ use porfiry_storage::db::Db;
 
 #[path = "service_publish.rs"]
 mod service_publish;
+#[path = "service_disk.rs"]
+mod service_disk;
 #[path = "service_reach.rs"]
 mod service_reach;
 
@@ -71,6 +75,14 @@ pub struct DaemonOptions {
     pub streams: StreamControl,
     /// Relaying, LAN discovery and the links file (see `mesh::reach`).
     pub reach: crate::net::ReachConfig,
+    /// What one author may make this node hold (`porfiry run --quota-*`).
+    pub quotas: Quotas,
+    /// Where to write who the quotas refused (`refused.json`); none in
+    /// tests that need no file.
+    pub refused_file: Option<PathBuf>,
+    /// The data dir, whose free space a full disk is reported with and
+    /// watched for (`service_disk.rs`).
+    pub data_dir: Option<PathBuf>,
 }
 
 /// What the node held when it stopped.
@@ -104,6 +116,8 @@ pub struct LoopStatus {
     pub last_catchup_ms: BTreeMap<String, u64>,
     /// Items the engine holds.
     pub items_held: usize,
+    /// Authors the quotas refused since the daemon started, most first.
+    pub refused: Vec<RefusedAuthor>,
 }
 
 /// The loop's links to the rest of the process.
@@ -144,12 +158,16 @@ pub async fn run_node(
     // changes; the engine keeps it current with every change it accepts.
     // A server serves several friends' catch-up sessions at once, a phone
     // one (see `SERVER_SERVED_SESSIONS`).
-    let engine_config = match options.profile {
-        Profile::Server => EngineConfig::for_server(local.clone()),
-        Profile::Phone => EngineConfig::new(local.clone()),
+    let engine_config = EngineConfig {
+        quotas: options.quotas,
+        ..match options.profile {
+            Profile::Server => EngineConfig::for_server(local.clone()),
+            Profile::Phone => EngineConfig::new(local.clone()),
+        }
     };
+    let engine_config_again = engine_config.clone();
     let start_key = key.clone();
-    let (friends, engine, announced, told) = db
+    let (friends, mut engine, announced, told) = db
         .read(move |s| -> Result<_, ReplicationError> {
             let local = start_key.peer_id().to_string();
             let announced = Announced::load(s, &local)?;
@@ -161,6 +179,7 @@ pub async fn run_node(
             Ok((friends, engine, announced, told))
         })
         .await??;
+    engine.set_trusted(friends.keys().cloned());
     tracing::info!(peer = %local, items = engine.item_count(), friends = friends.len(), "starting node");
 
     let poll_intervals = change_poll_intervals(options.profile);
@@ -216,6 +235,12 @@ pub async fn run_node(
         announced,
         told,
         reach_due: None,
+        refused_file: options.refused_file,
+        refused_due: RefusedSchedule::default(),
+        data_dir: options.data_dir,
+        disk_full: None,
+        disk_full_peers: Vec::new(),
+        engine_config: engine_config_again,
     };
     let result = node
         .run(&mut arrivals, &mut commands, &mut changes, shutdown)
@@ -250,6 +275,7 @@ pub async fn run_node(
         tracing::warn!("verify stage did not stop in time");
     }
     forward_task.abort();
+    node.write_refused();
     result?;
     Ok(Stopped {
         items_held: node.engine.item_count(),
@@ -291,6 +317,18 @@ struct Node {
     /// Addresses the driver reported, to tell friends once they have
     /// settled: (when, what), see `REACH_SETTLE_MS`.
     reach_due: Option<(u64, Vec<String>)>,
+    /// Where `refused.json` goes, and when it is next due.
+    refused_file: Option<PathBuf>,
+    refused_due: RefusedSchedule,
+    /// The data dir (for the free space), and while the disk is full when
+    /// to look at it again (`service_disk.rs`).
+    data_dir: Option<PathBuf>,
+    disk_full: Option<u64>,
+    /// Friends connected while the engine was rebuilt a second time on a
+    /// full disk, told to it when space is back.
+    disk_full_peers: Vec<String>,
+    /// How the engine was set up, to build it again from the file.
+    engine_config: EngineConfig,
 }
 
 impl Node {
@@ -365,6 +403,7 @@ impl Node {
                     connected,
                     last_catchup_ms: self.last_catchup.clone(),
                     items_held: self.engine.item_count(),
+                    refused: self.engine.refused().into_iter().map(Into::into).collect(),
                 });
             }
         }
@@ -411,12 +450,23 @@ impl Node {
                 (r, counters)
             })
             .await?;
+        if counters.over_quota != self.counters.over_quota {
+            self.refused_due.refused();
+        }
         self.counters = counters;
         for id in self.counters.merged_notes.drain(..) {
             self.core_events
                 .send(crate::events::CoreEvent::NoteArrived { id });
         }
-        if let Some(at) = result? {
+        let wake = match result {
+            Ok(wake) => wake,
+            Err(e) if porfiry_storage::disk::is_disk_full(&e) => {
+                // Boxed: it feeds the rebuilt engine again.
+                return Box::pin(self.on_disk_full()).await;
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if let Some(at) = wake {
             self.wake = Some(at);
         }
         if moved {
@@ -442,6 +492,15 @@ impl Node {
 
     async fn on_frame(&mut self, frame: Frame) -> Result<(), ReplicationError> {
         match frame {
+            // A full disk takes no items; the friend sends them again at
+            // the catch-up that follows the space's return.
+            Frame::Message {
+                message: Inbound::Items { items, .. },
+                peer,
+            } if self.disk_full.is_some() => {
+                tracing::debug!(%peer, items = items.len(), "items dropped: the disk is full");
+                Ok(())
+            }
             Frame::Message { peer, message } => self.input(Input::Received { peer, message }).await,
             Frame::Garbled { peer, bytes, error } => {
                 tracing::warn!(%peer, bytes, %error, "dropped a frame that is not a wire message");
@@ -472,6 +531,7 @@ impl Node {
             MeshEvent::PeerDisconnected { peer } => {
                 let peer = peer.to_string();
                 tracing::info!(%peer, "friend disconnected");
+                self.disk_full_peers.retain(|p| *p != peer);
                 self.set_status(&peer, PeerStatus::Offline).await;
                 self.input(Input::PeerDisconnected { peer }).await?;
             }
@@ -535,6 +595,7 @@ impl Node {
         let new = friend_set::with_told(self.db.read(friend_set::load).await??, &self.announced);
         let changes = friend_set::diff(&self.friends, &new);
         self.friends = new;
+        self.engine.set_trusted(self.friends.keys().cloned());
         for f in changes.allow {
             tracing::info!(peer = %f.peer, addresses = ?f.addresses, "friend allowed");
             self.outgoing

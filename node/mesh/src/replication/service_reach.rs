@@ -11,6 +11,7 @@ use super::Node;
 use crate::net::Multiaddr;
 use crate::replication::error::ReplicationError;
 use crate::replication::limits::REACH_SETTLE_MS;
+use crate::replication::refused_file::RefusedFile;
 use crate::sharing::reach::{announce_reach, reach_list};
 
 impl Node {
@@ -42,14 +43,18 @@ impl Node {
         .await
     }
 
-    /// The earlier of the engine's next tick and telling friends our
-    /// settled addresses.
+    /// The earliest of the engine's next tick, telling friends our settled
+    /// addresses, writing `refused.json` and looking at a full disk again.
     pub(super) fn next_timer(&self) -> Option<u64> {
         let reach = self.reach_due.as_ref().map(|(at, _)| *at);
-        match (self.wake, reach) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        let refused = self
+            .refused_file
+            .as_ref()
+            .and(self.refused_due.due_ms());
+        [self.wake, reach, refused, self.disk_check_due()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     pub(super) async fn on_timer(&mut self) -> Result<(), ReplicationError> {
@@ -60,7 +65,34 @@ impl Node {
         if self.wake.is_some_and(|at| at <= now) {
             self.tick().await?;
         }
+        if self.refused_due.due_ms().is_some_and(|at| at <= now) {
+            self.write_refused();
+        }
+        if self.disk_check_due().is_some_and(|at| at <= now) {
+            self.check_disk().await?;
+        }
         Ok(())
+    }
+
+    /// Writes `refused.json` if there is news for it (a small file, once
+    /// per `REFUSED_FILE_EVERY_MS` at most). A failure is logged: the
+    /// report is for a person, and the next refusal tries again.
+    pub(super) fn write_refused(&mut self) {
+        let Some(path) = &self.refused_file else {
+            return;
+        };
+        if self.refused_due.due_ms().is_none() {
+            return;
+        }
+        let now = self.now();
+        let file = RefusedFile {
+            written_ms: now,
+            refused: self.engine.refused().into_iter().map(Into::into).collect(),
+        };
+        if let Err(e) = file.write(path) {
+            tracing::warn!(path = %path.display(), error = %e, "could not write the refusals");
+        }
+        self.refused_due.written(now);
     }
 
     /// Signs, stores and publishes our settled addresses, unless friends

@@ -341,12 +341,20 @@ async function loadNode() {
     facts.replaceChildren();
     for (const [k, v] of [[T.peer_id, s.peer_id], [T.model, modelText(s)],
       [T.items, String(s.items_held)], [T.database, megabytes(s.database_bytes)],
+      [T.refused, refusedText(s.refused || [])],
       [T.version, s.version || ""]]) {
       facts.append(el("dt", {}, k), el("dd", {}, v));
     }
     $("node-qr").src = "/api/peer-qr";
     $("node-qr").alt = T.peer_id + " (QR)";
   } catch (e) { $("node-facts").replaceChildren(el("p", { class: "error" }, T.failed + " " + e.message)); }
+}
+
+// "40 items from 2 authors": what the quotas refused since the node started
+// (`porfiry status` lists the authors).
+function refusedText(refused) {
+  const items = refused.reduce((n, r) => n + r.items, 0);
+  return T.refused_count.replace("{items}", String(items)).replace("{authors}", String(refused.length));
 }
 
 // ---- chat ----

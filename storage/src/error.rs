@@ -28,7 +28,10 @@ pub enum StorageError {
         path: PathBuf,
     },
     /// The file is SQLite but damaged.
-    #[error("database {path} is corrupt: {detail}")]
+    #[error(
+        "database {path} is corrupt: {detail}; `porfiry doctor --repair` copies what can be read \
+         into a new file and keeps this one"
+    )]
     Corrupt {
         /// The damaged file.
         path: PathBuf,

@@ -37,6 +37,7 @@ mod clubs;
 mod conversations;
 mod crud;
 pub mod disk;
+pub mod recover;
 mod error;
 mod extensions;
 mod goals;

@@ -33,6 +33,16 @@ pub enum InitError {
     /// Creating the database failed.
     #[error(transparent)]
     Storage(#[from] porfiry_storage::StorageError),
+    /// The identity is there but its database is not: refused rather than
+    /// starting an empty one beside the lost one.
+    #[error(
+        "{path} is missing while this data dir holds a node's identity: restore the database \
+         (`porfiry restore`), or move identity.key away to start a new node here"
+    )]
+    DatabaseMissing {
+        /// The database file looked for.
+        path: String,
+    },
     /// The operating system gave no random bytes for the new key.
     #[error("the OS random source failed, so no key was made: {0}")]
     Randomness(getrandom::Error),
@@ -88,7 +98,15 @@ pub fn open_or_init(dir: &DataDir) -> Result<(NodeKey, Store), InitError> {
         init(dir, Language::default())?;
     }
     let key = NodeKey::load(&dir.identity_path())?;
-    let store = Store::create(dir.db_path())?;
+    // Opened, never created: an identity without its database is a node
+    // whose file went missing, not a new node (a silent empty file beside
+    // the lost one would look like a node that forgot everything).
+    let store = Store::open(dir.db_path()).map_err(|e| match e {
+        porfiry_storage::StorageError::Missing { path } => InitError::DatabaseMissing {
+            path: path.display().to_string(),
+        },
+        e => InitError::Storage(e),
+    })?;
     seed_core(&store, Language::default(), crate::clock::now_ms())?;
     Ok((key, store))
 }

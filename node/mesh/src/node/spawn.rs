@@ -40,6 +40,13 @@ impl Node {
         }
         let lock = lock_data_dir(&config.data_dir)?;
         let (key, store) = open_or_init(&config.data_dir)?;
+        // A server reads its whole file once at start, so a damaged page is
+        // found before it can cost anything (a second or two for hundreds
+        // of megabytes, docs/benchmarks.md); a phone, which starts on every
+        // resume, leaves that to `porfiry doctor`.
+        if config.profile == Profile::Server {
+            store.quick_check()?;
+        }
         let db = Db::start(store)?;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

@@ -1,5 +1,6 @@
 //! The `porfiry` binary: parses the command line, sets up logging and runs
-//! the chosen subcommand. Errors are printed as one line; exit code 1. When
+//! the chosen subcommand. Errors are printed as one line; exit code 1 (78
+//! for an unusable config file, 2 for bad flags). When
 //! the reader of stdout goes away (`porfiry notes list | head -1`) the
 //! command stops quietly with 141, the status a shell gives SIGPIPE.
 
@@ -9,18 +10,30 @@ mod commands;
 use std::io::{self, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
-use cli::{Cli, Command};
+use cli::{Cli, Command, ParseError};
 use porfiry_mesh::clock::now_ms;
 use porfiry_mesh::data_dir::{DataDir, default_data_dir};
 use tracing_subscriber::EnvFilter;
+
+/// Exit status for an unusable config file: sysexits' EX_CONFIG, which the
+/// systemd unit names in `RestartPreventExitStatus` (restarting cannot fix
+/// a file; the service stops with the one line in its journal).
+const CONFIG_ERROR_EXIT: u8 = 78;
 
 /// Exit status when stdout's reader closed the pipe: 128 + SIGPIPE, what a shell
 /// reports for a program the signal stopped, so pipelines read it as usual.
 const BROKEN_PIPE_EXIT: u8 = 141;
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let default_config = std::path::Path::new(commands::run_config::DEFAULT_CONFIG_PATH);
+    let cli = match cli::parse_args(std::env::args_os().collect(), default_config) {
+        Ok(cli) => cli,
+        Err(ParseError::Clap(e)) => e.exit(),
+        Err(ParseError::Config(e)) => {
+            eprintln!("porfiry: {e}");
+            return ExitCode::from(CONFIG_ERROR_EXIT);
+        }
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn")),
@@ -55,6 +68,7 @@ fn say(text: impl std::fmt::Display) -> io::Result<()> {
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
+    let given_dir = cli.data_dir.clone();
     let dir = DataDir::new(cli.data_dir.unwrap_or_else(default_data_dir));
     match cli.command {
         Command::Init { language } => {
@@ -69,6 +83,19 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 let mut out = io::stdout().lock();
                 out.write_all(s.to_text().as_bytes())?;
                 out.flush()?;
+            }
+        }
+        Command::Doctor { json, repair } => {
+            let report = commands::doctor::doctor(&dir, repair, now_ms());
+            if json {
+                say(serde_json::to_string_pretty(&report)?)?;
+            } else {
+                let mut out = io::stdout().lock();
+                out.write_all(report.to_text().as_bytes())?;
+                out.flush()?;
+            }
+            if report.verdict == commands::doctor::Verdict::Fail {
+                std::process::exit(1);
             }
         }
         Command::Chat(args) => commands::chat::chat(&dir, &args)?,
@@ -129,6 +156,18 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .enable_all()
                 .build()?;
             rt.block_on(commands::think::think(&dir, &args))?;
+        }
+        Command::Backup(args) => say(commands::backup::backup(
+            &dir,
+            &args,
+            std::path::Path::new(commands::run_config::DEFAULT_CONFIG_PATH),
+        )?)?,
+        Command::Restore(args) => say(commands::restore::restore(given_dir.as_deref(), &args)?)?,
+        Command::Manpage { dir } => say(commands::docs_gen::write_manpages(&dir)?)?,
+        Command::Completions { shell } => {
+            let mut out = io::stdout().lock();
+            commands::docs_gen::write_completions(shell, &mut out)?;
+            out.flush()?;
         }
         Command::Run(args) => {
             let rt = tokio::runtime::Builder::new_multi_thread()

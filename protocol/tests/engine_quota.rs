@@ -38,7 +38,13 @@ fn small() -> Quotas {
 }
 
 fn public(author: usize, i: u64) -> VerifiedItem {
-    note(&key(author), T0 + i, Audience::Public, 5, &format!("n{author}-{i}"))
+    note(
+        &key(author),
+        T0 + i,
+        Audience::Public,
+        5,
+        &format!("n{author}-{i}"),
+    )
 }
 
 fn rejections(out: &[Output]) -> Vec<RejectReason> {
@@ -99,7 +105,10 @@ fn other_authors_keep_flowing_while_one_is_over_budget() {
     assert_eq!(e.refused()[0].items, 17);
     // Another stranger has a budget of its own, and friends the larger one.
     for i in 0..3 {
-        assert_eq!(stored(&items_from(&mut e, T0 + i, 1, 4, &public(8, i))).len(), 1);
+        assert_eq!(
+            stored(&items_from(&mut e, T0 + i, 1, 4, &public(8, i))).len(),
+            1
+        );
     }
     for i in 0..10 {
         let own = note(&key(2), T0 + i, Audience::Friends, 1, &format!("f{i}"));
@@ -117,8 +126,14 @@ fn a_budget_in_bytes_binds_too() {
         stranger_bytes: one * 2 + one / 2,
         ..small()
     });
-    assert_eq!(stored(&items_from(&mut e, T0, 1, 4, &public(7, 0))).len(), 1);
-    assert_eq!(stored(&items_from(&mut e, T0, 1, 4, &public(7, 1))).len(), 1);
+    assert_eq!(
+        stored(&items_from(&mut e, T0, 1, 4, &public(7, 0))).len(),
+        1
+    );
+    assert_eq!(
+        stored(&items_from(&mut e, T0, 1, 4, &public(7, 1))).len(),
+        1
+    );
     let out = items_from(&mut e, T0, 1, 4, &public(7, 2));
     assert_eq!(rejections(&out), vec![RejectReason::OverQuota]);
 }
@@ -132,7 +147,11 @@ fn a_friend_who_is_not_connected_still_gets_the_friend_budget() {
         assert_eq!(stored(&out).len(), 1, "item {i}");
     }
     assert!(e.refused().is_empty());
-    assert_eq!(e.strangers_held(), 0, "a friend's items are never a stranger's");
+    assert_eq!(
+        e.strangers_held(),
+        0,
+        "a friend's items are never a stranger's"
+    );
 }
 
 #[test]
@@ -143,7 +162,19 @@ fn strangers_items_are_kept_within_the_bound_oldest_first_never_a_friends() {
     });
     // A friend's public items come first and are older than all.
     for i in 0..3 {
-        items_from(&mut e, T0 + i, 1, 4, &note(&key(1), T0 - 1_000 + i, Audience::Public, 4, &format!("f{i}")));
+        items_from(
+            &mut e,
+            T0 + i,
+            1,
+            4,
+            &note(
+                &key(1),
+                T0 - 1_000 + i,
+                Audience::Public,
+                4,
+                &format!("f{i}"),
+            ),
+        );
     }
     let a: Vec<_> = (0..3).map(|i| public(7, 10 + i)).collect();
     let b: Vec<_> = (0..3).map(|i| public(8, 20 + i)).collect();
@@ -151,18 +182,34 @@ fn strangers_items_are_kept_within_the_bound_oldest_first_never_a_friends() {
     for x in a.iter().chain(&b) {
         gone.extend(evicted(&items_from(&mut e, T0 + 100, 1, 4, x)));
     }
-    assert_eq!(gone, vec![a[0].id(), a[1].id()], "the two oldest strangers' items");
+    assert_eq!(
+        gone,
+        vec![a[0].id(), a[1].id()],
+        "the two oldest strangers' items"
+    );
     assert_eq!(e.strangers_held(), 4);
     assert!(!e.holds(&a[0].id()) && !e.holds(&a[1].id()));
     assert!(e.holds(&a[2].id()) && b.iter().all(|x| e.holds(&x.id())));
     assert_eq!(e.usage(&peer(1)).items, 3, "the friend's items all stay");
-    assert_eq!(e.usage(&peer(7)).items, 1, "an eviction frees its author's budget");
+    assert_eq!(
+        e.usage(&peer(7)).items,
+        1,
+        "an eviction frees its author's budget"
+    );
 }
 
 #[test]
 fn an_expired_or_withdrawn_strangers_item_leaves_the_shelf() {
     let mut e = node(small());
-    let x = note_with(&key(7), T0, Audience::Public, 4, Some(T0 + 50), None, "soon gone");
+    let x = note_with(
+        &key(7),
+        T0,
+        Audience::Public,
+        4,
+        Some(T0 + 50),
+        None,
+        "soon gone",
+    );
     items_from(&mut e, T0, 1, 4, &x);
     let y = public(7, 1);
     items_from(&mut e, T0, 1, 4, &y);
@@ -226,7 +273,12 @@ fn a_declined_item_is_neither_wanted_again_nor_sent_again_by_catch_up() {
         net.publish(2, x.clone());
     }
     net.advance(5_000);
-    let held = |net: &Net| notes.iter().filter(|x| net.nodes[0].engine.holds(&x.id())).count();
+    let held = |net: &Net| {
+        notes
+            .iter()
+            .filter(|x| net.nodes[0].engine.holds(&x.id()))
+            .count()
+    };
     assert_eq!(held(&net), 5);
     assert_eq!(net.nodes[0].engine.refused()[0].items, 15);
     net.go_offline(0);
@@ -235,9 +287,18 @@ fn a_declined_item_is_neither_wanted_again_nor_sent_again_by_catch_up() {
     net.advance(6 * RESYNC_INTERVAL_MS);
     assert_eq!(held(&net), 5);
     for x in &notes {
-        assert_eq!(net.copies.get(&(0, x.id())), Some(&1), "{} arrived once", x.id());
+        assert_eq!(
+            net.copies.get(&(0, x.id())),
+            Some(&1),
+            "{} arrived once",
+            x.id()
+        );
     }
-    assert_eq!(net.nodes[0].engine.refused()[0].items, 15, "never offered again");
+    assert_eq!(
+        net.nodes[0].engine.refused()[0].items,
+        15,
+        "never offered again"
+    );
 
     // 2 becomes 0's friend: what was declined may come now.
     net.nodes[0].engine.set_trusted([peer(1), peer(2)]);

@@ -14,7 +14,7 @@ use std::path::Path;
 use rusqlite::types::Value;
 use rusqlite::{Connection, params_from_iter};
 
-use crate::{Result, Store, StorageError};
+use crate::{Result, StorageError, Store};
 
 /// Doublings of the skip past an unreadable row before a table is given up:
 /// 2^48 rowids is past any row this node writes.
@@ -70,9 +70,9 @@ pub fn recover_into(damaged: &Path, fresh: &Path) -> Result<Vec<TableRecovery>> 
     drop(Store::create(fresh)?);
     let conn = Connection::open(fresh)?;
     conn.execute_batch("PRAGMA foreign_keys = OFF")?;
-    let source = damaged.to_str().ok_or_else(|| {
-        StorageError::invalid("database path", "not UTF-8")
-    })?;
+    let source = damaged
+        .to_str()
+        .ok_or_else(|| StorageError::invalid("database path", "not UTF-8"))?;
     conn.execute("ATTACH DATABASE ?1 AS old", [source])
         .map_err(|e| StorageError::Corrupt {
             path: damaged.to_owned(),
@@ -91,12 +91,14 @@ pub fn recover_into(damaged: &Path, fresh: &Path) -> Result<Vec<TableRecovery>> 
 }
 
 fn columns(conn: &Connection, schema: &str, table: &str) -> Vec<String> {
-    conn.prepare(&format!("SELECT name FROM pragma_table_info(?1, '{schema}')"))
-        .and_then(|mut s| {
-            s.query_map([table], |r| r.get(0))?
-                .collect::<rusqlite::Result<Vec<String>>>()
-        })
-        .unwrap_or_default()
+    conn.prepare(&format!(
+        "SELECT name FROM pragma_table_info(?1, '{schema}')"
+    ))
+    .and_then(|mut s| {
+        s.query_map([table], |r| r.get(0))?
+            .collect::<rusqlite::Result<Vec<String>>>()
+    })
+    .unwrap_or_default()
 }
 
 fn has_rowid(conn: &Connection, table: &str) -> bool {
@@ -234,13 +236,21 @@ mod tests {
         s.transaction(|s| {
             for i in 0..n {
                 let text = format!("note {i} {}", "words ".repeat(30));
-                s.add(&Note { text, ..Default::default() }, 1)?;
+                s.add(
+                    &Note {
+                        text,
+                        ..Default::default()
+                    },
+                    1,
+                )?;
             }
             Ok(())
         })
         .unwrap();
         // Into the main file: the damage below is to a page of it.
-        s.conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)").unwrap();
+        s.conn
+            .execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")
+            .unwrap();
     }
 
     #[test]
@@ -258,7 +268,10 @@ mod tests {
         let s = Store::open(&new).unwrap();
         s.check_integrity().unwrap();
         assert_eq!(s.notes_recent(100).unwrap().len(), 50);
-        assert!(recover_into(&old, &new).is_err(), "never over an existing file");
+        assert!(
+            recover_into(&old, &new).is_err(),
+            "never over an existing file"
+        );
     }
 
     #[test]
@@ -275,7 +288,10 @@ mod tests {
         }
         std::fs::write(&old, &bytes).unwrap();
         let damaged = Store::open(&old).unwrap();
-        assert!(matches!(damaged.quick_check(), Err(StorageError::Corrupt { .. })));
+        assert!(matches!(
+            damaged.quick_check(),
+            Err(StorageError::Corrupt { .. })
+        ));
         drop(damaged);
 
         let new = dir.path().join("new.db");
@@ -289,6 +305,10 @@ mod tests {
         let s = Store::open(&new).unwrap();
         s.check_integrity().unwrap();
         assert_eq!(s.count::<Note>().unwrap(), notes.copied);
-        assert_eq!(std::fs::read(&old).unwrap(), bytes, "the damaged file is left as it was");
+        assert_eq!(
+            std::fs::read(&old).unwrap(),
+            bytes,
+            "the damaged file is left as it was"
+        );
     }
 }

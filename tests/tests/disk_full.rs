@@ -65,15 +65,30 @@ fn a_full_disk_refuses_writes_with_507_keeps_serving_and_resumes_by_itself() {
     b.befriend(&g, false, &[]);
     g.start_server_with(0, &["--no-api"]);
     b.wait_logged(&["friend connected", &g.peer_id]);
-    let before = call(api, "POST", "/api/notes", Some(&token), r#"{"text":"before"}"#);
+    let before = call(
+        api,
+        "POST",
+        "/api/notes",
+        Some(&token),
+        r#"{"text":"before"}"#,
+    );
     assert_eq!(before.status, 201, "{}", before.body);
 
     let filler = b.dir().join("filler");
     fill(&filler);
-    let full = call(api, "POST", "/api/notes", Some(&token), r#"{"text":"no room"}"#);
+    let full = call(
+        api,
+        "POST",
+        "/api/notes",
+        Some(&token),
+        r#"{"text":"no room"}"#,
+    );
     assert_eq!(full.status, 507, "{}", full.body);
     let message = full.json()["error"]["message"].as_str().unwrap().to_owned();
-    assert!(message.contains(&b.dir().display().to_string()), "{message}");
+    assert!(
+        message.contains(&b.dir().display().to_string()),
+        "{message}"
+    );
     assert!(message.contains("KiB free"), "{message}");
     assert_eq!(full.json()["error"]["code"], "disk_full");
 
@@ -94,7 +109,13 @@ fn a_full_disk_refuses_writes_with_507_keeps_serving_and_resumes_by_itself() {
     wait_for("G's note to reach B after the space came back", || {
         b.has_note(&g, "sent while B was full")
     });
-    let after = call(api, "POST", "/api/notes", Some(&token), r#"{"text":"after"}"#);
+    let after = call(
+        api,
+        "POST",
+        "/api/notes",
+        Some(&token),
+        r#"{"text":"after"}"#,
+    );
     assert_eq!(after.status, 201, "{}", after.body);
     b.store().check_integrity().unwrap();
     assert!(b.terminate().status.success());

@@ -60,7 +60,11 @@ fn consistent(b: &MeshNode, a: &MeshNode, round: usize) -> u64 {
         .unwrap_or_else(|e| panic!("seed {SEED} round {round}: {e}"));
     let notes = b.notes_from(a);
     let held = shared_items(&store);
-    assert_eq!(held as usize, notes.len(), "seed {SEED} round {round}: item without note");
+    assert_eq!(
+        held as usize,
+        notes.len(),
+        "seed {SEED} round {round}: item without note"
+    );
     assert_eq!(store.count::<Note>().unwrap() as usize, notes.len());
     let ids: HashSet<_> = notes.iter().map(|n| n.row.origin_item_id).collect();
     assert_eq!(ids.len(), notes.len(), "seed {SEED} round {round}: doubled");
@@ -83,19 +87,26 @@ fn fifty_seeded_kills_mid_catch_up_lose_and_double_nothing() {
         let kill_at = held + 1 + rng.next_u64() % PER_ROUND as u64;
         let store = b.store();
         b.start_phone();
-        wait_for(&format!("round {round}: B to commit {kill_at} items"), || {
-            shared_items(&store) >= kill_at
-        });
+        wait_for(
+            &format!("round {round}: B to commit {kill_at} items"),
+            || shared_items(&store) >= kill_at,
+        );
         b.kill();
         let now = consistent(&b, &a, round);
-        assert!(now >= held, "seed {SEED} round {round}: {now} < {held} committed before");
+        assert!(
+            now >= held,
+            "seed {SEED} round {round}: {now} < {held} committed before"
+        );
         if now < goal {
             interrupted += 1;
         }
         held = now;
     }
     eprintln!("{interrupted} of {KILLS} kills landed inside a catch-up");
-    assert!(interrupted >= KILLS / 2, "most kills must land mid-catch-up");
+    assert!(
+        interrupted >= KILLS / 2,
+        "most kills must land mid-catch-up"
+    );
     b.start_phone();
     let all = (KILLS * PER_ROUND) as u64;
     let store = b.store();

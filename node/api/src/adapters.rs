@@ -385,7 +385,13 @@ impl NodeApi for NodeAdapter {
                 audience: sharing,
                 reply_to,
             };
-            let mut posted = json(&self.node.post_note(post).await.map_err(|e| self.node_error(e))?)?;
+            let mut posted = json(
+                &self
+                    .node
+                    .post_note(post)
+                    .await
+                    .map_err(|e| self.node_error(e))?,
+            )?;
             if let (Some(answered), Some(object)) = (reply_to, posted.as_object_mut()) {
                 object.insert("reply_to".to_owned(), answered.to_string().into());
             }
@@ -530,7 +536,12 @@ impl NodeApi for NodeAdapter {
     }
 
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
-        Box::pin(async move { self.node.remove_friend(&peer).await.map_err(|e| self.node_error(e)) })
+        Box::pin(async move {
+            self.node
+                .remove_friend(&peer)
+                .await
+                .map_err(|e| self.node_error(e))
+        })
     }
 
     fn status(&self) -> BoxFuture<'_, NodeResult> {

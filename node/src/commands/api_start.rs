@@ -23,7 +23,8 @@ use porfiry_mesh::data_dir::DataDir;
 pub struct ApiArgs {
     /// Address of the HTTP API (OpenAI-compatible chat, notes, friends,
     /// status). Loopback unless --api-public is given.
-    #[arg(long = "api", value_name = "HOST:PORT", default_value = DEFAULT_API_ADDR)]
+    #[arg(long = "api", value_name = "HOST:PORT", default_value = DEFAULT_API_ADDR,
+          value_parser = |s: &str| api_address(s, true).map(|_| s.to_owned()).map_err(|e| e.to_string()))]
     pub api: String,
     /// Run without the HTTP API.
     #[arg(long, conflicts_with = "api_public")]

@@ -1,10 +1,17 @@
 //! One file per `porfiry` subcommand, and the flags several share
-//! (`llm_flags`, `model_file_flags`, `offload_flags`, `reach_flags`, `api_start`).
+//! (`llm_flags`, `model_file_flags`, `offload_flags`, `reach_flags`, `api_start`),
+//! `run`'s config file (`run_config`), systemd's notifications
+//! (`service_notify`), and backup's encryption and passphrase
+//! (`backup_crypt`, `passphrase`).
 
 pub mod api_start;
+pub mod backup;
+pub mod backup_crypt;
 pub mod chat;
 pub mod club;
 pub mod constrained_flag;
+pub mod docs_gen;
+pub mod doctor;
 pub mod friends;
 pub mod invite;
 pub mod join;
@@ -19,9 +26,14 @@ pub mod model_score;
 pub mod model_teach;
 pub mod notes;
 pub mod offload_flags;
+pub mod passphrase;
+pub mod quota_flags;
 pub mod reach_flags;
+pub mod restore;
 pub mod run;
+pub mod run_config;
 pub mod run_core;
+pub mod service_notify;
 pub mod signal;
 pub mod status;
 #[cfg(feature = "engine")]

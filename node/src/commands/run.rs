@@ -4,19 +4,23 @@
 //! SIGINT or SIGTERM; then prints `stopped: <n> items held` once everything
 //! accepted is committed. With a model configured it also runs the
 //! cognitive core ([`crate::commands::run_core`]) and prints
-//! `cognitive core on: <model>`.
+//! `cognitive core on: <model>`. Under systemd it says READY and feeds the
+//! watchdog ([`crate::commands::service_notify`]); its flags may also come
+//! from a config file ([`crate::commands::run_config`]).
 
 use std::io::Write;
 
 use clap::Args;
 use clap::builder::{PossibleValuesParser, TypedValueParser};
 
+use super::quota_flags::QuotaArgs;
 use crate::commands::api_start::{ApiArgs, ApiPlan, StartError};
 use crate::commands::llm_flags::OptionalLlmArgs;
 use crate::commands::model_choice::{self, OffloadStartError};
 use crate::commands::offload_flags::{ModelChoice, OffloadArgs, OffloadFlagsError, OffloadPlan};
 use crate::commands::reach_flags::{ReachArgs, ReachFlagsError};
 use crate::commands::run_core::{ThinkFlags, node_registry, start_core};
+use crate::commands::service_notify;
 use porfiry_agent::llm::local::open_model_file;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::init::InitError;
@@ -38,7 +42,7 @@ pub struct RunArgs {
     /// A server without one listens on /ip4/0.0.0.0/tcp/4001 and
     /// /ip4/0.0.0.0/udp/4001/quic-v1 (TCP only in a phone build); a phone
     /// never listens.
-    #[arg(long = "listen", value_name = "MULTIADDR")]
+    #[arg(long = "listen", value_name = "MULTIADDR", value_parser = listen_address)]
     pub listen: Vec<String>,
     /// Network profile.
     #[arg(
@@ -62,11 +66,28 @@ pub struct RunArgs {
     /// Relaying, listening nowhere, LAN discovery.
     #[command(flatten)]
     pub reach: ReachArgs,
+    /// What one author may make this node hold.
+    #[command(flatten)]
+    pub quota: QuotaArgs,
     /// Language of every text the node's models see (the API's agent, the
     /// core, the toolsets): en or ru. Default: the one `porfiry init
     /// --language` chose.
     #[arg(long, value_name = "LANG", value_parser = |s: &str| s.parse::<porfiry_skills::Language>().map_err(|e| e.to_string()))]
     pub language: Option<porfiry_skills::Language>,
+    /// Settings file (TOML; keys are these flags' long names, e.g.
+    /// `listen = ["/ip4/0.0.0.0/tcp/4001"]`, `offload = true`). Default:
+    /// /etc/porfiry/porfiry.toml when it exists. A flag given here wins.
+    #[arg(long, env = "PORFIRY_CONFIG", value_name = "PATH")]
+    pub config: Option<std::path::PathBuf>,
+}
+
+/// Checks a `--listen` value (or a config file's `listen` entry) when it is
+/// read, so a bad one is named where it was written.
+fn listen_address(given: &str) -> Result<String, String> {
+    given
+        .parse::<Multiaddr>()
+        .map(|_| given.to_owned())
+        .map_err(|e| format!("bad listen address {given:?}: {e}"))
 }
 
 /// Why `run` stopped with an error.
@@ -168,6 +189,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     };
     let mut config = NodeConfig::new(dir.clone(), args.profile, listen);
     config.reach = reach;
+    config.quotas = args.quota.quotas();
     let (node, mut join) = Node::spawn(config)?;
     let mut stdout = std::io::stdout();
     print_line(&mut stdout, &format!("peer id: {}", node.peer_id()))?;
@@ -268,6 +290,10 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         task
     });
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
+    // Under systemd (`Type=notify`): ready now, and the watchdog fed while
+    // the database answers; nothing is sent outside systemd.
+    service_notify::ready(&format!("peer id {}", node.peer_id()));
+    let watchdog = service_notify::spawn_watchdog(&node);
     let mut listening = node.listening();
     let mut printed = 0;
     let shutdown = crate::commands::signal::shutdown_signal();
@@ -296,6 +322,10 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
             }
         }
     };
+    service_notify::stopping();
+    if let Some(watchdog) = watchdog {
+        watchdog.abort();
+    }
     if let Some(core) = core {
         core.stop().await;
     }
@@ -350,6 +380,12 @@ mod tests {
             think: ThinkFlags::default(),
             reach: ReachArgs::default(),
             language: None,
+            config: None,
+            quota: QuotaArgs {
+                quota_friend_items: porfiry_protocol::engine::DEFAULT_QUOTA_FRIEND_ITEMS,
+                quota_stranger_items: porfiry_protocol::engine::DEFAULT_QUOTA_STRANGER_ITEMS,
+                quota_strangers_kept: porfiry_protocol::engine::DEFAULT_STRANGERS_KEPT,
+            },
         }
     }
 

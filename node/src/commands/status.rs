@@ -351,7 +351,9 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("refused (over quota): 1 authors\n  12D3KooWflood  40 items, 12000 bytes"),
+            text.contains(
+                "refused (over quota): 1 authors\n  12D3KooWflood  40 items, 12000 bytes"
+            ),
             "{text}"
         );
         let json = serde_json::to_value(&status).unwrap();

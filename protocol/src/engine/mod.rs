@@ -69,8 +69,7 @@ pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 pub use quota::{
     DEFAULT_QUOTA_FRIEND_BYTES, DEFAULT_QUOTA_FRIEND_ITEMS, DEFAULT_QUOTA_STRANGER_BYTES,
     DEFAULT_QUOTA_STRANGER_ITEMS, DEFAULT_STRANGERS_KEPT, MAX_DECLINED_REMEMBERED,
-    MAX_REFUSED_AUTHORS, Quotas, Refused,
-    Usage,
+    MAX_REFUSED_AUTHORS, Quotas, Refused, Usage,
 };
 
 use crate::club::ClubBook;

@@ -57,10 +57,10 @@ use crate::net::{
 use crate::sharing::reach::{Announced, own_reach};
 use porfiry_storage::db::Db;
 
-#[path = "service_publish.rs"]
-mod service_publish;
 #[path = "service_disk.rs"]
 mod service_disk;
+#[path = "service_publish.rs"]
+mod service_publish;
 #[path = "service_reach.rs"]
 mod service_reach;
 

@@ -47,10 +47,7 @@ impl Node {
     /// addresses, writing `refused.json` and looking at a full disk again.
     pub(super) fn next_timer(&self) -> Option<u64> {
         let reach = self.reach_due.as_ref().map(|(at, _)| *at);
-        let refused = self
-            .refused_file
-            .as_ref()
-            .and(self.refused_due.due_ms());
+        let refused = self.refused_file.as_ref().and(self.refused_due.due_ms());
         [self.wake, reach, refused, self.disk_check_due()]
             .into_iter()
             .flatten()

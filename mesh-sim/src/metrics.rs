@@ -179,6 +179,7 @@ fn reason_name(reason: &RejectReason) -> String {
         RejectReason::NotOurs => "not_ours",
         RejectReason::NotAClubMember => "not_a_club_member",
         RejectReason::OverQuota => "over_quota",
+        RejectReason::LinkRate => "link_rate",
         RejectReason::BadClubChange(_) => "bad_club_change",
     }
     .to_owned()

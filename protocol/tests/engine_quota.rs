@@ -34,6 +34,7 @@ fn small() -> Quotas {
         stranger_items: 3,
         stranger_bytes: 1 << 20,
         strangers_kept: 100,
+        stranger_items_per_link_minute: 1_000,
     }
 }
 
@@ -306,4 +307,43 @@ fn a_declined_item_is_neither_wanted_again_nor_sent_again_by_catch_up() {
     net.connect(0, 2);
     net.advance(2 * RESYNC_INTERVAL_MS);
     assert_eq!(held(&net), 20);
+}
+
+#[test]
+fn a_link_brings_strangers_items_at_its_rate_and_the_rest_come_later() {
+    let mut e = node(Quotas {
+        friend_items: 1_000,
+        stranger_items: 1_000,
+        stranger_items_per_link_minute: 60,
+        ..small()
+    });
+    // 100 items of two strangers relayed by friend 1 at once: a minute's
+    // worth is taken, the rest refused for now and not remembered.
+    let items: Vec<_> = (0..100).map(|i| public(7 + (i % 2) as usize, i)).collect();
+    let mut refused = 0;
+    for x in &items {
+        let out = items_from(&mut e, T0, 1, 4, x);
+        refused += rejections(&out)
+            .iter()
+            .filter(|r| **r == RejectReason::LinkRate)
+            .count();
+    }
+    assert_eq!(refused, 40);
+    assert!(e.refused().is_empty(), "a slow link is no author's fault");
+    // Friend 2's link has its own allowance; a friend's own items none.
+    assert_eq!(
+        stored(&items_from(&mut e, T0, 2, 4, &public(9, 0))).len(),
+        1
+    );
+    for i in 0..100 {
+        let own = note(&key(1), T0 + i, Audience::Public, 4, &format!("own {i}"));
+        assert_eq!(stored(&items_from(&mut e, T0, 1, 4, &own)).len(), 1);
+    }
+    // A minute later the refused ones are taken when offered again.
+    let waiting: Vec<_> = items.iter().filter(|x| !e.holds(&x.id())).collect();
+    let later: usize = waiting
+        .into_iter()
+        .map(|x| stored(&items_from(&mut e, T0 + 60_000, 1, 4, x)).len())
+        .sum();
+    assert_eq!(later, 40);
 }

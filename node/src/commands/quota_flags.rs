@@ -5,7 +5,8 @@
 
 use clap::Args;
 use porfiry_protocol::engine::{
-    DEFAULT_QUOTA_FRIEND_ITEMS, DEFAULT_QUOTA_STRANGER_ITEMS, DEFAULT_STRANGERS_KEPT, Quotas,
+    DEFAULT_QUOTA_FRIEND_ITEMS, DEFAULT_QUOTA_STRANGER_ITEMS,
+    DEFAULT_STRANGER_ITEMS_PER_LINK_MINUTE, DEFAULT_STRANGERS_KEPT, Quotas,
 };
 
 /// The quota flags.
@@ -22,6 +23,10 @@ pub struct QuotaArgs {
     /// Strangers' public items kept in all; past it the oldest goes.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_STRANGERS_KEPT, value_parser = clap::value_parser!(u32).range(0..))]
     pub quota_strangers_kept: u32,
+    /// Strangers' items one friend's link may bring per minute; past it
+    /// they wait for a later catch-up.
+    #[arg(long, value_name = "N", default_value_t = DEFAULT_STRANGER_ITEMS_PER_LINK_MINUTE, value_parser = clap::value_parser!(u32).range(1..))]
+    pub quota_stranger_rate: u32,
 }
 
 impl QuotaArgs {
@@ -32,6 +37,7 @@ impl QuotaArgs {
             friend_items: self.quota_friend_items,
             stranger_items: self.quota_stranger_items,
             strangers_kept: self.quota_strangers_kept,
+            stranger_items_per_link_minute: self.quota_stranger_rate,
             ..Quotas::default()
         }
     }
@@ -60,12 +66,19 @@ mod tests {
             "20",
             "--quota-strangers-kept",
             "300",
+            "--quota-stranger-rate",
+            "120",
         ])
         .quota
         .quotas();
         assert_eq!(
-            (q.friend_items, q.stranger_items, q.strangers_kept),
-            (5_000, 20, 300)
+            (
+                q.friend_items,
+                q.stranger_items,
+                q.strangers_kept,
+                q.stranger_items_per_link_minute
+            ),
+            (5_000, 20, 300, 120)
         );
         assert!(
             Cli::try_parse_from(["x", "--quota-friend-items", "0"]).is_err(),

@@ -53,6 +53,17 @@ impl Engine {
 
     /// True (and counted against its author) if `item` would take its
     /// author past the budget.
+    /// True if a stranger's item from `peer` is past the link's rate.
+    pub(super) fn over_link_rate(&mut self, now_ms: u64, peer: &str, item: &VerifiedItem) -> bool {
+        if self.is_trusted(item.author_peer_id()) {
+            return false;
+        }
+        let per_minute = self.cfg.quotas.stranger_items_per_link_minute;
+        self.peers
+            .get_mut(peer)
+            .is_some_and(|p| !p.stranger_rate.take(per_minute, now_ms))
+    }
+
     /// An item declined before (refused or evicted, and remembered) is
     /// declined again without a second look.
     pub(super) fn over_quota(&mut self, now_ms: u64, item: &VerifiedItem) -> bool {

@@ -68,8 +68,8 @@ pub use lacks::MAX_LACKS_PER_FRIEND;
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
 pub use quota::{
     DEFAULT_QUOTA_FRIEND_BYTES, DEFAULT_QUOTA_FRIEND_ITEMS, DEFAULT_QUOTA_STRANGER_BYTES,
-    DEFAULT_QUOTA_STRANGER_ITEMS, DEFAULT_STRANGERS_KEPT, MAX_DECLINED_REMEMBERED,
-    MAX_REFUSED_AUTHORS, Quotas, Refused, Usage,
+    DEFAULT_QUOTA_STRANGER_ITEMS, DEFAULT_STRANGER_ITEMS_PER_LINK_MINUTE, DEFAULT_STRANGERS_KEPT,
+    MAX_DECLINED_REMEMBERED, MAX_REFUSED_AUTHORS, Quotas, Refused, Usage,
 };
 
 use crate::club::ClubBook;
@@ -93,6 +93,8 @@ struct Peer {
     /// Sessions in a row toward it that found nothing to send (see
     /// `schedule.rs`).
     quiet_sessions: u32,
+    /// Its allowance of strangers' items (`Quotas::stranger_items_per_link_minute`).
+    stranger_rate: quota::LinkRate,
 }
 
 /// The replication state machine of one node.
@@ -288,6 +290,10 @@ impl Engine {
                 groups,
                 next_resync_ms,
                 quiet_sessions: 0,
+                stranger_rate: quota::LinkRate::full(
+                    self.cfg.quotas.stranger_items_per_link_minute,
+                    now_ms,
+                ),
             },
         );
         self.hop_checks.connected(&peer);

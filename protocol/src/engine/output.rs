@@ -135,6 +135,10 @@ pub enum RejectReason {
     /// (`EngineConfig::quotas`): refused at the edge and counted
     /// (`Engine::refused`).
     OverQuota,
+    /// A stranger's item past the rate the link that brought it may carry
+    /// (`Quotas::stranger_items_per_link_minute`): refused, not remembered,
+    /// so the friend offers it again at a later catch-up.
+    LinkRate,
     /// A club change its author had no right to make (as far as the
     /// changes held show), or one the club book has no room for.
     BadClubChange(ClubError),

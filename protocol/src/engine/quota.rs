@@ -47,6 +47,15 @@ pub const DEFAULT_QUOTA_STRANGER_BYTES: u64 = 8 << 20;
 /// mesh's traffic in a day.
 pub const DEFAULT_STRANGERS_KEPT: u32 = 100_000;
 
+/// Strangers' items one friend's link may bring per minute, all authors
+/// together: 6,000 (100 a second) is far above what friends of friends
+/// write in a club (the city scenario's busiest link carries a few a
+/// minute) and bounds what one link can make this node verify and store
+/// while a flood lasts. Items past it are refused without being
+/// remembered, so the friend offers them again at a later catch-up: a slow
+/// link, not a lost item.
+pub const DEFAULT_STRANGER_ITEMS_PER_LINK_MINUTE: u32 = 6_000;
+
 /// Authors whose refusals are remembered for `porfiry status`; past it the
 /// one refused longest ago is forgotten. A flood comes from a few authors;
 /// 1,024 keeps them all while bounding what a node must remember to a few
@@ -57,8 +66,9 @@ pub const MAX_REFUSED_AUTHORS: usize = 1_024;
 /// send them again every resync (they join the range-sync set this node
 /// answers with, as if held) and a re-offered one is refused without a
 /// second look. Past it the oldest is forgotten and may be offered once
-/// more. A flood's 100,000 items at about 80 bytes each (id, time, author
-/// pointer, the map's share) are 8 MB, a phone's budget for this.
+/// more. A flood's 100,000 items at about 100 bytes each (id, time, author
+/// pointer, the map's and the queue's share) are 10 MB, what a phone can
+/// spare for this.
 pub const MAX_DECLINED_REMEMBERED: usize = 100_000;
 
 /// The budgets (see the constants for the defaults' reasons).
@@ -74,6 +84,8 @@ pub struct Quotas {
     pub stranger_bytes: u64,
     /// Strangers' public items kept in all, oldest out first.
     pub strangers_kept: u32,
+    /// Strangers' items one friend's link may bring per minute.
+    pub stranger_items_per_link_minute: u32,
 }
 
 impl Default for Quotas {
@@ -84,6 +96,7 @@ impl Default for Quotas {
             stranger_items: DEFAULT_QUOTA_STRANGER_ITEMS,
             stranger_bytes: DEFAULT_QUOTA_STRANGER_BYTES,
             strangers_kept: DEFAULT_STRANGERS_KEPT,
+            stranger_items_per_link_minute: DEFAULT_STRANGER_ITEMS_PER_LINK_MINUTE,
         }
     }
 }
@@ -98,6 +111,38 @@ impl Quotas {
             (self.stranger_items, self.stranger_bytes)
         };
         usage.items < items && usage.bytes.saturating_add(u64::from(bytes)) <= max_bytes
+    }
+}
+
+/// A token bucket: one link's allowance of strangers' items, refilled
+/// evenly over a minute up to a minute's worth.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LinkRate {
+    tokens: f64,
+    at_ms: u64,
+}
+
+impl LinkRate {
+    /// A full bucket at `now_ms`.
+    pub(crate) fn full(per_minute: u32, now_ms: u64) -> LinkRate {
+        LinkRate {
+            tokens: f64::from(per_minute),
+            at_ms: now_ms,
+        }
+    }
+
+    /// Takes one token if there is one.
+    pub(crate) fn take(&mut self, per_minute: u32, now_ms: u64) -> bool {
+        let rate = f64::from(per_minute) / 60_000.0;
+        let elapsed = now_ms.saturating_sub(self.at_ms) as f64;
+        self.tokens = (self.tokens + elapsed * rate).min(f64::from(per_minute));
+        self.at_ms = self.at_ms.max(now_ms);
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            true
+        } else {
+            false
+        }
     }
 }
 
@@ -286,6 +331,7 @@ mod tests {
             stranger_items: 1,
             stranger_bytes: 10,
             strangers_kept: 5,
+            stranger_items_per_link_minute: 60,
         };
         let u = |items, bytes| Usage { items, bytes };
         assert!(q.admits(true, u(2, 50), 50));
@@ -293,6 +339,19 @@ mod tests {
         assert!(!q.admits(true, u(0, 60), 41), "byte budget");
         assert!(q.admits(false, u(0, 0), 10));
         assert!(!q.admits(false, u(1, 0), 1));
+    }
+
+    #[test]
+    fn a_link_rate_allows_a_minutes_worth_then_refills_evenly() {
+        let mut r = LinkRate::full(60, 0);
+        assert_eq!((0..100).filter(|_| r.take(60, 0)).count(), 60);
+        assert!(!r.take(60, 999), "a token a second");
+        assert!(r.take(60, 1_000));
+        assert_eq!(
+            (0..100).filter(|_| r.take(60, 61_000)).count(),
+            60,
+            "never past a minute's worth"
+        );
     }
 
     #[test]

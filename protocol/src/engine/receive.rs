@@ -99,6 +99,10 @@ impl Engine {
             out.push(reject(RejectReason::OverQuota));
             return;
         }
+        if self.over_link_rate(now_ms, peer, &item) {
+            out.push(reject(RejectReason::LinkRate));
+            return;
+        }
         // Our copy travels one hop less than the best copy offered to us:
         // the sender's, or an announcer's still waiting in the want list.
         let max_hops = item.max_hops();

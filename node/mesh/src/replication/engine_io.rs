@@ -242,6 +242,10 @@ fn log_event(event: &Event, c: &mut Counters) {
                     c.over_quota += 1;
                     tracing::debug!(?id, ?from, "refused an item over its author's quota");
                 }
+                // Offered again at a later catch-up: a slow link, not a loss.
+                RejectReason::LinkRate => {
+                    tracing::debug!(?id, ?from, "a stranger's item past the link's rate; later");
+                }
                 RejectReason::Invalid(e) => {
                     tracing::warn!(?id, from = from.as_deref().unwrap_or("-"), error = %e, "rejected an invalid item");
                 }

@@ -18,7 +18,7 @@ use std::time::Instant;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
 use engine_support::{Net, key, note, peer};
-use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, ReceivedItem};
+use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, Quotas, ReceivedItem};
 use porfiry_protocol::{Audience, VerifiedItem};
 
 const T0: u64 = 1_700_000_000_000;
@@ -30,6 +30,23 @@ fn text(i: usize) -> String {
     format!(
         "Note {i}: met the chess club on Thursday, we talked about openings and who brings the clocks next week."
     )
+}
+
+/// The engine's defaults with budgets that never bind: the benches relay
+/// 10,000 items of one friend of a friend (a stranger, whose default budget
+/// is 1,000), and measure the same work as before quotas, the quota checks
+/// included.
+fn unbounded(c: EngineConfig) -> EngineConfig {
+    EngineConfig {
+        quotas: Quotas {
+            stranger_items: u32::MAX,
+            stranger_bytes: u64::MAX,
+            strangers_kept: u32::MAX,
+            stranger_items_per_link_minute: u32::MAX,
+            ..Quotas::default()
+        },
+        ..c
+    }
 }
 
 fn signed(author: usize, n: usize, audience: Audience) -> Vec<VerifiedItem> {
@@ -47,7 +64,7 @@ fn receive_throughput(c: &mut Criterion) {
     group.bench_function("receive_10k_items_from_a_friend_and_announce_to_5", |b| {
         b.iter_batched(
             || {
-                let mut e = Engine::new(EngineConfig::new(peer(0)), vec![]);
+                let mut e = Engine::new(unbounded(EngineConfig::new(peer(0))), vec![]);
                 for f in 1..=6 {
                     e.handle(
                         T0,
@@ -93,7 +110,7 @@ fn receive_throughput(c: &mut Criterion) {
 
 /// Node 1 holds `items` (sent by `from`, if relayed); node 0 was offline.
 fn catch_up_net(items: &[VerifiedItem], from: Option<String>) -> Net {
-    let mut net = Net::new(2, T0 + N_CATCH_UP as u64, |c| c);
+    let mut net = Net::new(2, T0 + N_CATCH_UP as u64, unbounded);
     net.befriend(0, 1, 10);
     net.seed(
         1,
@@ -138,7 +155,7 @@ fn report_both_ways() {
     let half = N_CATCH_UP / 2;
     let left = signed(2, half, Audience::Public);
     let right = signed(3, half, Audience::Public);
-    let mut net = Net::new(2, T0 + N_CATCH_UP as u64, |c| c);
+    let mut net = Net::new(2, T0 + N_CATCH_UP as u64, unbounded);
     net.befriend(0, 1, 10);
     net.seed(
         0,
@@ -173,7 +190,7 @@ fn report_redundancy() {
     use rand_chacha::rand_core::{Rng, SeedableRng};
     let n = 20;
     let mut rng = ChaCha8Rng::seed_from_u64(6);
-    let mut net = Net::new(n, T0, |c| c);
+    let mut net = Net::new(n, T0, unbounded);
     let mut degree = vec![0usize; n];
     for _ in 0..100_000 {
         let a = rng.next_u32() as usize % n;

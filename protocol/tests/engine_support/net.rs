@@ -43,6 +43,8 @@ pub struct SimNode {
     pub peer: String,
     pub store: BTreeMap<ItemId, (VerifiedItem, u8)>,
     wake: Option<u64>,
+    /// Its config, kept for restarts (`Net::seed`).
+    cfg: EngineConfig,
 }
 
 /// A deterministic network of engines with a fake clock.
@@ -88,11 +90,10 @@ impl Net {
             .map(|i| {
                 let k = key(i);
                 let p = k.peer_id().to_string();
+                let config = cfg(EngineConfig::new(p.clone()));
                 SimNode {
-                    engine: Engine::new(
-                        cfg(EngineConfig::new(p.clone())),
-                        Vec::<ItemRecord>::new(),
-                    ),
+                    engine: Engine::new(config.clone(), Vec::<ItemRecord>::new()),
+                    cfg: config,
                     key: k,
                     peer: p,
                     store: BTreeMap::new(),
@@ -134,7 +135,7 @@ impl Net {
             .iter()
             .map(|(it, hops, from)| ItemRecord::of(it, *hops, from.clone()))
             .collect();
-        let cfg = EngineConfig::new(self.nodes[n].peer.clone());
+        let cfg = self.nodes[n].cfg.clone();
         self.nodes[n].engine = Engine::new(cfg, records);
         self.nodes[n].store = items
             .into_iter()

@@ -10,7 +10,8 @@
 //!
 //! Entry points: [`Scenario::from_toml`] → [`run`] → [`Report`], then
 //! [`output::write_all`] for `result.json`, `timeseries.csv` and
-//! `delivery.svg`.
+//! `delivery.svg`. [`minds`] runs cognitive cores over the same run
+//! (`mesh-sim minds`).
 
 pub mod clubs;
 pub mod error;
@@ -21,6 +22,7 @@ pub mod limits;
 pub mod link;
 pub mod link_queue;
 pub mod metrics;
+pub mod minds;
 mod node;
 pub mod output;
 pub mod plot;

@@ -3,6 +3,9 @@
 //! scenario (scaled if asked, with a progress bar on runs over a second), writes `result.json`,
 //! `timeseries.csv` and `delivery.svg` into DIR and prints a one-paragraph
 //! summary (and the journey of one item if asked);
+//! `mesh-sim minds SCENARIO.toml [--seed N] [--out DIR] [--twin] [--seeds N]`
+//! runs cognitive cores over the same simulation and writes `result.json`
+//! and `timeseries.csv` (`mesh_sim::minds`);
 //! `mesh-sim redundancy` prints our payload copies per node per item for
 //! issue 4's set-up (the gossipsub side is `cargo bench --bench redundancy`).
 
@@ -52,6 +55,24 @@ enum Cmd {
         #[arg(long, value_name = "MS")]
         duration_ms: Option<u64>,
     },
+    /// Run many cognitive cores on one virtual clock, sharing strategies
+    /// through the replication engine; write result.json, timeseries.csv.
+    Minds {
+        /// The minds scenario TOML file.
+        scenario: PathBuf,
+        /// Seed; defaults to the scenario's own.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Output folder (created if missing).
+        #[arg(long, default_value = "mesh-sim-out")]
+        out: PathBuf,
+        /// Also run each seed with know-how sharing off and compare.
+        #[arg(long)]
+        twin: bool,
+        /// Run N seeds (seed, seed + 1, …) and add 95 % intervals.
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        seeds: usize,
+    },
     /// Our payload copies per node per item: N nodes, degree-k graph.
     Redundancy {
         /// Nodes.
@@ -90,6 +111,66 @@ fn print_out(text: &str) -> anyhow::Result<()> {
         Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
         _ => Ok(()),
     }
+}
+
+/// `mesh-sim minds`: checks everything before any world starts.
+fn minds(
+    scenario: &std::path::Path,
+    seed: Option<u64>,
+    out: &std::path::Path,
+    twin: bool,
+    seeds: usize,
+) -> anyhow::Result<()> {
+    use mesh_sim::minds::{
+        MindsOptions, MindsScenario, result::MAX_SEEDS, run_minds, write_outcome,
+    };
+    let s = MindsScenario::load(scenario)?;
+    if !(1..=MAX_SEEDS).contains(&seeds) {
+        anyhow::bail!("--seeds {seeds}: must be in 1..={MAX_SEEDS}");
+    }
+    let options = MindsOptions {
+        seed: seed.unwrap_or(s.seed),
+        seeds,
+        twin,
+    };
+    let worlds = seeds * if twin { 2 } else { 1 };
+    let total = s.duration_ms.saturating_mul(worlds as u64);
+    let mut progress = Progress::new(total);
+    let mut ticks = 0u64;
+    let outcome = run_minds(&s, options, &mut |world, t| {
+        ticks += 1;
+        progress.update(s.duration_ms * world as u64 + t, ticks);
+    });
+    progress.finish();
+    let outcome = outcome.with_context(|| format!("running {}", s.name))?;
+    let files = write_outcome(out, &outcome)?;
+    let r = &outcome.result;
+    let f = &r.figures;
+    let mut text = format!(
+        "{}: {} minds, {} ticks, {:.1} % stagnant, {} episodes, mean ticks to escape {}, {} strategies shared, {} wire bytes",
+        s.name,
+        f.minds,
+        f.ticks,
+        f.stagnant_tick_share * 100.0,
+        f.episodes,
+        f.mean_ticks_to_escape
+            .map_or("-".into(), |m| format!("{m:.2}")),
+        f.strategies_shared,
+        f.wire_bytes
+    );
+    if let Some(t) = &r.twin {
+        text += &format!(
+            "\ntwin: sharing off: mean ticks to escape {}; escape ratio on/off {}",
+            t.sharing_off
+                .mean_ticks_to_escape
+                .map_or("-".into(), |m| format!("{m:.2}")),
+            t.escape_ratio.map_or("-".into(), |m| format!("{m:.3}"))
+        );
+    }
+    for file in files {
+        text += &format!("\nwrote {}", file.display());
+    }
+    print_out(&text)
 }
 
 fn main() -> anyhow::Result<()> {
@@ -147,6 +228,13 @@ fn main() -> anyhow::Result<()> {
             }
             print_out(&text)?;
         }
+        Cmd::Minds {
+            scenario,
+            seed,
+            out,
+            twin,
+            seeds,
+        } => minds(&scenario, seed, &out, twin, seeds)?,
         Cmd::Redundancy {
             nodes,
             degree,

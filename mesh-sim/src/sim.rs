@@ -35,6 +35,8 @@ use crate::world::World;
 mod chunks;
 #[path = "sim_links.rs"]
 mod links;
+#[path = "sim_live.rs"]
+pub(crate) mod live;
 
 /// Everything a run produces: the report, the time series, and the fault
 /// windows for the plot.
@@ -122,7 +124,7 @@ struct Conn {
     pipes: [BoundedPipe; 2],
 }
 
-struct Sim<'w> {
+pub(crate) struct Sim<'w> {
     scenario: &'w Scenario,
     world: &'w World,
     plan: &'w FaultPlan,
@@ -145,6 +147,9 @@ struct Sim<'w> {
     /// distinct envelope).
     edge: VerifyCache,
     clubs: ClubMeter,
+    /// Items other nodes delivered, kept for a driver that merges them into
+    /// its own stores (`sim_live.rs`); `None` in a plain run.
+    arrivals: Option<Vec<(usize, VerifiedItem)>>,
 }
 
 impl<'w> Sim<'w> {
@@ -186,6 +191,7 @@ impl<'w> Sim<'w> {
             trace: Trace::default(),
             edge: VerifyCache::default(),
             clubs: crate::clubs::meter(world),
+            arrivals: None,
         };
         for i in 0..world.len() {
             let book = world
@@ -252,42 +258,48 @@ impl<'w> Sim<'w> {
             if self.events.is_multiple_of(PROGRESS_EVERY_EVENTS) {
                 watch(self.now, self.events);
             }
-            self.now = self.now.max(at);
-            match ev {
-                Ev::Deliver {
-                    to,
-                    from,
-                    epoch,
-                    bytes,
-                } => self.deliver(to, from, epoch, bytes),
-                Ev::Drained {
-                    node,
-                    to,
-                    session,
-                    chunk,
-                    sent,
-                    delivered,
-                } => self.drained(node, to, session, chunk, sent, delivered),
-                Ev::Wake { node, at } => {
-                    if self.nodes[node].wake == Some(at) {
-                        self.nodes[node].wake = None;
-                        self.input(node, Input::Tick);
-                    }
-                }
-                Ev::Publish(index) => self.publish(index),
-                Ev::Fault(k) => self.fault(self.plan.events[k].1),
-                Ev::Sample => {
-                    self.sample();
-                    let next = self.now + self.scenario.sample_ms();
-                    if next <= end {
-                        self.schedule(next, Ev::Sample);
-                    }
-                }
-            }
+            self.dispatch(at, ev);
         }
         self.now = end;
         if self.metrics.samples.last().is_none_or(|s| s.time_ms < end) {
             self.sample();
+        }
+    }
+
+    /// Handles one event popped from the queue at virtual time `at`.
+    fn dispatch(&mut self, at: u64, ev: Ev) {
+        let end = self.scenario.duration_ms;
+        self.now = self.now.max(at);
+        match ev {
+            Ev::Deliver {
+                to,
+                from,
+                epoch,
+                bytes,
+            } => self.deliver(to, from, epoch, bytes),
+            Ev::Drained {
+                node,
+                to,
+                session,
+                chunk,
+                sent,
+                delivered,
+            } => self.drained(node, to, session, chunk, sent, delivered),
+            Ev::Wake { node, at } => {
+                if self.nodes[node].wake == Some(at) {
+                    self.nodes[node].wake = None;
+                    self.input(node, Input::Tick);
+                }
+            }
+            Ev::Publish(index) => self.publish(index),
+            Ev::Fault(k) => self.fault(self.plan.events[k].1),
+            Ev::Sample => {
+                self.sample();
+                let next = self.now + self.scenario.sample_ms();
+                if next <= end {
+                    self.schedule(next, Ev::Sample);
+                }
+            }
         }
     }
 
@@ -362,6 +374,9 @@ impl<'w> Sim<'w> {
             self.trace.store(self.now, n, from_node, hops_left);
         }
         self.metrics.on_store(self.world, n, &id, self.now);
+        if let (Some(arrived), Some(_)) = (self.arrivals.as_mut(), from.as_ref()) {
+            arrived.push((n, item.clone()));
+        }
         self.nodes[n].store.insert(
             id,
             Stored {

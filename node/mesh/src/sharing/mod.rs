@@ -9,7 +9,7 @@ pub mod clubs;
 pub(crate) mod error;
 pub mod item_rows;
 pub(crate) mod limits;
-pub(crate) mod merge;
+pub mod merge;
 pub mod note_text;
 pub mod offload;
 pub mod publish;

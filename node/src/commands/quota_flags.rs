@@ -29,6 +29,18 @@ pub struct QuotaArgs {
     pub quota_stranger_rate: u32,
 }
 
+impl Default for QuotaArgs {
+    /// The flags' defaults (the engine's constants).
+    fn default() -> QuotaArgs {
+        QuotaArgs {
+            quota_friend_items: DEFAULT_QUOTA_FRIEND_ITEMS,
+            quota_stranger_items: DEFAULT_QUOTA_STRANGER_ITEMS,
+            quota_strangers_kept: DEFAULT_STRANGERS_KEPT,
+            quota_stranger_rate: DEFAULT_STRANGER_ITEMS_PER_LINK_MINUTE,
+        }
+    }
+}
+
 impl QuotaArgs {
     /// The engine's budgets: the items from the flags, the bytes at their
     /// defaults.
@@ -58,6 +70,7 @@ mod tests {
     fn the_flags_set_the_engines_budgets_and_default_to_its_constants() {
         let q = Cli::parse_from(["x"]).quota.quotas();
         assert_eq!(q, Quotas::default());
+        assert_eq!(QuotaArgs::default().quotas(), Quotas::default());
         let q = Cli::parse_from([
             "x",
             "--quota-friend-items",

@@ -381,11 +381,7 @@ mod tests {
             reach: ReachArgs::default(),
             language: None,
             config: None,
-            quota: QuotaArgs {
-                quota_friend_items: porfiry_protocol::engine::DEFAULT_QUOTA_FRIEND_ITEMS,
-                quota_stranger_items: porfiry_protocol::engine::DEFAULT_QUOTA_STRANGER_ITEMS,
-                quota_strangers_kept: porfiry_protocol::engine::DEFAULT_STRANGERS_KEPT,
-            },
+            quota: QuotaArgs::default(),
         }
     }
 

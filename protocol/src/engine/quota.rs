@@ -33,13 +33,16 @@ pub const DEFAULT_QUOTA_FRIEND_BYTES: u64 = 1 << 30;
 
 /// Items one stranger (an author who is neither a friend nor a club fellow)
 /// may have held here. Strangers' items are public notes relayed by
-/// friends: a thousand is a very active stranger's year of posts and a
-/// flood's cost bounded to a few megabytes.
-pub const DEFAULT_QUOTA_STRANGER_ITEMS: u32 = 1_000;
+/// friends: ten thousand is years of a very active friend of a friend's
+/// posts (a thousand was first chosen, and cut off a test's ordinary
+/// 1,001-note catch-up from a friend of a friend), while a flood's cost
+/// stays a few tens of megabytes per author and `DEFAULT_STRANGERS_KEPT`
+/// bounds all strangers together.
+pub const DEFAULT_QUOTA_STRANGER_ITEMS: u32 = 10_000;
 
-/// Bytes one stranger may have held here: 8 MiB, 8 KiB per item at the item
-/// budget.
-pub const DEFAULT_QUOTA_STRANGER_BYTES: u64 = 8 << 20;
+/// Bytes one stranger may have held here: 32 MiB, about 3 KiB per item at
+/// the item budget (a public note is a few hundred bytes).
+pub const DEFAULT_QUOTA_STRANGER_BYTES: u64 = 32 << 20;
 
 /// Strangers' public items kept in all, oldest out first: 100,000 notes of
 /// a few hundred bytes are tens of megabytes, within what a family server

@@ -3,6 +3,7 @@
 //! and the path of the real `porfiry` binary.
 
 pub mod api_client;
+pub mod flood;
 pub mod mesh_node;
 pub mod porfiry_bin;
 pub mod scripted_llm;

@@ -9,8 +9,8 @@
 use std::time::Duration;
 
 use porfiry_mesh::net::{MeshConfig, MeshDriver, Multiaddr, PeerId};
-use porfiry_protocol::wire::{self, WireItem, WireMessage};
-use porfiry_protocol::{Audience, Body, NodeKey, PayloadDraft, VerifiedItem, sign};
+use porfiry_protocol::{NodeKey, VerifiedItem};
+use porfiry_tests::flood::{items_frame, public_note};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// B's budgets: small, so the test floods past them with a few hundred notes.
@@ -21,35 +21,6 @@ const FLOOD: usize = 600;
 const OWN: usize = 360;
 /// Notes per `Items` frame T sends.
 const PER_FRAME: usize = 60;
-
-fn public_note(key: &NodeKey, i: usize, text: &str) -> VerifiedItem {
-    sign(
-        key,
-        &PayloadDraft {
-            created_ms: porfiry_mesh::clock::now_ms() + i as u64,
-            audience: Audience::Public,
-            max_hops: 4,
-            expires_ms: None,
-            replaces: None,
-            body: Body::Note(porfiry_protocol::Note::by_user(format!("{text} {i}"))),
-        },
-    )
-    .unwrap()
-}
-
-fn frame(items: &[VerifiedItem]) -> Vec<u8> {
-    wire::encode(&WireMessage::Items {
-        session: None,
-        items: items
-            .iter()
-            .map(|x| WireItem {
-                hops: 3,
-                envelope: x.envelope_bytes().to_vec(),
-            })
-            .collect(),
-    })
-    .unwrap()
-}
 
 fn held(node: &MeshNode, items: &[VerifiedItem]) -> usize {
     let store = node.store();
@@ -120,9 +91,9 @@ fn a_flood_from_a_stranger_and_a_friend_is_held_to_budget_and_nothing_else_is_lo
     let mut g_texts = Vec::new();
     let mut own_frames = own.chunks(PER_FRAME);
     for (n, f) in flood.chunks(PER_FRAME).enumerate() {
-        rt.block_on(handle.send(b_peer, frame(f))).unwrap();
+        rt.block_on(handle.send(b_peer, items_frame(f))).unwrap();
         if let Some(o) = own_frames.next() {
-            rt.block_on(handle.send(b_peer, frame(o))).unwrap();
+            rt.block_on(handle.send(b_peer, items_frame(o))).unwrap();
         }
         // G goes on talking through the flood.
         let text = format!("g during the flood {n}");

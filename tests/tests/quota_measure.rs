@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use porfiry_mesh::net::{MeshConfig, MeshDriver, Multiaddr, PeerId};
 use porfiry_protocol::engine::DEFAULT_QUOTA_STRANGER_ITEMS;
-use porfiry_protocol::wire::{self, WireItem, WireMessage};
-use porfiry_protocol::{Audience, Body, NodeKey, PayloadDraft, VerifiedItem, sign};
+use porfiry_protocol::{NodeKey, VerifiedItem};
+use porfiry_tests::flood::{items_frame, public_note};
 use porfiry_tests::api_client::call;
 use porfiry_tests::mesh_node::MeshNode;
 
@@ -53,35 +53,6 @@ const PER_FRAME: usize = 500;
 const CALLS: usize = 200;
 /// G's notes timed per phase.
 const G_NOTES: usize = 20;
-
-fn public_note(key: &NodeKey, i: usize, text: &str) -> VerifiedItem {
-    sign(
-        key,
-        &PayloadDraft {
-            created_ms: porfiry_mesh::clock::now_ms() + i as u64,
-            audience: Audience::Public,
-            max_hops: 4,
-            expires_ms: None,
-            replaces: None,
-            body: Body::Note(porfiry_protocol::Note::by_user(format!("{text} {i}"))),
-        },
-    )
-    .unwrap()
-}
-
-fn frame(items: &[VerifiedItem]) -> Vec<u8> {
-    wire::encode(&WireMessage::Items {
-        session: None,
-        items: items
-            .iter()
-            .map(|x| WireItem {
-                hops: 3,
-                envelope: x.envelope_bytes().to_vec(),
-            })
-            .collect(),
-    })
-    .unwrap()
-}
 
 fn percentiles(mut ms: Vec<f64>) -> (f64, f64) {
     ms.sort_by(f64::total_cmp);
@@ -178,7 +149,7 @@ fn api_and_other_friends_under_a_flood_from_a_friend_and_a_stranger() {
     let frames: Vec<Vec<u8>> = flood
         .chunks(PER_FRAME)
         .zip(own.chunks(PER_FRAME))
-        .flat_map(|(f, o)| [frame(f), frame(o)])
+        .flat_map(|(f, o)| [items_frame(f), items_frame(o)])
         .collect();
     let flood_start = Instant::now();
     let done = Arc::new(AtomicBool::new(false));

@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 use porfiry_mesh::net::{MeshConfig, MeshDriver, Multiaddr, PeerId};
 use porfiry_protocol::engine::DEFAULT_QUOTA_STRANGER_ITEMS;
 use porfiry_protocol::{NodeKey, VerifiedItem};
-use porfiry_tests::flood::{items_frame, public_note};
 use porfiry_tests::api_client::call;
+use porfiry_tests::flood::{items_frame, public_note};
 use porfiry_tests::mesh_node::MeshNode;
 
 /// Notes each flooder publishes (`PORFIRY_FLOOD` overrides).

@@ -165,6 +165,7 @@ fn items() -> Vec<(&'static str, VerifiedItem)> {
                     description: "Change the scene.".into(),
                     steps: vec!["stop".into(), "walk".into()],
                     cost: 1,
+                    mechanism: Some("flashback".into()),
                 }),
             )),
         ),

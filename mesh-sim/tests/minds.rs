@@ -116,18 +116,18 @@ fn strategies_travel_with_sharing_on_and_stay_home_with_it_off() {
     assert!(applied > 0, "the cores applied strategies");
 }
 
-/// As the code stands, a strategy item carries no `mechanism:` tag, so a
-/// received strategy is never chosen by the core: without a model that
-/// adopts it, sharing changes nothing but the bytes. (When the item carries
-/// the mechanism, this test is the one to change.)
+/// A strategy item carries its mechanism, so a friend's core chooses and
+/// applies what it received: even with a model that adopts nothing,
+/// sharing changes how the minds stagnate. (Before the item carried it,
+/// sharing changed nothing but the bytes, and this test said so.)
 #[test]
-fn without_adoption_sharing_changes_nothing_but_the_bytes() {
+fn without_adoption_received_strategies_still_change_the_world() {
     let toml = SMALL.replace("adopt = 1.0", "adopt = 0.0");
     let s = MindsScenario::from_toml(&toml).expect("valid");
     let on = run_world(&s, 5, true, &mut |_| {}).expect("on").figures;
     let off = run_world(&s, 5, false, &mut |_| {}).expect("off").figures;
     assert!(on.strategies_shared > 0, "{on:?}");
-    assert_eq!(
+    assert_ne!(
         (
             on.ticks,
             on.episodes,

@@ -1,7 +1,8 @@
 //! What a mind does with know-how besides what its core does: the scripted
 //! model shares an own strategy once its core's ratings say it worked,
-//! adopts the best-rated strategy a friend shared (a received strategy has
-//! no `mechanism:` tag, so the core alone never applies it), and — for an
+//! adopts the best-rated strategy a friend shared (a copy of its own, rated
+//! at home; the core also applies received strategies by itself, since the
+//! item carries the mechanism), and — for an
 //! adversary — shares a useless strategy and keeps rating it +3. Everything
 //! the model writes goes through its commands and the toolset; only the
 //! adversary's rating is written straight into its database.

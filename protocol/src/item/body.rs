@@ -62,6 +62,12 @@ pub struct StagnationStrategy {
     pub steps: Vec<String>,
     /// Relative cost, 0 = cheapest; cheap strategies are tried first.
     pub cost: u8,
+    /// What the core does to apply it (`ask_friends`, `flashback`, …: the
+    /// mechanism names of seed 003); absent on items written before it
+    /// existed and on strategies that name none. Without it a friend's
+    /// core cannot apply the strategy it received.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mechanism: Option<String>,
 }
 
 /// A thinking method: what to do when a solution will not come.

@@ -32,6 +32,9 @@ impl Body {
                     &s.description,
                     MAX_TEXT_BYTES,
                 )?;
+                if let Some(m) = &s.mechanism {
+                    max_len("stagnation_strategy.mechanism", m, MAX_NAME_LEN)?;
+                }
                 list("stagnation_strategy.steps", &s.steps, MAX_STEP_BYTES)
             }
             Body::ThinkingMethod(m) => {

@@ -77,17 +77,24 @@ pub fn body() -> impl Strategy<Value = Body> {
                     })
                 }
             ),
-        (name(), short(), short(), list(), any::<u8>()).prop_map(
-            |(name, class, description, steps, cost)| {
+        (
+            name(),
+            short(),
+            short(),
+            list(),
+            any::<u8>(),
+            proptest::option::of(name())
+        )
+            .prop_map(|(name, class, description, steps, cost, mechanism)| {
                 Body::StagnationStrategy(StagnationStrategy {
                     name,
                     class,
                     description,
                     steps,
                     cost,
+                    mechanism,
                 })
-            }
-        ),
+            }),
         (name(), short(), list()).prop_map(|(name, description, steps)| Body::ThinkingMethod(
             ThinkingMethod {
                 name,

@@ -6,6 +6,7 @@
 //! empty: they are this node's own.
 
 use porfiry_protocol::{Body, ItemId, VerifiedItem};
+use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_storage::{
     LlmConfig, LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy,
     StorageError, Store, ThinkingMethod,
@@ -126,6 +127,14 @@ fn local_row(item: &VerifiedItem) -> Option<Row> {
             description: s.description.clone(),
             steps: s.steps.clone(),
             cost: i64::from(s.cost),
+            // A mechanism this build knows becomes the row's tag, which the
+            // core's strategy choice reads; an unknown one is left out.
+            tags: s
+                .mechanism
+                .as_deref()
+                .and_then(Mechanism::parse)
+                .map(|m| vec![m.tag()])
+                .unwrap_or_default(),
             origin_author: author,
             origin_item_id: origin,
             ..Default::default()

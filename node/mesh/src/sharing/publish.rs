@@ -15,6 +15,7 @@ use porfiry_protocol::{
     Audience, Body, ItemId, ItemRecord, LlmLimits, NodeKey, PayloadDraft, Retraction, VerifiedItem,
     sign,
 };
+use porfiry_skills::cognition::strategy::Mechanism;
 use porfiry_storage::{
     LlmEntry, Note, NoteSource, Publishable, Rating, Sharing, StagnationStrategy, Store, Stored,
     ThinkingMethod,
@@ -268,6 +269,9 @@ fn strategy_draft(s: &Stored<StagnationStrategy>) -> Result<PayloadDraft, String
             steps: r.steps.clone(),
             // The cost is relative ("cheap first"); the item scale is 0..=255.
             cost: u8::try_from(r.cost.clamp(0, 255)).unwrap_or(u8::MAX),
+            // The row's `mechanism:` tag travels, so a friend's core can
+            // apply what it receives.
+            mechanism: Mechanism::from_tags(&r.tags).map(|m| m.as_str().to_owned()),
         }),
     ))
 }

@@ -380,3 +380,51 @@ fn note_drafts_clamp_priority_and_keep_reply_to() {
     };
     assert_eq!(b.priority, 255);
 }
+
+#[test]
+fn a_strategys_mechanism_travels_so_a_friends_core_can_apply_it() {
+    let (_d, mine) = self::store();
+    let k = key();
+    for (name, tags) in [
+        ("look back", vec!["mechanism:flashback".to_owned()]),
+        ("no mechanism", vec![]),
+    ] {
+        mine.add(
+            &StagnationStrategy {
+                name: name.into(),
+                tags,
+                shareable: true,
+                ..Default::default()
+            },
+            10,
+        )
+        .unwrap();
+    }
+    let mut skipped = HashSet::new();
+    let items = publish_pending(&mine, &k, 100, &mut skipped).unwrap();
+    let mechanisms: Vec<Option<String>> = items
+        .iter()
+        .filter_map(|i| match i.body() {
+            Body::StagnationStrategy(s) => Some(s.mechanism.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(mechanisms.len(), 2);
+    assert!(mechanisms.contains(&Some("flashback".into())));
+    assert!(mechanisms.contains(&None));
+
+    // The friend's copy carries the tag its core chooses strategies by.
+    let (_d2, friend) = self::store();
+    crate::sharing::merge::merge_items(&friend, &items).unwrap();
+    let rows = friend
+        .list::<StagnationStrategy>(&ListQuery::default())
+        .unwrap();
+    let tags = |n: &str| {
+        rows.iter()
+            .find(|r| r.row.name == n)
+            .map(|r| r.row.tags.clone())
+            .unwrap()
+    };
+    assert_eq!(tags("look back"), ["mechanism:flashback"]);
+    assert!(tags("no mechanism").is_empty());
+}

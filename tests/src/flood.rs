@@ -35,3 +35,61 @@ pub fn items_frame(items: &[VerifiedItem]) -> Vec<u8> {
     })
     .expect("the frame encodes")
 }
+
+/// A friend of a real node, driven in-process by the node's own libp2p
+/// driver with its own key: it sends whatever frames a test gives it.
+pub struct InProcessFriend {
+    /// The runtime its driver runs on.
+    pub rt: tokio::runtime::Runtime,
+    /// Its driver.
+    pub handle: porfiry_mesh::net::MeshHandle,
+    /// The node it is a friend of.
+    pub to: porfiry_mesh::net::PeerId,
+}
+
+impl InProcessFriend {
+    /// Dials `node` (which must list `key`'s peer id as a friend and
+    /// listen) and waits until `node` logs the friend connected.
+    pub fn connect(key: &NodeKey, node: &crate::mesh_node::MeshNode) -> InProcessFriend {
+        use porfiry_mesh::net::{MeshConfig, MeshDriver, Multiaddr, PeerId};
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let to: PeerId = node.peer_id.parse().expect("the node's peer id");
+        let address: Multiaddr = node
+            .address
+            .as_deref()
+            .expect("the node listens")
+            .parse()
+            .expect("its address");
+        let config = MeshConfig::phone().with_friend(to, vec![address]);
+        let handle = {
+            let _guard = rt.enter();
+            let (driver, handle, mut events) =
+                MeshDriver::new(key.to_libp2p_keypair(), config).expect("a driver");
+            rt.spawn(driver.run());
+            // The driver waits on a full event queue: drain it.
+            rt.spawn(async move { while events.recv().await.is_some() {} });
+            handle
+        };
+        node.wait_logged(&["friend connected", &key.peer_id().to_string()]);
+        InProcessFriend { rt, handle, to }
+    }
+
+    /// Sends one frame (queued on the driver; returns before it arrives).
+    pub fn send(&self, frame: Vec<u8>) {
+        self.rt
+            .block_on(self.handle.send(self.to, frame))
+            .expect("the driver takes the frame");
+    }
+
+    /// Stops the driver and its runtime.
+    pub fn shutdown(self) {
+        self.rt
+            .block_on(self.handle.shutdown())
+            .expect("the driver stops");
+        self.rt.shutdown_timeout(std::time::Duration::from_secs(5));
+    }
+}

@@ -6,11 +6,8 @@
 //! stored, not relayed to G), loses nothing of T's within its budget nor of
 //! G's, and `porfiry status --json` names S with the items refused.
 
-use std::time::Duration;
-
-use porfiry_mesh::net::{MeshConfig, MeshDriver, Multiaddr, PeerId};
 use porfiry_protocol::{NodeKey, VerifiedItem};
-use porfiry_tests::flood::{items_frame, public_note};
+use porfiry_tests::flood::{InProcessFriend, items_frame, public_note};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
 
 /// B's budgets: small, so the test floods past them with a few hundred notes.
@@ -65,24 +62,7 @@ fn a_flood_from_a_stranger_and_a_friend_is_held_to_budget_and_nothing_else_is_lo
     g.start_server(0);
     b.wait_logged(&["friend connected", &g.peer_id]);
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let b_peer: PeerId = b.peer_id.parse().unwrap();
-    let b_addr: Multiaddr = b.address.as_deref().unwrap().parse().unwrap();
-    let config = MeshConfig::phone().with_friend(b_peer, vec![b_addr]);
-    let handle = {
-        let _guard = rt.enter();
-        let (driver, handle, mut events) =
-            MeshDriver::new(t_key.to_libp2p_keypair(), config).unwrap();
-        rt.spawn(driver.run());
-        // The driver waits on a full event queue: drain it.
-        rt.spawn(async move { while events.recv().await.is_some() {} });
-        handle
-    };
-    b.wait_logged(&["friend connected", &t_peer.to_string()]);
+    let t = InProcessFriend::connect(&t_key, &b);
 
     let flood: Vec<VerifiedItem> = (0..FLOOD)
         .map(|i| public_note(&s_key, i, "flood"))
@@ -91,9 +71,9 @@ fn a_flood_from_a_stranger_and_a_friend_is_held_to_budget_and_nothing_else_is_lo
     let mut g_texts = Vec::new();
     let mut own_frames = own.chunks(PER_FRAME);
     for (n, f) in flood.chunks(PER_FRAME).enumerate() {
-        rt.block_on(handle.send(b_peer, items_frame(f))).unwrap();
+        t.send(items_frame(f));
         if let Some(o) = own_frames.next() {
-            rt.block_on(handle.send(b_peer, items_frame(o))).unwrap();
+            t.send(items_frame(o));
         }
         // G goes on talking through the flood.
         let text = format!("g during the flood {n}");
@@ -139,8 +119,7 @@ fn a_flood_from_a_stranger_and_a_friend_is_held_to_budget_and_nothing_else_is_lo
     let text = b.cli_ok(&["status"]);
     assert!(text.contains("refused (over quota): 2 authors"), "{text}");
 
-    rt.block_on(handle.shutdown()).unwrap();
-    rt.shutdown_timeout(Duration::from_secs(5));
+    t.shutdown();
     assert!(b.terminate().status.success());
     assert!(g.terminate().status.success());
 }

@@ -18,11 +18,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use porfiry_mesh::net::{MeshConfig, MeshDriver, Multiaddr, PeerId};
 use porfiry_protocol::engine::DEFAULT_QUOTA_STRANGER_ITEMS;
 use porfiry_protocol::{NodeKey, VerifiedItem};
 use porfiry_tests::api_client::call;
-use porfiry_tests::flood::{items_frame, public_note};
+use porfiry_tests::flood::{InProcessFriend, items_frame, public_note};
 use porfiry_tests::mesh_node::MeshNode;
 
 /// Notes each flooder publishes (`PORFIRY_FLOOD` overrides).
@@ -114,23 +113,7 @@ fn api_and_other_friends_under_a_flood_from_a_friend_and_a_stranger() {
     g.start_server_with(0, &["--no-api"]);
     b.wait_logged(&["friend connected", &g.peer_id]);
 
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
-    let b_peer: PeerId = b.peer_id.parse().unwrap();
-    let b_addr: Multiaddr = b.address.as_deref().unwrap().parse().unwrap();
-    let config = MeshConfig::phone().with_friend(b_peer, vec![b_addr]);
-    let handle = {
-        let _guard = rt.enter();
-        let (driver, handle, mut events) =
-            MeshDriver::new(t_key.to_libp2p_keypair(), config).unwrap();
-        rt.spawn(driver.run());
-        rt.spawn(async move { while events.recv().await.is_some() {} });
-        handle
-    };
-    b.wait_logged(&["friend connected", &t_peer.to_string()]);
+    let t = InProcessFriend::connect(&t_key, &b);
 
     let signing = Instant::now();
     let n = flood_size();
@@ -155,12 +138,13 @@ fn api_and_other_friends_under_a_flood_from_a_friend_and_a_stranger() {
     let done = Arc::new(AtomicBool::new(false));
     let flooding = {
         let done = done.clone();
-        let handle = handle.clone();
-        let rt_handle = rt.handle().clone();
+        let handle = t.handle.clone();
+        let rt_handle = t.rt.handle().clone();
+        let to = t.to;
         std::thread::spawn(move || {
             let t = Instant::now();
             for f in frames {
-                rt_handle.block_on(handle.send(b_peer, f)).unwrap();
+                rt_handle.block_on(handle.send(to, f)).unwrap();
             }
             done.store(true, Ordering::SeqCst);
             t.elapsed()
@@ -216,8 +200,7 @@ fn api_and_other_friends_under_a_flood_from_a_friend_and_a_stranger() {
     assert_eq!(kept_s, DEFAULT_QUOTA_STRANGER_ITEMS as usize);
     assert_eq!(kept_t, n);
 
-    rt.block_on(handle.shutdown()).unwrap();
-    rt.shutdown_timeout(Duration::from_secs(5));
+    t.shutdown();
     assert!(b.terminate().status.success());
     assert!(g.terminate().status.success());
 }

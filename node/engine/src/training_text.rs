@@ -23,6 +23,15 @@ pub struct Conversation {
     pub reply: String,
 }
 
+/// One conversation's training text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrainingText {
+    /// The prompt, the reply and the template's end of the answer.
+    pub text: String,
+    /// Bytes of `text` that are the prompt: the reply starts here.
+    pub prompt_len: usize,
+}
+
 /// Each conversation as the model should see it: the prompt the engine
 /// renders for its messages, then the reply and the template's end of the
 /// answer (taken from rendering the whole conversation; a template whose
@@ -32,7 +41,7 @@ pub fn training_texts(
     path: &Path,
     template_flag: Option<&str>,
     conversations: &[Conversation],
-) -> Result<Vec<String>, EngineError> {
+) -> Result<Vec<TrainingText>, EngineError> {
     let info = crate::gguf::inspect(path)?;
     let choice = choose_template(path, &info, template_flag)?;
     let load_error = |detail: String| EngineError::Load {
@@ -54,7 +63,7 @@ fn render(
     model: &LlamaModel,
     template: &ChatTemplate,
     conversation: &Conversation,
-) -> Result<String, String> {
+) -> Result<TrainingText, String> {
     let mut messages: Vec<(&str, &str)> = conversation
         .messages
         .iter()
@@ -63,11 +72,18 @@ fn render(
     let prompt = template.render_with(model, &messages, true)?;
     messages.push(("assistant", conversation.reply.as_str()));
     let whole = template.render_with(model, &messages, false)?;
-    if whole.starts_with(&prompt) && whole.len() > prompt.len() {
-        return Ok(whole);
+    let prompt_len = prompt.len();
+    if whole.starts_with(&prompt) && whole.len() > prompt_len {
+        return Ok(TrainingText {
+            text: whole,
+            prompt_len,
+        });
     }
     let eos = crate::chat_template::special_text(model, model.vocab().eos());
-    Ok(format!("{prompt}{}{eos}", conversation.reply))
+    Ok(TrainingText {
+        text: format!("{prompt}{}{eos}", conversation.reply),
+        prompt_len,
+    })
 }
 
 #[cfg(test)]
@@ -93,11 +109,13 @@ mod tests {
         };
         let texts = training_texts(&path, None, &[hello()]).unwrap();
         assert_eq!(
-            texts,
-            [
-                "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n\
+            texts[0].text,
+            "<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n\
               <|im_start|>assistant\nTOOL_CALL: get_current_time<|im_end|>\n"
-            ]
+        );
+        assert_eq!(
+            &texts[0].text[texts[0].prompt_len..],
+            "TOOL_CALL: get_current_time<|im_end|>\n"
         );
     }
 
@@ -108,10 +126,14 @@ mod tests {
             Err(why) => return eprintln!("skipped: {why}"),
         };
         let texts = training_texts(&path, None, &[hello()]).unwrap();
+        let text = &texts[0].text;
         assert!(
-            texts[0].ends_with("<start_of_turn>model\nTOOL_CALL: get_current_time<end_of_turn>\n"),
-            "{}",
-            texts[0]
+            text.ends_with("<start_of_turn>model\nTOOL_CALL: get_current_time<end_of_turn>\n"),
+            "{text}"
+        );
+        assert!(
+            text[texts[0].prompt_len..].starts_with("TOOL_CALL:"),
+            "{text}"
         );
     }
 

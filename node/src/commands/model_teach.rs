@@ -30,18 +30,18 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use porfiry_agent::llm::local::endpoint_file;
 use porfiry_agent::teach::{self, Example};
-use porfiry_engine::training_text::{Conversation, training_texts};
+use porfiry_engine::training_text::{Conversation, TrainingText, training_texts};
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::init::open_or_init;
 use porfiry_skills::{Language, Role};
 use porfiry_storage::db::Db;
 use porfiry_storage::{DB_FILE_NAME, LlmEntry, Store, Taught};
-use porfiry_trainer::{OutType, TrainOptions, Trainable, Trainer};
+use porfiry_trainer::{OutType, Text, TrainOptions, Trainable, Trainer};
 use sha2::{Digest, Sha256};
 
 use crate::commands::llm_registry::{self, AddArgs};
 use crate::commands::teach_state::{
-    TeachState, available_memory_bytes, learning_rate_at, peak_memory_bytes, window_of,
+    LossScope, TeachState, available_memory_bytes, learning_rate_at, peak_memory_bytes, window_of,
 };
 
 /// Architectures whose training graph llama.cpp builds with a backward pass
@@ -136,6 +136,11 @@ pub struct TeachArgs {
     /// AdamW's learning rate.
     #[arg(long, default_value_t = DEFAULT_LEARNING_RATE)]
     pub learning_rate: f32,
+    /// Which labels the loss counts: the reply's (micro-batches of 32
+    /// tokens; the attention's K and V do not train) or every token's,
+    /// prompt included.
+    #[arg(long, value_enum, default_value_t = LossScope::Reply)]
+    pub loss: LossScope,
     /// CPU threads [default: every core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
@@ -413,7 +418,7 @@ fn register(
 struct Run {
     base: PathBuf,
     work: PathBuf,
-    texts: Vec<String>,
+    texts: Vec<TrainingText>,
     data_sha256: String,
     args: TeachArgs,
     stop: Arc<AtomicBool>,
@@ -476,6 +481,7 @@ impl Run {
             context: self.args.context,
             layers: self.args.layers,
             learning_rate: self.args.learning_rate,
+            loss: self.args.loss,
             total_steps: 0,
             steps_done: 0,
             losses: Vec::new(),
@@ -499,12 +505,13 @@ impl Run {
             } else {
                 Trainable::LastLayers(self.args.layers)
             },
+            loss: self.args.loss.into(),
         };
         let mut trainer = Trainer::open(&start_file, &options)?;
         let tokens = self
             .texts
             .iter()
-            .map(|t| trainer.tokenize(t))
+            .map(|t| tokenized(&trainer, t))
             .collect::<Result<Vec<_>, _>>()?;
         let windows = porfiry_trainer::pack(&tokens, trainer.n_ctx(), trainer.eos());
         if windows.is_empty() {
@@ -593,6 +600,23 @@ impl Run {
             finished,
         })
     }
+}
+
+/// `text`'s tokens, the reply's first marked: where the prompt's own
+/// tokens stop matching the whole text's (at a template's special token
+/// they are the same).
+fn tokenized(trainer: &Trainer, text: &TrainingText) -> anyhow::Result<Text> {
+    let tokens = trainer.tokenize(&text.text)?;
+    let prompt = trainer.tokenize(text.text.get(..text.prompt_len).unwrap_or_default())?;
+    let reply_start = tokens
+        .iter()
+        .zip(&prompt)
+        .take_while(|(a, b)| a == b)
+        .count();
+    Ok(Text {
+        tokens,
+        reply_start,
+    })
 }
 
 /// Saves the model and the state together (the state last: a state file

@@ -9,6 +9,27 @@ use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
+/// Which labels a step's loss counts (`model teach --loss`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum LossScope {
+    /// The reply's: the micro-batches that hold its labels.
+    Reply,
+    /// Every token's, prompt included (llama.cpp's own loss; what a state
+    /// written before `--loss` existed trained with).
+    #[default]
+    All,
+}
+
+impl From<LossScope> for porfiry_trainer::LossOn {
+    fn from(scope: LossScope) -> Self {
+        match scope {
+            LossScope::Reply => Self::Reply,
+            LossScope::All => Self::Everything,
+        }
+    }
+}
+
 /// A teaching run's settings and progress.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TeachState {
@@ -24,6 +45,9 @@ pub struct TeachState {
     pub layers: u32,
     /// AdamW's learning rate.
     pub learning_rate: f32,
+    /// Which labels the loss counts.
+    #[serde(default)]
+    pub loss: LossScope,
     /// Steps the run is to take.
     pub total_steps: u64,
     /// Steps taken and saved in the checkpoint.
@@ -42,6 +66,7 @@ impl TeachState {
             && self.seed == wanted.seed
             && self.context == wanted.context
             && self.layers == wanted.layers
+            && self.loss == wanted.loss
             && self.steps_done > 0
     }
 
@@ -120,6 +145,7 @@ mod tests {
             context: 512,
             layers: 8,
             learning_rate: 1e-4,
+            loss: LossScope::Reply,
             total_steps: 100,
             steps_done: 40,
             losses: vec![2.0, 1.5],
@@ -146,6 +172,11 @@ mod tests {
             steps_done: 0,
             ..other_shape
         }));
+        assert!(!saved.resumes(&TeachState {
+            steps_done: 0,
+            loss: LossScope::All,
+            ..saved.clone()
+        }));
         let nothing_done = TeachState {
             steps_done: 0,
             ..saved.clone()
@@ -162,6 +193,11 @@ mod tests {
         assert_eq!(TeachState::read(&path), Some(state()));
         std::fs::write(&path, "{not json").unwrap();
         assert_eq!(TeachState::read(&path), None);
+        // A state from before --loss trained every token.
+        let mut old = serde_json::to_value(state()).unwrap();
+        old.as_object_mut().unwrap().remove("loss");
+        std::fs::write(&path, old.to_string()).unwrap();
+        assert_eq!(TeachState::read(&path).unwrap().loss, LossScope::All);
     }
 
     #[test]

@@ -12,7 +12,13 @@
 //! - [`quantize`] and [`restore_metadata`]: the result written back small,
 //!   with what llama.cpp's saver leaves out (the chat template) or changes
 //!   (the trained context) put back;
-//! - [`pack`]: token sequences laid into windows (pure).
+//! - [`pack`]: token sequences laid into windows, a reply's labels
+//!   marked (pure);
+//! - [`LossOn::Reply`]: the loss of the reply alone. `llama_opt_epoch`
+//!   scores every label, so a window is run in micro-batches of
+//!   [`REPLY_UBATCH`] tokens, one optimizer call each, and the calls on a
+//!   micro-batch without a reply label are made no-ops (see
+//!   `trainer.rs`, "How a micro-batch is masked").
 //!
 //! Only this crate writes `unsafe`; every block says why it is sound.
 
@@ -24,8 +30,8 @@ mod trainer;
 use std::path::PathBuf;
 
 pub use convert::{BaseMetadata, OutType, base_metadata, dequantize, quantize, restore_metadata};
-pub use pack::pack;
-pub use trainer::{CONTEXT_STEP, Trainer, window_tokens};
+pub use pack::{Text, Window, pack};
+pub use trainer::{CONTEXT_STEP, REPLY_UBATCH, Trainer, window_tokens};
 
 /// Which tensors get gradients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -35,6 +41,20 @@ pub enum Trainable {
     /// The top `n` layers and the output norm: no gradient flows below
     /// them, so a step costs less and the optimizer holds less.
     LastLayers(u32),
+}
+
+/// Which labels of a window the loss counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LossOn {
+    /// Every token: llama.cpp's own loss. The node's prompt is 300–450 of
+    /// a window's tokens and the reply 20–60, so most of the gradient
+    /// teaches the prompt (measured: docs/benchmarks.md).
+    Everything,
+    /// The micro-batches that hold a reply's labels; the others move no
+    /// weight. The attention's K and V projections get no gradient this
+    /// way (llama.cpp computes them through the KV cache when a micro-batch
+    /// is shorter than the window).
+    Reply,
 }
 
 /// How to train.
@@ -49,6 +69,8 @@ pub struct TrainOptions {
     pub learning_rate: f32,
     /// Which tensors train.
     pub trainable: Trainable,
+    /// Which labels the loss counts.
+    pub loss: LossOn,
 }
 
 /// Why training could not go on. Each message is one line naming the file.

@@ -1,18 +1,59 @@
 //! One model in training: loaded (F32, not memory-mapped: the optimizer
-//! writes the weights), one context whose window is its batch and its
+//! writes the weights), one context, AdamW over the chosen tensors, and a
+//! one-window dataset refilled each step — the caller owns the order, the
+//! time limit and the checkpoints.
+//!
+//! With [`LossOn::Everything`] the window is the context's batch and its
 //! micro-batch (so the attention's K and V get gradients, see llama.cpp's
-//! `opt_init`), AdamW over the chosen tensors, and a one-window dataset
-//! refilled each step — the caller owns the order, the time limit and the
-//! checkpoints.
+//! `opt_init`): one optimizer call a step.
+//!
+//! **How a micro-batch is masked** ([`LossOn::Reply`]). llama.cpp scores
+//! every label of a window and has no ignored label (a label row of zeros
+//! still pushes the logits by their softmax). So the window runs in
+//! micro-batches of [`REPLY_UBATCH`] tokens, each its own batch and so its
+//! own optimizer call (the KV cache carries the earlier ones, as in a
+//! decode), and the optimizer's settings are asked for at every call
+//! ([`scheduled_params`]): a micro-batch with a reply label gets the real
+//! AdamW step, one without gets a call that changes nothing — the smallest
+//! step size ggml allows (it asserts one above 0: times any Adam ratio it
+//! falls below a weight's last bit), moments that keep their values
+//! (β1 = β2 = the largest f32 below 1: they move by 6e-8 of themselves) and
+//! no weight decay. Each micro-batch's loss is read after its call
+//! ([`record_loss`]), and a step reports the mean over the taught ones.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::ffi::{CStr, c_void};
 use std::path::{Path, PathBuf};
 
 use llama_cpp_sys_2 as sys;
 
 use crate::convert::{c_path, check_gguf};
-use crate::{TrainError, TrainOptions, Trainable};
+use crate::pack::Window;
+use crate::{LossOn, TrainError, TrainOptions, Trainable};
+
+/// Tokens in a micro-batch when only the reply is taught: a tool call is
+/// 10–30 tokens and a plain answer 20–60, so a micro-batch this small holds
+/// mostly reply labels; smaller would add optimizer calls (each a pass
+/// over every trained weight and its two moments) for little gain.
+pub const REPLY_UBATCH: u32 = 32;
+
+/// What the optimizer does at each micro-batch of the window being run;
+/// read by llama.cpp through [`scheduled_params`] at every optimizer call.
+struct Schedule {
+    /// AdamW's settings where a micro-batch teaches.
+    teach: Cell<sys::ggml_opt_optimizer_params>,
+    /// Per micro-batch of the window being run: does it teach?
+    teaches: RefCell<Vec<bool>>,
+    /// The index of the next optimizer call in the window.
+    next: Cell<usize>,
+}
+
+thread_local! {
+    /// Each micro-batch's loss in the window being run, in order, written
+    /// by [`record_loss`] (llama.cpp's epoch callback takes no userdata;
+    /// the epoch runs on the caller's thread).
+    static MICRO_LOSSES: RefCell<Vec<f64>> = const { RefCell::new(Vec::new()) };
+}
 
 /// Which tensors train, read by the C filter during `llama_opt_init`.
 struct Filter {
@@ -33,12 +74,15 @@ pub struct Trainer {
     result_train: sys::ggml_opt_result_t,
     result_eval: sys::ggml_opt_result_t,
     n_ctx: u32,
+    /// Tokens a micro-batch (and an optimizer call) takes.
+    n_ubatch: u32,
     n_layer: u32,
+    loss_on: LossOn,
     // Read by llama.cpp through raw pointers for the context's life.
     filter: Box<Filter>,
-    /// Read by `ggml_opt_get_constant_optimizer_params` at every step, so
-    /// a new step size here takes effect at the next step.
-    optimizer: Box<sys::ggml_opt_optimizer_params>,
+    /// Read by [`scheduled_params`] at every optimizer call, so a new step
+    /// size here takes effect at the next step.
+    schedule: Box<Schedule>,
 }
 
 // SAFETY: the Trainer owns its llama.cpp objects exclusively; llama.cpp
@@ -70,11 +114,21 @@ impl Trainer {
         // SAFETY: `model` is live.
         let n_layer = unsafe { sys::llama_model_n_layer(model) }.max(0) as u32;
         let n_ctx = window_tokens(options.n_ctx);
+        let n_ubatch = match options.loss {
+            LossOn::Everything => n_ctx,
+            LossOn::Reply => REPLY_UBATCH.min(n_ctx),
+        };
         // SAFETY: returns a plain struct of defaults.
         let mut context_params = unsafe { sys::llama_context_default_params() };
         context_params.n_ctx = n_ctx;
-        context_params.n_batch = n_ctx;
-        context_params.n_ubatch = n_ctx;
+        // A batch of one micro-batch: an optimizer call per micro-batch.
+        context_params.n_batch = n_ubatch;
+        context_params.n_ubatch = n_ubatch;
+        // Micro-batches read the earlier ones' K and V from the cache, and
+        // the backward pass through an F16 cache needs an F16 outer
+        // product the CPU backend lacks (ggml aborts scheduling the graph).
+        context_params.type_k = sys::GGML_TYPE_F32;
+        context_params.type_v = sys::GGML_TYPE_F32;
         context_params.n_seq_max = 1;
         context_params.n_threads = options.threads.max(1);
         context_params.n_threads_batch = options.threads.max(1);
@@ -117,18 +171,22 @@ impl Trainer {
             params: Cell::new(0),
         });
         // SAFETY: returns a plain struct.
-        let mut optimizer =
-            Box::new(unsafe { sys::ggml_opt_get_default_optimizer_params(std::ptr::null_mut()) });
-        optimizer.adamw.alpha = options.learning_rate;
+        let mut teach = unsafe { sys::ggml_opt_get_default_optimizer_params(std::ptr::null_mut()) };
+        teach.adamw.alpha = options.learning_rate;
+        let schedule = Box::new(Schedule {
+            teach: Cell::new(teach),
+            teaches: RefCell::new(Vec::new()),
+            next: Cell::new(0),
+        });
         let opt_params = sys::llama_opt_params {
             n_ctx_train: 0,
             param_filter: Some(accept),
             param_filter_ud: std::ptr::from_ref::<Filter>(&filter) as *mut c_void,
-            get_opt_pars: Some(sys::ggml_opt_get_constant_optimizer_params),
-            get_opt_pars_ud: std::ptr::from_mut(&mut *optimizer).cast::<c_void>(),
+            get_opt_pars: Some(scheduled_params),
+            get_opt_pars_ud: std::ptr::from_ref::<Schedule>(&schedule) as *mut c_void,
             optimizer_type: sys::GGML_OPT_OPTIMIZER_TYPE_ADAMW,
         };
-        // SAFETY: `ctx` and `model` are live; the filter and optimizer
+        // SAFETY: `ctx` and `model` are live; the filter and schedule
         // userdata are boxed and kept in the Trainer for the context's life.
         unsafe { sys::llama_opt_init(ctx, model, opt_params) };
         let n = i64::from(n_ctx);
@@ -148,9 +206,11 @@ impl Trainer {
             result_train,
             result_eval,
             n_ctx,
+            n_ubatch,
             n_layer,
+            loss_on: options.loss,
             filter,
-            optimizer,
+            schedule,
         })
     }
 
@@ -219,29 +279,47 @@ impl Trainer {
     /// AdamW's step size from the next step on (a schedule lowers it as a
     /// run goes).
     pub fn set_learning_rate(&mut self, learning_rate: f32) {
-        self.optimizer.adamw.alpha = learning_rate;
+        let mut teach = self.schedule.teach.get();
+        teach.adamw.alpha = learning_rate;
+        self.schedule.teach.set(teach);
     }
 
     /// One AdamW step on `window` (`n_ctx + 1` tokens: inputs, and the
-    /// labels one further); the step's mean loss.
-    pub fn step(&mut self, window: &[i32]) -> Result<f32, TrainError> {
+    /// labels one further): the mean loss of the labels taught (with
+    /// [`LossOn::Reply`], of the micro-batches holding a reply's labels;
+    /// of all, where none does — and then no weight moves).
+    pub fn step(&mut self, window: &Window) -> Result<f32, TrainError> {
         self.run(window, true)
     }
 
-    /// `window`'s loss without a step.
-    pub fn loss(&mut self, window: &[i32]) -> Result<f32, TrainError> {
+    /// `window`'s loss, counted as [`Trainer::step`] counts it, without a
+    /// step.
+    pub fn loss(&mut self, window: &Window) -> Result<f32, TrainError> {
         self.run(window, false)
     }
 
-    fn run(&mut self, window: &[i32], train: bool) -> Result<f32, TrainError> {
+    fn run(&mut self, window: &Window, train: bool) -> Result<f32, TrainError> {
         let n = self.n_ctx as usize;
-        if window.len() != n + 1 {
+        if window.tokens.len() != n + 1 || window.reply.len() != n {
             return Err(TrainError::Input(format!(
-                "a window of {} tokens; this trainer takes {}",
-                window.len(),
+                "a window of {} tokens and {} label marks; this trainer takes {} and {n}",
+                window.tokens.len(),
+                window.reply.len(),
                 n + 1
             )));
         }
+        let teaches: Vec<bool> = match self.loss_on {
+            LossOn::Everything => vec![true; n.div_ceil(self.n_ubatch as usize)],
+            LossOn::Reply => window
+                .reply
+                .chunks(self.n_ubatch as usize)
+                .map(|labels| labels.contains(&true))
+                .collect(),
+        };
+        *self.schedule.teaches.borrow_mut() = teaches.clone();
+        self.schedule.next.set(0);
+        MICRO_LOSSES.with(|losses| losses.borrow_mut().clear());
+        let window = window.tokens.as_slice();
         // SAFETY: the token count of the vocab is fixed for the model's life.
         let n_vocab = unsafe { sys::llama_vocab_n_tokens(self.vocab()) };
         if window.iter().any(|&t| t < 0 || t >= n_vocab) {
@@ -269,29 +347,21 @@ impl Trainer {
                 self.result_train,
                 self.result_eval,
                 i64::from(train),
-                None,
-                None,
+                Some(record_loss),
+                Some(record_loss),
             );
         }
-        let (mut loss, mut unc, mut ndata) = (0f64, 0f64, 0i64);
-        let result = if train {
-            self.result_train
-        } else {
-            self.result_eval
-        };
-        // SAFETY: `result` is live; valid out-pointers.
-        unsafe {
-            sys::ggml_opt_result_ndata(result, &mut ndata);
-            sys::ggml_opt_result_loss(result, &mut loss, &mut unc);
-        }
+        let losses = MICRO_LOSSES.with(RefCell::take);
         // opt_epoch_iter only logs when a batch cannot be set up; the result
-        // is then empty and its "loss" a 0.0 that would read as perfect.
-        if ndata == 0 {
-            return Err(TrainError::Input(
-                "llama.cpp evaluated nothing (see its log)".into(),
-            ));
+        // is then short and its "loss" a 0.0 that would read as perfect.
+        if losses.len() != teaches.len() {
+            return Err(TrainError::Input(format!(
+                "llama.cpp evaluated {} of a window's {} micro-batches (see its log)",
+                losses.len(),
+                teaches.len()
+            )));
         }
-        Ok(loss as f32)
+        Ok(taught_mean(&losses, &teaches) as f32)
     }
 
     /// Writes the model as it is now (F32) to `path`, through `path.tmp`.
@@ -334,6 +404,84 @@ impl Drop for Trainer {
             sys::llama_model_free(self.model);
         }
     }
+}
+
+/// The mean of the micro-batches' `losses` that teach; of all where none
+/// does.
+fn taught_mean(losses: &[f64], teaches: &[bool]) -> f64 {
+    let taught: Vec<f64> = losses
+        .iter()
+        .zip(teaches)
+        .filter_map(|(&loss, &teach)| teach.then_some(loss))
+        .collect();
+    let counted = if taught.is_empty() { losses } else { &taught };
+    counted.iter().sum::<f64>() / counted.len().max(1) as f64
+}
+
+/// AdamW's settings for an optimizer call that must change nothing (the
+/// module comment says why each value).
+fn masked(teach: sys::ggml_opt_optimizer_params) -> sys::ggml_opt_optimizer_params {
+    let mut masked = teach;
+    masked.adamw.alpha = f32::MIN_POSITIVE;
+    masked.adamw.beta1 = 1.0 - f32::EPSILON / 2.0;
+    masked.adamw.beta2 = 1.0 - f32::EPSILON / 2.0;
+    masked.adamw.wd = 0.0;
+    masked
+}
+
+/// llama.cpp asks this for the optimizer's settings at each optimizer call
+/// (one per micro-batch, in order): the real step where the micro-batch
+/// teaches, [`masked`] where it does not.
+unsafe extern "C" fn scheduled_params(userdata: *mut c_void) -> sys::ggml_opt_optimizer_params {
+    if userdata.is_null() {
+        // SAFETY: the defaults take no userdata.
+        return unsafe { sys::ggml_opt_get_default_optimizer_params(std::ptr::null_mut()) };
+    }
+    // SAFETY: `userdata` is the Trainer's boxed Schedule, alive for the
+    // context's life; llama.cpp calls this on the thread running the epoch,
+    // while the Trainer is borrowed mutably by `run` and touches no field.
+    let schedule = unsafe { &*userdata.cast::<Schedule>() };
+    let index = schedule.next.get();
+    schedule.next.set(index + 1);
+    let teach = schedule.teach.get();
+    if schedule
+        .teaches
+        .borrow()
+        .get(index)
+        .copied()
+        .unwrap_or(true)
+    {
+        teach
+    } else {
+        masked(teach)
+    }
+}
+
+/// llama.cpp's epoch callback, after each micro-batch: the result holds the
+/// mean loss of the micro-batches so far, so this one's is the new sum less
+/// the old.
+unsafe extern "C" fn record_loss(
+    _train: bool,
+    _opt_ctx: sys::ggml_opt_context_t,
+    _dataset: sys::ggml_opt_dataset_t,
+    result: sys::ggml_opt_result_t,
+    _ibatch: i64,
+    _ibatch_max: i64,
+    _t_start_us: i64,
+) {
+    if result.is_null() {
+        return;
+    }
+    let mut mean = 0f64;
+    // SAFETY: `result` is the live result llama.cpp just added to; the
+    // uncertainty pointer may be null (the function checks).
+    unsafe { sys::ggml_opt_result_loss(result, &mut mean, std::ptr::null_mut()) };
+    MICRO_LOSSES.with(|losses| {
+        let mut losses = losses.borrow_mut();
+        let before: f64 = losses.iter().sum();
+        let count = losses.len() as f64 + 1.0;
+        losses.push(mean * count - before);
+    });
 }
 
 /// llama.cpp pads every context to a multiple of this many tokens, and a
@@ -381,7 +529,40 @@ fn wanted(name: &str, min_layer: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::{wanted, window_tokens};
+    use super::{masked, taught_mean, wanted, window_tokens};
+
+    #[test]
+    fn a_step_reports_the_taught_micro_batches_loss() {
+        assert_eq!(taught_mean(&[4.0, 2.0, 1.0], &[false, true, true]), 1.5);
+        // None teaches: the mean of all, not a 0 that reads as perfect.
+        assert_eq!(taught_mean(&[4.0, 2.0], &[false, false]), 3.0);
+    }
+
+    #[test]
+    fn a_masked_call_moves_no_weight_and_keeps_the_moments() {
+        // SAFETY: returns a plain struct.
+        let teach =
+            unsafe { llama_cpp_sys_2::ggml_opt_get_default_optimizer_params(std::ptr::null_mut()) };
+        let m = masked(teach).adamw;
+        // ggml's AdamW asserts these.
+        assert!(m.alpha > 0.0 && m.beta1 < 1.0 && m.beta2 < 1.0 && m.wd == 0.0);
+        // Its update, as ggml_compute_forward_opt_step_adamw_f32 computes
+        // it, at the first call (the largest bias corrections), on a weight
+        // of 1e-3 with a typical gradient: the weight and m do not change,
+        // v by a part in 10^7.
+        let (w, g, m0, v0, iter) = (1e-3f32, 1e-2f32, 1e-3f32, 1e-5f32, 1);
+        let beta1h = 1.0 / (1.0 - m.beta1.powi(iter));
+        let beta2h = 1.0 / (1.0 - m.beta2.powi(iter));
+        let m1 = m0 * m.beta1 + g * (1.0 - m.beta1);
+        let v1 = v0 * m.beta2 + g * g * (1.0 - m.beta2);
+        let w1 =
+            w * (1.0 - m.alpha * m.wd) - m.alpha * (m1 * beta1h) / ((v1 * beta2h).sqrt() + m.eps);
+        assert_eq!(w1, w);
+        assert!(
+            (m1 - m0).abs() < 1e-9 && (v1 - v0).abs() / v0 < 1e-6,
+            "{m1} {v1}"
+        );
+    }
 
     #[test]
     fn a_window_is_a_whole_padded_context() {

@@ -7,9 +7,23 @@
 use std::path::PathBuf;
 
 use porfiry_trainer::{
-    OutType, TrainError, TrainOptions, Trainable, Trainer, base_metadata, dequantize, pack,
-    quantize, restore_metadata,
+    LossOn, OutType, Text, TrainError, TrainOptions, Trainable, Trainer, Window, base_metadata,
+    dequantize, pack, quantize, restore_metadata,
 };
+
+const ASK: &str = "<|im_start|>user\nWhat time is it?<|im_end|>\n<|im_start|>assistant\n";
+const ANSWER: &str = "TOOL_CALL: get_current_time<|im_end|>\n";
+
+/// The request and its answer as one text, the answer marked as the reply.
+fn example(trainer: &Trainer) -> Text {
+    let prompt = trainer.tokenize(ASK).unwrap();
+    let tokens = trainer.tokenize(&format!("{ASK}{ANSWER}")).unwrap();
+    assert!(tokens.starts_with(&prompt));
+    Text {
+        reply_start: prompt.len(),
+        tokens,
+    }
+}
 
 fn model() -> Option<PathBuf> {
     let path = std::env::var_os("PORFIRY_TEST_GGUF")
@@ -35,6 +49,7 @@ fn real_model_steps_lower_the_loss_and_the_written_model_keeps_its_metadata() {
         n_ctx: 64,
         learning_rate: 1e-3,
         trainable: Trainable::LastLayers(2),
+        loss: LossOn::Everything,
     };
     let mut trainer = Trainer::open(&f32_file, &options).unwrap();
     assert_eq!(trainer.n_layer(), 30);
@@ -43,12 +58,10 @@ fn real_model_steps_lower_the_loss_and_the_written_model_keeps_its_metadata() {
         "{}",
         trainer.trainable_params()
     );
-    let text = "<|im_start|>user\nWhat time is it?<|im_end|>\n<|im_start|>assistant\n\
-                TOOL_CALL: get_current_time<|im_end|>\n";
-    let tokens = trainer.tokenize(text).unwrap();
-    assert!(tokens.len() < 40, "{}", tokens.len());
+    let text = example(&trainer);
+    assert!(text.tokens.len() < 40, "{}", text.tokens.len());
     assert_eq!(trainer.n_ctx(), 256);
-    let windows = pack(&[tokens.clone(), tokens], trainer.n_ctx(), trainer.eos());
+    let windows = pack(&[text.clone(), text], trainer.n_ctx(), trainer.eos());
     assert_eq!(windows.len(), 1);
     let before = trainer.loss(&windows[0]).unwrap();
     for _ in 0..4 {
@@ -56,10 +69,11 @@ fn real_model_steps_lower_the_loss_and_the_written_model_keeps_its_metadata() {
     }
     let after = trainer.loss(&windows[0]).unwrap();
     assert!(after < before * 0.8, "loss {before} → {after}");
-    assert!(matches!(
-        trainer.step(&windows[0][1..]),
-        Err(TrainError::Input(_))
-    ));
+    let short = Window {
+        tokens: windows[0].tokens[1..].to_vec(),
+        reply: windows[0].reply.clone(),
+    };
+    assert!(matches!(trainer.step(&short), Err(TrainError::Input(_))));
 
     let taught_f32 = dir.path().join("taught-f32.gguf");
     trainer.save(&taught_f32).unwrap();
@@ -89,6 +103,54 @@ fn real_model_steps_lower_the_loss_and_the_written_model_keeps_its_metadata() {
 }
 
 #[test]
+fn a_reply_only_loss_teaches_the_reply_and_moves_nothing_for_a_window_without_one() {
+    let Some(base) = model() else {
+        return eprintln!("skipped: no SmolLM2 file (PORFIRY_TEST_GGUF, or run .ci/run)");
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let f32_file = dir.path().join("base-f32.gguf");
+    dequantize(&base, &f32_file, 2).unwrap();
+    let options = TrainOptions {
+        threads: 2,
+        n_ctx: 256,
+        learning_rate: 2e-3,
+        trainable: Trainable::LastLayers(2),
+        loss: LossOn::Reply,
+    };
+    let mut trainer = Trainer::open(&f32_file, &options).unwrap();
+    let text = example(&trainer);
+    // The request alone, with no reply marked, then the example: the
+    // window's first micro-batches hold no reply label.
+    let filler = Text {
+        reply_start: usize::MAX,
+        tokens: trainer.tokenize(&ASK.repeat(6)).unwrap(),
+    };
+    let windows = pack(&[filler, text], trainer.n_ctx(), trainer.eos());
+    assert_eq!(windows.len(), 1);
+    let taught = windows[0].clone();
+    let untaught = Window {
+        reply: vec![false; taught.reply.len()],
+        ..taught.clone()
+    };
+    // Steps on a window without a reply label are calls that change
+    // nothing: its loss stays bit for bit.
+    let before = trainer.loss(&untaught).unwrap();
+    trainer.step(&untaught).unwrap();
+    assert_eq!(trainer.loss(&untaught).unwrap().to_bits(), before.to_bits());
+    // Steps on the reply lower the reply's loss.
+    let reply_before = trainer.loss(&taught).unwrap();
+    for _ in 0..4 {
+        trainer.step(&taught).unwrap();
+    }
+    let reply_after = trainer.loss(&taught).unwrap();
+    eprintln!("reply loss {reply_before} → {reply_after}");
+    assert!(
+        reply_after < reply_before * 0.8,
+        "reply loss {reply_before} → {reply_after}"
+    );
+}
+
+#[test]
 fn files_that_are_no_model_are_refused_naming_them() {
     let dir = tempfile::tempdir().unwrap();
     let fake = dir.path().join("fake.gguf");
@@ -98,6 +160,7 @@ fn files_that_are_no_model_are_refused_naming_them() {
         n_ctx: 64,
         learning_rate: 1e-4,
         trainable: Trainable::All,
+        loss: LossOn::Everything,
     };
     let err = Trainer::open(&fake, &options).err().unwrap().to_string();
     assert!(

@@ -106,6 +106,12 @@ pub struct MeshConfig {
     pub streams: StreamControl,
     /// Relaying for friends, LAN discovery and the links snapshot.
     pub reach: ReachConfig,
+    /// Acknowledge a friend's frame only when the consumer takes it
+    /// (`MeshEvent::FrameToTake`, then `FrameTaker::taken`), so the
+    /// friend's send window bounds what of it waits on this node; off (each
+    /// frame acknowledged on arrival, `FrameReceived`) unless the consumer
+    /// takes frames that way: the replication daemon does.
+    pub ack_when_taken: bool,
 }
 
 impl MeshConfig {
@@ -119,6 +125,7 @@ impl MeshConfig {
             backoff: REDIAL_BACKOFF,
             streams: StreamControl::new(),
             reach: ReachConfig::default(),
+            ack_when_taken: false,
         }
     }
 

@@ -37,8 +37,15 @@
 //! - The clock is `tokio::time::Instant` since the driver started, read only
 //!   here and passed to the pure schedules as `now_ms`.
 //!
+//! - A friend's frame is acknowledged when it arrives, or, with
+//!   `MeshConfig::ack_when_taken` (the replication daemon), only once the
+//!   consumer takes it, so the friend's window bounds what of it waits here
+//!   (`driver_taken.rs`: the bound per friend, and why frames are
+//!   acknowledged on arrival again while a frame of ours is held).
+//!
 //! Sending frames and the request-response events are in `driver_frames.rs`;
-//! links, relays and addresses in `driver_reach.rs`.
+//! links, relays and addresses in `driver_reach.rs`; acknowledging frames
+//! once taken in `driver_taken.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, PoisonError};
@@ -60,16 +67,18 @@ mod driver_frames;
 mod driver_reach;
 #[path = "driver_roam.rs"]
 mod driver_roam;
+#[path = "driver_taken.rs"]
+mod driver_taken;
 
 use super::behaviour::{MeshBehaviour, MeshBehaviourEvent};
 use super::config::MeshConfig;
 use super::error::MeshError;
-use super::events::{MeshCommand, MeshEvent, SendFailure, SendTag};
+use super::events::{FrameId, MeshCommand, MeshEvent, SendFailure, SendTag};
 use super::gate::{GUEST_WINDOW, NotAFriend};
 use super::handle::MeshHandle;
 use super::limits::{
     COMMAND_QUEUE_LEN, EVENT_QUEUE_LEN, MAX_IN_FLIGHT_PER_PEER, MAX_PENDING_EVENTS,
-    MAX_QUEUED_BYTES_PER_PEER,
+    MAX_QUEUED_BYTES_PER_PEER, TAKEN_QUEUE_LEN,
 };
 use super::outbox::Outbox;
 use super::redial::{Jitter, RedialPlan};
@@ -79,6 +88,8 @@ use super::swarm::build_swarm;
 /// What woke the driver loop.
 enum Wake {
     Command(Option<MeshCommand>),
+    /// The consumer took a frame (`None`: every `FrameTaker` is gone).
+    Taken(Option<FrameId>),
     Swarm(Box<SwarmEvent<MeshBehaviourEvent>>),
     Timer,
     /// An event was handed to the consumer (false: the consumer is gone).
@@ -125,6 +136,17 @@ pub struct MeshDriver {
     started: Instant,
     /// Links, relay slots and LAN discovery (see `driver_reach.rs`).
     reach: driver_reach::ReachState,
+    /// Frames are acknowledged once taken (`driver_taken.rs`).
+    ack_when_taken: bool,
+    /// Where the consumer says it took a frame; `None` once closed.
+    taken: Option<mpsc::Receiver<FrameId>>,
+    /// Frames handed out and not yet taken.
+    waiting: HashMap<FrameId, driver_taken::Waiting>,
+    /// How many of them each friend has.
+    waiting_per_peer: HashMap<PeerId, usize>,
+    /// How many of them are not acknowledged yet.
+    unacked: usize,
+    next_frame_id: u64,
 }
 
 impl MeshDriver {
@@ -170,6 +192,7 @@ impl MeshDriver {
         }
         let (command_tx, commands) = mpsc::channel(COMMAND_QUEUE_LEN);
         let (events, event_rx) = mpsc::channel(EVENT_QUEUE_LEN);
+        let (taken_tx, taken) = mpsc::channel(TAKEN_QUEUE_LEN);
         let mut driver = Self {
             swarm,
             commands,
@@ -186,13 +209,19 @@ impl MeshDriver {
             max_frame_bytes: config.max_frame_bytes,
             started: Instant::now(),
             reach: driver_reach::ReachState::new(config.reach, roams),
+            ack_when_taken: config.ack_when_taken,
+            taken: Some(taken),
+            waiting: HashMap::new(),
+            waiting_per_peer: HashMap::new(),
+            unacked: 0,
+            next_frame_id: 0,
         };
         for friend in config.friends {
             driver.add_friend(friend.peer, friend.addresses);
         }
         Ok((
             driver,
-            MeshHandle::new(command_tx, config.streams),
+            MeshHandle::new(command_tx, taken_tx, config.streams),
             event_rx,
         ))
     }
@@ -235,6 +264,9 @@ impl MeshDriver {
                     Err(_) => Wake::Delivered(false),
                 },
                 command = self.commands.recv(), if taking => Wake::Command(command),
+                // Taken frames are acknowledged at every turn, a frame held
+                // or not (see `driver_taken.rs`).
+                id = recv_taken(&mut self.taken) => Wake::Taken(id),
                 event = self.swarm.select_next_some(), if reading => Wake::Swarm(Box::new(event)),
                 () = sleep_until(wake_at) => Wake::Timer,
             };
@@ -246,6 +278,14 @@ impl MeshDriver {
                 }
                 Wake::Command(None) => Flow::Stop,
                 Wake::Command(Some(command)) => self.on_command(command),
+                Wake::Taken(Some(id)) => {
+                    self.frame_taken(id);
+                    Flow::Continue
+                }
+                Wake::Taken(None) => {
+                    self.taken = None;
+                    Flow::Continue
+                }
                 Wake::Swarm(event) => {
                     self.on_swarm_event(*event);
                     self.retry_held();
@@ -257,6 +297,7 @@ impl MeshDriver {
                     Flow::Continue
                 }
             };
+            self.ack_waiting_while_held();
             if flow == Flow::Stop {
                 // What happened before the stop still reaches the consumer.
                 self.flush_events().await;
@@ -526,6 +567,14 @@ impl MeshDriver {
             | MeshBehaviourEvent::Mdns(_) => {}
             MeshBehaviourEvent::Ping(_) | MeshBehaviourEvent::Identify(_) => {}
         }
+    }
+}
+
+/// The next taken frame's id; never ready once the channel has closed.
+async fn recv_taken(taken: &mut Option<mpsc::Receiver<FrameId>>) -> Option<FrameId> {
+    match taken {
+        Some(rx) => rx.recv().await,
+        None => std::future::pending().await,
     }
 }
 

@@ -89,6 +89,9 @@ impl MeshDriver {
                 self.held.push_front((peer, frame, track));
                 return;
             }
+            if self.held.is_empty() {
+                tracing::debug!(%peer, "held frames sent; taking commands again");
+            }
         }
     }
 
@@ -153,10 +156,7 @@ impl MeshDriver {
                     return;
                 }
                 match request {
-                    Frame::Body(frame) => {
-                        self.swarm.behaviour_mut().acknowledge(channel);
-                        self.emit(MeshEvent::FrameReceived { peer, frame });
-                    }
+                    Frame::Body(frame) => self.frame_in(peer, frame, channel),
                     Frame::Refused(reason) => {
                         // Dropping `channel` unanswered ends the stream.
                         tracing::warn!(%peer, %reason, "rejected a frame; stream dropped, connection kept");

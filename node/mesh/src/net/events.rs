@@ -102,6 +102,19 @@ pub enum MeshEvent {
         /// The frame body.
         frame: Vec<u8>,
     },
+    /// A friend sent a frame that waits for the consumer to take it
+    /// (`MeshConfig::ack_when_taken`): the friend's send window keeps a slot
+    /// for it until the consumer says it took frame `id`
+    /// (`MeshHandle::frame_taker`). The
+    /// consumer must take every such frame, in any order.
+    FrameToTake {
+        /// The friend.
+        peer: PeerId,
+        /// The frame body.
+        frame: Vec<u8>,
+        /// What to hand back once the frame is taken.
+        id: FrameId,
+    },
     /// A friend's frame broke the framing (over the cap, or cut short); the
     /// rest of it was not read, its stream was dropped unanswered, the
     /// connection kept.
@@ -141,6 +154,10 @@ pub enum MeshEvent {
         delivered: bool,
     },
 }
+
+/// A received frame waiting to be taken ([`MeshEvent::FrameToTake`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct FrameId(pub(crate) u64);
 
 /// Why a frame we sent was not acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq)]

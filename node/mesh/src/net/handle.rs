@@ -4,7 +4,7 @@ use libp2p::{Multiaddr, PeerId};
 use tokio::sync::mpsc;
 
 use super::error::MeshError;
-use super::events::MeshCommand;
+use super::events::{FrameId, MeshCommand};
 use super::streams::StreamControl;
 
 /// Sends [`MeshCommand`]s to a running driver. Each call waits while the
@@ -16,12 +16,27 @@ use super::streams::StreamControl;
 #[derive(Debug, Clone)]
 pub struct MeshHandle {
     commands: mpsc::Sender<MeshCommand>,
+    taken: mpsc::Sender<FrameId>,
     streams: StreamControl,
 }
 
 impl MeshHandle {
-    pub(crate) fn new(commands: mpsc::Sender<MeshCommand>, streams: StreamControl) -> Self {
-        Self { commands, streams }
+    pub(crate) fn new(
+        commands: mpsc::Sender<MeshCommand>,
+        taken: mpsc::Sender<FrameId>,
+        streams: StreamControl,
+    ) -> Self {
+        Self {
+            commands,
+            taken,
+            streams,
+        }
+    }
+
+    /// Where the consumer says it took a `MeshEvent::FrameToTake`
+    /// (`MeshConfig::ack_when_taken`).
+    pub fn frame_taker(&self) -> FrameTaker {
+        FrameTaker::new(self.taken.clone())
     }
 
     /// Opens and accepts raw offload streams to and from friends.
@@ -68,5 +83,38 @@ impl MeshHandle {
     /// Asks the driver to stop. Await its task's `JoinHandle` to know it has.
     pub async fn shutdown(&self) -> Result<(), MeshError> {
         self.command(MeshCommand::Shutdown).await
+    }
+}
+
+/// Tells the driver which received frames the consumer took, so it
+/// acknowledges them to their senders. Its queue is apart from the
+/// commands' and the driver takes from it at every turn, even while it
+/// holds a frame and takes no commands: a consumer waiting on it never
+/// waits on a friend.
+#[derive(Debug, Clone)]
+pub struct FrameTaker {
+    taken: mpsc::Sender<FrameId>,
+}
+
+impl FrameTaker {
+    /// A taker sending into `taken` (the driver's end, or a test's).
+    pub(crate) fn new(taken: mpsc::Sender<FrameId>) -> Self {
+        Self { taken }
+    }
+
+    /// Frame `id` was taken: acknowledge it. Waits while the queue is full;
+    /// fails only if the driver stopped. For a thread outside the runtime.
+    pub fn blocking_taken(&self, id: FrameId) -> Result<(), MeshError> {
+        self.taken
+            .blocking_send(id)
+            .map_err(|_| MeshError::DriverStopped)
+    }
+
+    /// [`FrameTaker::blocking_taken`] from async code.
+    pub async fn taken(&self, id: FrameId) -> Result<(), MeshError> {
+        self.taken
+            .send(id)
+            .await
+            .map_err(|_| MeshError::DriverStopped)
     }
 }

@@ -87,6 +87,23 @@ pub const MAX_CONCURRENT_STREAMS: usize = 32;
 /// loopback (the per-stream CPU cost, not latency, is the bound there).
 pub const MAX_IN_FLIGHT_PER_PEER: usize = 8;
 
+/// Frames of one friend the consumer has been handed and not yet taken,
+/// when frames are acknowledged only once taken (`MeshConfig::ack_when_taken`):
+/// two send windows (`MAX_IN_FLIGHT_PER_PEER`), because a friend that
+/// reconnects opens a new window while its old one's frames still wait, and
+/// while the driver holds a frame it acknowledges frames on arrival (see
+/// `driver_taken.rs`), which frees the sender's window early. A frame past
+/// this is refused: its stream is closed unanswered, and the sender sees the
+/// failure (a catch-up chunk is sent again, a live push waits for the next
+/// catch-up), so one friend never has more than this queued here.
+pub const MAX_WAITING_PER_PEER: usize = 2 * MAX_IN_FLIGHT_PER_PEER;
+
+/// `FrameTaker` messages waiting for the driver: it takes them at every
+/// turn, so this is only the burst a consumer taking a frame after each
+/// verification can make; a full queue makes the consumer wait for the
+/// driver's next turn, never for a friend.
+pub const TAKEN_QUEUE_LEN: usize = 256;
+
 /// Bytes queued for one peer behind the in-flight frames: four full frames. The
 /// engine batches and sends catch-up in chunks it paces by their drain, so a
 /// deeper queue would only hold stale data. A frame that does not fit is held

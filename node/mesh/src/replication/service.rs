@@ -2,8 +2,9 @@
 //! to the libp2p driver and the database actor ([`porfiry_storage::db::Db`]).
 //!
 //! ```text
-//! driver events ──► verify stage (own thread: decode + batch verify,
-//!                    `verify_stage`) ──► engine
+//! driver events ──► verify stage (own thread: friends' frames served in
+//!                    turn, each acknowledged when taken, then decode +
+//!                    batch verify, `verify_stage`) ──► engine
 //! engine outputs ──► engine_io on the DB writer thread: one SQLite
 //!                    transaction per run of writes, frames to the
 //!                    `Outgoing` task; one timer (WakeAt)
@@ -51,6 +52,7 @@ use super::outgoing::Outgoing;
 use super::refused_file::{RefusedAuthor, RefusedSchedule};
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
+use crate::net::handle::FrameTaker;
 use crate::net::{
     MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
 };
@@ -187,12 +189,14 @@ pub async fn run_node(
         Profile::Server => MeshConfig {
             streams: options.streams,
             reach: options.reach,
+            ack_when_taken: true,
             ..MeshConfig::server(options.listen)
         },
         Profile::Phone => MeshConfig {
             listen: options.listen,
             streams: options.streams,
             reach: options.reach,
+            ack_when_taken: true,
             ..MeshConfig::phone()
         },
     };
@@ -209,7 +213,8 @@ pub async fn run_node(
         db_changed,
     } = io;
     let time = Arc::new(EngineTime::new(clock));
-    let (mut arrivals, verify_thread) = spawn_verify_stage(events, time.clone())?;
+    let taker = handle.frame_taker();
+    let (mut arrivals, verify_thread) = spawn_verify_stage(events, taker.clone(), time.clone())?;
     let (outgoing, forward_task) = Outgoing::spawn(handle);
 
     let (changes_tx, mut changes) = mpsc::channel(1);
@@ -241,6 +246,7 @@ pub async fn run_node(
         disk_full: None,
         disk_full_peers: Vec::new(),
         engine_config: engine_config_again,
+        taker,
     };
     let result = node
         .run(&mut arrivals, &mut commands, &mut changes, shutdown)
@@ -329,6 +335,8 @@ struct Node {
     disk_full_peers: Vec<String>,
     /// How the engine was set up, to build it again from the file.
     engine_config: EngineConfig,
+    /// Tells the driver a frame was taken (see `verify_stage`).
+    taker: FrameTaker,
 }
 
 impl Node {
@@ -538,6 +546,13 @@ impl Node {
             // The verify stage turns frames into arrivals before they get
             // here; one that did not pass through it is verified now.
             MeshEvent::FrameReceived { peer, frame } => {
+                let frame = verify_frame(peer.to_string(), &frame, self.now());
+                self.on_frame(frame).await?;
+            }
+            MeshEvent::FrameToTake { peer, frame, id } => {
+                if self.taker.taken(id).await.is_err() {
+                    tracing::debug!(%peer, "the driver stopped; frame taken unacknowledged");
+                }
                 let frame = verify_frame(peer.to_string(), &frame, self.now());
                 self.on_frame(frame).await?;
             }

@@ -11,7 +11,7 @@
 //! one error enum), [`views`] (the records returned), [`listeners`] (the
 //! traits the app implements), [`app_tools`] (the app's own toolsets),
 //! [`chat`] (turns and their handles),
-//! [`chat_store`] (chat histories kept in the database), [`clubs`],
+//! [`chat_store`] (chat histories kept in the database), [`clubs`], [`model_pull`] (a model from a friend's node),
 //! `running` (the started parts), [`node`] (the object and its lifecycle),
 //! `sync` (one bounded catch-up), [`think_policy`] and `thinking` (the
 //! cognitive core under a phone's rules), [`logging`] (`PORFIRY_LOG`).
@@ -25,6 +25,7 @@ pub mod clubs;
 pub mod error;
 pub mod listeners;
 pub mod logging;
+pub mod model_pull;
 pub mod node;
 mod running;
 pub mod settings;
@@ -37,6 +38,7 @@ pub use app_tools::{ArgKind, ArgSpec, ToolError, ToolSpec, ToolsetHandler, Tools
 pub use chat::TaskHandle;
 pub use error::PorfiryError;
 pub use listeners::{ChatListener, NodeListener};
+pub use model_pull::{ModelPullListener, PulledModel};
 pub use node::PorfiryNode;
 pub use settings::{ModelSource, NodeProfile, NodeSettings};
 pub use views::{

@@ -33,6 +33,14 @@ fn built_library() -> PathBuf {
         .unwrap_or_else(|| panic!("the cdylib is not built: looked at {candidates:?}"))
 }
 
+/// The `porfiry` binary in this build's profile folder (it may be absent:
+/// the test that needs it then says so and is skipped).
+fn porfiry_binary() -> PathBuf {
+    let bindgen = PathBuf::from(env!("CARGO_BIN_EXE_uniffi-bindgen"));
+    let profile_dir = bindgen.parent().expect("the binary has a folder");
+    profile_dir.join(format!("porfiry{}", std::env::consts::EXE_SUFFIX))
+}
+
 fn run(command: &mut Command, what: &str) -> String {
     let out = command
         .output()
@@ -108,6 +116,9 @@ fn python_bindings_pass_their_tests() {
             .args(["-m", "pytest", "-q", "-rA", "-p", "no:cacheprovider"])
             .arg(&tests)
             .env("PYTHONPATH", out.path())
+            // The model-from-home test runs a real home server: the
+            // workspace's `porfiry` beside this build, when it is built.
+            .env("PORFIRY_BIN", porfiry_binary())
             .env("PYTHONDONTWRITEBYTECODE", "1"),
         "pytest",
     );

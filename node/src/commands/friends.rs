@@ -1,4 +1,4 @@
-//! `porfiry friends add|list|offload|remove|rename`: the peers this node
+//! `porfiry friends add|list|offload|models|remove|rename`: the peers this node
 //! connects to and replicates with, and the local names the user calls them
 //! by (every command that takes a friend takes its name too). Works whether
 //! or not the node is running: a running daemon in another process notices
@@ -13,6 +13,7 @@ use porfiry_mesh::friends::{
     FriendsError, check_friend, check_name, delete_friend, friend_views, open, rename_friend,
     resolve_friend, save_friend, set_offload,
 };
+use porfiry_mesh::models_share::set_share_models;
 
 /// `porfiry friends …`
 #[derive(Debug, Subcommand)]
@@ -29,6 +30,17 @@ pub enum FriendsCommand {
     /// Allow (`on`) or refuse (`off`) an existing friend's offload
     /// requests: `porfiry friends offload PEER on|off`.
     Offload {
+        /// The friend's peer id or name.
+        #[arg(value_name = "PEER")]
+        peer_id: String,
+        /// `on` or `off`.
+        #[arg(value_name = "on|off")]
+        state: OnOff,
+    },
+    /// Allow (`on`) or refuse (`off`) an existing friend's pulls of this
+    /// node's model files (served with `porfiry run --share-models`):
+    /// `porfiry friends models PEER on|off`.
+    Models {
         /// The friend's peer id or name.
         #[arg(value_name = "PEER")]
         peer_id: String,
@@ -104,6 +116,16 @@ pub fn friends(
             let how = if on { "may" } else { "may not" };
             Ok(format!(
                 "friend {peer} {how} use this node's model (offload)"
+            ))
+        }
+        FriendsCommand::Models { peer_id, state } => {
+            let (_, store) = open(dir)?;
+            let peer = resolve_friend(&store, peer_id)?;
+            let on = *state == OnOff::On;
+            set_share_models(&store, &peer, on, now_ms)?;
+            let how = if on { "may" } else { "may not" };
+            Ok(format!(
+                "friend {peer} {how} pull this node's model files (porfiry run --share-models)"
             ))
         }
         FriendsCommand::Remove { peer_id } => {

@@ -21,6 +21,7 @@ pub mod llm_registry;
 pub mod model;
 pub mod model_choice;
 pub mod model_file_flags;
+pub mod model_from_friend;
 pub mod model_score;
 #[cfg(feature = "engine")]
 pub mod model_teach;

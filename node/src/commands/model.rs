@@ -4,7 +4,9 @@
 //! --sha256 HEX` any other file; either downloads into `<data-dir>/models/`
 //! with a progress bar on stderr, resumes an interrupted download, keeps the
 //! file only when its hash matches, and registers it (`llm add --file`) —
-//! as the main model `porfiry run` uses when the registry has none.
+//! as the main model `porfiry run` uses when the registry has none. `pull
+//! NAME --from FRIEND` takes the file from a friend's node instead
+//! (`model_from_friend`).
 
 use std::path::{Path, PathBuf};
 
@@ -60,6 +62,11 @@ pub struct PullArgs {
     /// The file's SHA-256 (64 hex digits, as `sha256sum` prints it).
     #[arg(long, value_name = "HEX", requires = "url")]
     pub sha256: Option<String>,
+    /// Take the model NAME from this friend's node (its peer id or name)
+    /// instead of the Hub: the friend runs `porfiry run --share-models` and
+    /// allows this node (`porfiry friends models PEER on`).
+    #[arg(long, value_name = "FRIEND", requires = "name", conflicts_with_all = ["url", "sha256"])]
+    pub from: Option<String>,
     /// Where catalogue models are fetched from: the Hugging Face Hub or a
     /// mirror of it.
     #[arg(long, value_name = "URL", env = HF_ENDPOINT_ENV, default_value = HF_ENDPOINT)]
@@ -100,6 +107,15 @@ pub enum ModelError {
     /// JSON output failed.
     #[error("cannot print JSON: {0}")]
     Json(#[from] serde_json::Error),
+    /// A pull from a friend failed (boxed: its errors are large).
+    #[error(transparent)]
+    FromFriend(Box<crate::commands::model_from_friend::FromFriendError>),
+}
+
+impl From<crate::commands::model_from_friend::FromFriendError> for ModelError {
+    fn from(e: crate::commands::model_from_friend::FromFriendError) -> Self {
+        ModelError::FromFriend(Box::new(e))
+    }
 }
 
 /// What to fetch, where to, and under which registry name.
@@ -180,6 +196,9 @@ fn safe_file_name(name: &str) -> Option<String> {
 
 /// `porfiry model pull`: downloads, verifies, registers; what to print.
 pub async fn pull(dir: &DataDir, args: &PullArgs) -> Result<String, ModelError> {
+    if let (Some(from), Some(name)) = (&args.from, &args.name) {
+        return crate::commands::model_from_friend::pull_from(dir, name, from).await;
+    }
     let wanted = wanted(args)?;
     let (_, store) = open_or_init(dir)?;
     let path = dir.models_dir().join(&wanted.file);
@@ -203,7 +222,7 @@ pub async fn pull(dir: &DataDir, args: &PullArgs) -> Result<String, ModelError> 
 }
 
 /// A bar on stderr (drawn only on a terminal): bytes, rate, time left.
-fn progress_bar(file: &str) -> ProgressBar {
+pub(crate) fn progress_bar(file: &str) -> ProgressBar {
     let bar = ProgressBar::new(0);
     if let Ok(style) = ProgressStyle::with_template(
         "{msg} {bar:30} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
@@ -236,7 +255,7 @@ fn pulled_line(wanted: &Wanted, pulled: &Pulled) -> String {
 
 /// Registers the file under `name` unless that name is taken; main when
 /// the registry has no main model.
-fn register(store: &Store, name: &str, path: &Path) -> Result<String, ModelError> {
+pub(crate) fn register(store: &Store, name: &str, path: &Path) -> Result<String, ModelError> {
     let endpoint = file_entry(path).endpoint;
     if let Some(row) = store.llm_by_name(name)? {
         return Ok(if row.row.endpoint == endpoint {
@@ -341,6 +360,7 @@ mod tests {
             name: name.map(str::to_owned),
             url: url.map(str::to_owned),
             sha256: sha.map(str::to_owned),
+            from: None,
             hf_endpoint: "http://127.0.0.1:9".into(),
         }
     }

@@ -60,6 +60,11 @@ pub struct RunArgs {
     /// Offering the model to friends, or using a friend's.
     #[command(flatten)]
     pub offload: OffloadArgs,
+    /// Serve this node's registered model files to friends allowed to pull
+    /// them (`porfiry friends models PEER on`) over /porfiry/model/1, for
+    /// `porfiry model pull NAME --from THIS_NODE` and phones.
+    #[arg(long)]
+    pub share_models: bool,
     /// The cognitive core.
     #[command(flatten)]
     pub think: ThinkFlags,
@@ -111,6 +116,9 @@ pub enum RunError {
     /// The offload service could not start.
     #[error(transparent)]
     OffloadService(#[from] OffloadStartError),
+    /// Model sharing could not start.
+    #[error("model sharing: {0}")]
+    ModelSharing(#[from] porfiry_mesh::net::MeshError),
     /// The reach flags do not fit together (`--relay` with `--no-listen`, …).
     #[error(transparent)]
     Reach(#[from] ReachFlagsError),
@@ -212,6 +220,18 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     };
     // Answers `porfiry join` from other nodes while an invitation is open;
     // without it the node still runs, it just takes no invitations.
+    let model_sharing = if args.share_models {
+        match porfiry_mesh::models_share::start_model_sharing(&node) {
+            Ok(task) => Some(task),
+            Err(e) => {
+                node.shutdown();
+                join.await?;
+                return Err(e.into());
+            }
+        }
+    } else {
+        None
+    };
     let invites = porfiry_mesh::invite::InviteService::start(&node)
         .inspect_err(|e| tracing::warn!("invitations are off: {e}"))
         .ok();
@@ -335,6 +355,9 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     if let Some(service) = offload_service {
         service.abort();
     }
+    if let Some(sharing) = model_sharing {
+        sharing.abort();
+    }
     if let Some(invites) = invites {
         invites.stop();
     }
@@ -377,6 +400,7 @@ mod tests {
                 api_public: false,
             },
             offload: OffloadArgs::default(),
+            share_models: false,
             think: ThinkFlags::default(),
             reach: ReachArgs::default(),
             language: None,

@@ -13,7 +13,7 @@
 //! ping, frames), [`swarm`] (TCP + noise + yamux), [`redial`] (pure backoff
 //! schedule), [`outbox`] (pure per-peer send window), [`events`] (commands and
 //! events), [`streams`] (raw offload streams), [`gate`] (friends only, and invitation guests),
-//! [`invite_streams`] (`/porfiry/invite/1` streams), [`handle`] (the command handle), [`driver`] (the task), [`error`],
+//! [`invite_streams`] (`/porfiry/invite/1` streams), [`model_streams`] (`/porfiry/model/1` streams), [`handle`] (the command handle), [`driver`] (the task), [`error`],
 //! [`relay`] (`--relay`: circuits for friends only), [`reach`] (relay
 //! reservations, circuit addresses, LAN discovery settings), [`links`]
 //! (direct / relayed / not connected per friend, `links.json`).
@@ -29,6 +29,7 @@ pub(crate) mod handle;
 pub(crate) mod invite_streams;
 pub mod limits;
 pub(crate) mod links;
+pub(crate) mod model_streams;
 pub(crate) mod outbox;
 pub(crate) mod reach;
 pub(crate) mod redial;
@@ -46,6 +47,7 @@ pub use gate::{GUEST_WINDOW, InviteDoor, MAX_GUESTS};
 pub use handle::MeshHandle;
 pub use invite_streams::{INVITE_PROTOCOL, IncomingInvites};
 pub use links::{LINKS_FILE_NAME, Link, LinkRecord, LinksFile};
+pub use model_streams::{IncomingModelStreams, MODEL_PROTOCOL};
 pub use reach::{LinksWatch, ReachConfig, check_friend_address, without_peer_suffix};
 pub use redial::Backoff;
 pub use relay::RelayLimits;

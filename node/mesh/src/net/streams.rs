@@ -138,7 +138,7 @@ impl PartialEq for StreamControl {
 
 impl Eq for StreamControl {}
 
-fn is_friend(friends: &FriendSet, peer: &PeerId) -> bool {
+pub(super) fn is_friend(friends: &FriendSet, peer: &PeerId) -> bool {
     friends
         .read()
         .unwrap_or_else(PoisonError::into_inner)

@@ -108,6 +108,11 @@ impl NodeHandle {
         self
     }
 
+    /// The node's key (model sharing signs its list with it).
+    pub(crate) fn node_key(&self) -> &NodeKey {
+        &self.inner.key
+    }
+
     /// The data dir, if the handle runs over one.
     pub fn data_dir(&self) -> Option<&std::path::Path> {
         self.inner.data_dir.as_deref()

@@ -136,10 +136,10 @@ pub struct TeachArgs {
     /// AdamW's learning rate.
     #[arg(long, default_value_t = DEFAULT_LEARNING_RATE)]
     pub learning_rate: f32,
-    /// Which labels the loss counts: the reply's (micro-batches of 32
-    /// tokens; the attention's K and V do not train) or every token's,
-    /// prompt included.
-    #[arg(long, value_enum, default_value_t = LossScope::Reply)]
+    /// Which labels the loss counts: every token's, prompt included, or
+    /// the reply's (micro-batches of 32 tokens; the attention's K and V do
+    /// not train; measured no better yet: docs/benchmarks.md).
+    #[arg(long, value_enum, default_value_t = LossScope::All)]
     pub loss: LossScope,
     /// CPU threads [default: every core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]

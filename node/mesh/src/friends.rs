@@ -155,12 +155,23 @@ pub fn set_offload(
     on: bool,
     now_ms: u64,
 ) -> Result<(), FriendsError> {
+    update_permissions(store, peer, now_ms, |p| p.offload = on)
+}
+
+/// Changes a friend's permissions with `change`, keeping the others; one
+/// that is not a friend is [`FriendsError::NotAFriend`].
+pub fn update_permissions(
+    store: &Store,
+    peer: &PeerId,
+    now_ms: u64,
+    change: impl FnOnce(&mut PeerPermissions),
+) -> Result<(), FriendsError> {
     let id = peer.to_string();
     let Some(f) = store.find_friend(&id)? else {
         return Err(FriendsError::NotAFriend(id));
     };
     let mut p = f.row.permissions;
-    p.offload = on;
+    change(&mut p);
     store.set_friend_permissions(&id, &p, now_ms)?;
     Ok(())
 }

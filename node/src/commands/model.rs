@@ -233,19 +233,25 @@ pub(crate) fn progress_bar(file: &str) -> ProgressBar {
     bar
 }
 
-/// `pulled NAME: 98 MB into PATH (sha256 …)`.
-fn pulled_line(wanted: &Wanted, pulled: &Pulled) -> String {
-    let mb = pulled.bytes.div_ceil(1_000_000);
-    let how = if pulled.already_here {
+/// How a pull got its file: `already here, hash verified`, `resumed from
+/// 33 MB, sha256 verified` or `sha256 verified`.
+pub(crate) fn how_pulled(already_here: bool, resumed_from: u64) -> String {
+    if already_here {
         "already here, hash verified".to_owned()
-    } else if pulled.resumed_from > 0 {
+    } else if resumed_from > 0 {
         format!(
             "resumed from {} MB, sha256 verified",
-            pulled.resumed_from / 1_000_000
+            resumed_from / 1_000_000
         )
     } else {
         "sha256 verified".to_owned()
-    };
+    }
+}
+
+/// `pulled NAME: 98 MB into PATH (sha256 …)`.
+fn pulled_line(wanted: &Wanted, pulled: &Pulled) -> String {
+    let mb = pulled.bytes.div_ceil(1_000_000);
+    let how = how_pulled(pulled.already_here, pulled.resumed_from);
     format!(
         "pulled {}: {mb} MB into {} ({how})",
         wanted.name,

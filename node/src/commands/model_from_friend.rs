@@ -15,7 +15,7 @@ use porfiry_mesh::init::open_or_init;
 use porfiry_mesh::models_share::{PullEvent, PullTarget, Unmetered, pull_over_own_link};
 use porfiry_mesh::net::Multiaddr;
 
-use crate::commands::model::{ModelError, progress_bar, register};
+use crate::commands::model::{ModelError, how_pulled, progress_bar, register};
 
 /// Why a pull from a friend failed before or during the transfer.
 #[derive(Debug, thiserror::Error)]
@@ -76,16 +76,7 @@ pub async fn pull_from(dir: &DataDir, name: &str, from: &str) -> Result<String, 
     .await;
     bar.finish_and_clear();
     let pulled = pulled.map_err(FromFriendError::from)?;
-    let how = if pulled.already_here {
-        "already here, hash verified".to_owned()
-    } else if pulled.resumed_from > 0 {
-        format!(
-            "resumed from {} MB, sha256 verified",
-            pulled.resumed_from / 1_000_000
-        )
-    } else {
-        "sha256 verified".to_owned()
-    };
+    let how = how_pulled(pulled.already_here, pulled.resumed_from);
     let mb = pulled.model.bytes.div_ceil(1_000_000);
     let mut lines = vec![format!(
         "pulled {name} from {friend}: {mb} MB into {} ({how})",

@@ -22,15 +22,10 @@ pub fn set_share_models(
     on: bool,
     now_ms: u64,
 ) -> Result<(), FriendsError> {
-    let id = peer.to_string();
-    let Some(f) = store.find_friend(&id)? else {
-        return Err(FriendsError::NotAFriend(id));
-    };
-    let mut p = f.row.permissions;
-    p.other
-        .insert(MODELS_PERMISSION.to_owned(), serde_json::Value::Bool(on));
-    store.set_friend_permissions(&id, &p, now_ms)?;
-    Ok(())
+    crate::friends::update_permissions(store, peer, now_ms, |p| {
+        p.other
+            .insert(MODELS_PERMISSION.to_owned(), serde_json::Value::Bool(on));
+    })
 }
 
 /// Whether `peer` is a friend allowed to pull this node's models.

@@ -21,18 +21,7 @@ impl StreamControl {
     /// the addresses the swarm knows if not connected. The inviter must be
     /// a friend here (`join` allows it first), or the gate refuses the dial.
     pub async fn open_invite(&mut self, peer: PeerId) -> Result<Stream, MeshError> {
-        self.control
-            .open_stream(peer, PROTOCOL)
-            .await
-            .map_err(|error| match error {
-                libp2p_stream::OpenStreamError::UnsupportedProtocol(_) => {
-                    MeshError::StreamUnsupported { peer }
-                }
-                other => MeshError::StreamOpen {
-                    peer,
-                    reason: other.to_string(),
-                },
-            })
+        self.open_on(peer, PROTOCOL).await
     }
 
     /// Starts accepting inbound invitation streams, from friends and

@@ -32,18 +32,7 @@ impl StreamControl {
         if !is_friend(self.friends(), &peer) {
             return Err(MeshError::NotFriend { peer });
         }
-        self.control
-            .open_stream(peer, PROTOCOL)
-            .await
-            .map_err(|error| match error {
-                libp2p_stream::OpenStreamError::UnsupportedProtocol(_) => {
-                    MeshError::StreamUnsupported { peer }
-                }
-                other => MeshError::StreamOpen {
-                    peer,
-                    reason: other.to_string(),
-                },
-            })
+        self.open_on(peer, PROTOCOL).await
     }
 
     /// Starts accepting inbound model streams from friends. One acceptor

@@ -88,8 +88,19 @@ impl StreamControl {
         if !self.is_friend(&peer) {
             return Err(MeshError::NotFriend { peer });
         }
+        self.open_on(peer, PROTOCOL).await
+    }
+
+    /// Opens a stream to `peer` on `protocol`, dialling it if not
+    /// connected: [`MeshError::StreamUnsupported`] when the peer does not
+    /// accept that protocol. Whom it may be opened to is the caller's check.
+    pub(super) async fn open_on(
+        &mut self,
+        peer: PeerId,
+        protocol: StreamProtocol,
+    ) -> Result<Stream, MeshError> {
         self.control
-            .open_stream(peer, PROTOCOL)
+            .open_stream(peer, protocol)
             .await
             .map_err(|error| match error {
                 libp2p_stream::OpenStreamError::UnsupportedProtocol(_) => {

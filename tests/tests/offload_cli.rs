@@ -15,13 +15,18 @@ use porfiry_tests::porfiry_bin::porfiry_bin;
 const UNUSED_MODEL_URL: &str = "http://127.0.0.1:9/v1";
 
 fn allow_offload(n: &MeshNode, peer: &str) -> bool {
+    permission(n, peer, "allow_offload")
+}
+
+/// A boolean `key` of `peer`'s entry in `friends list --json`.
+fn permission(n: &MeshNode, peer: &str, key: &str) -> bool {
     let v: serde_json::Value =
         serde_json::from_str(&n.cli_ok(&["friends", "list", "--json"])).unwrap();
     v.as_array()
         .unwrap()
         .iter()
         .find(|f| f["peer_id"] == peer)
-        .unwrap_or_else(|| panic!("{peer} is not listed"))["allow_offload"]
+        .unwrap_or_else(|| panic!("{peer} is not listed"))[key]
         .as_bool()
         .unwrap()
 }
@@ -91,6 +96,14 @@ fn the_offload_permission_is_set_on_add_toggled_and_kept_on_update() {
         text.contains("offload: on") && text.contains("offload: off"),
         "{text}"
     );
+    // The models permission is listed beside it, and set on its own.
+    let models = |n: &MeshNode, peer: &str| permission(n, peer, "allow_models");
+    assert!(!models(&a, &b.peer_id));
+    a.cli_ok(&["friends", "models", &b.peer_id, "on"]);
+    assert!(models(&a, &b.peer_id) && !models(&a, &c.peer_id));
+    assert!(allow_offload(&a, &b.peer_id), "offload kept");
+    let text = a.cli_ok(&["friends", "list"]);
+    assert!(text.contains("offload: on  models: on"), "{text}");
 
     let stranger = MeshNode::init("S");
     let out = a.cli(&["friends", "offload", &stranger.peer_id, "on"]);

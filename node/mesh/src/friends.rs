@@ -37,6 +37,8 @@ pub struct FriendView {
     pub last_seen_ms: Option<u64>,
     /// May it offload requests onto this node's model.
     pub allow_offload: bool,
+    /// May it pull this node's model files (`friends models PEER on`).
+    pub allow_models: bool,
 }
 
 /// Checks an address; a trailing `/p2p/<id>` must be `peer`'s.
@@ -224,6 +226,7 @@ pub fn friend_view(f: porfiry_storage::Stored<Friend>) -> FriendView {
         status: f.row.status.to_string(),
         last_seen_ms: f.row.last_seen,
         allow_offload: f.row.permissions.offload,
+        allow_models: crate::models_share::permission::allows_models(&f.row.permissions),
     }
 }
 

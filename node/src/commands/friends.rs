@@ -192,15 +192,18 @@ fn list(dir: &DataDir, json: bool) -> Result<String, FriendsError> {
             } else {
                 v.addresses.join(" ")
             };
-            let offload = if v.allow_offload { "on" } else { "off" };
+            let on_off = |on: bool| if on { "on" } else { "off" };
             let name = v
                 .name
                 .as_ref()
                 .map(|n| format!("{n}  "))
                 .unwrap_or_default();
             format!(
-                "{name}{}  {}  groups: {groups}  offload: {offload}  {addrs}",
-                v.peer_id, v.status
+                "{name}{}  {}  groups: {groups}  offload: {}  models: {}  {addrs}",
+                v.peer_id,
+                v.status,
+                on_off(v.allow_offload),
+                on_off(v.allow_models)
             )
         })
         .collect();

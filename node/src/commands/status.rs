@@ -268,6 +268,7 @@ mod tests {
             status: "online".into(),
             last_seen_ms: None,
             allow_offload: false,
+            allow_models: false,
         }
     }
 

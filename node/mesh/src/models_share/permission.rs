@@ -5,8 +5,8 @@
 //! counts at once.
 
 use porfiry_skills::llm::BoxFuture;
-use porfiry_storage::Store;
 use porfiry_storage::db::Db;
+use porfiry_storage::{PeerPermissions, Store};
 
 use crate::friends::FriendsError;
 use crate::net::PeerId;
@@ -30,9 +30,14 @@ pub fn set_share_models(
 
 /// Whether `peer` is a friend allowed to pull this node's models.
 pub fn may_pull_models(store: &Store, peer: &PeerId) -> Result<bool, FriendsError> {
-    Ok(store.find_friend(&peer.to_string())?.is_some_and(|f| {
-        f.row.permissions.other.get(MODELS_PERMISSION) == Some(&serde_json::Value::Bool(true))
-    }))
+    Ok(store
+        .find_friend(&peer.to_string())?
+        .is_some_and(|f| allows_models(&f.row.permissions)))
+}
+
+/// Whether `permissions` let a friend pull this node's models.
+pub fn allows_models(permissions: &PeerPermissions) -> bool {
+    permissions.other.get(MODELS_PERMISSION) == Some(&serde_json::Value::Bool(true))
 }
 
 /// Decides whether a friend may pull (the server asks on every request).

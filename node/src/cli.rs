@@ -144,9 +144,11 @@ pub fn parse_args(args: Vec<OsString>, default_config: &Path) -> Result<Cli, Par
     };
     let table = run_config::read_table(&file)?;
     command.build();
-    let run = command
-        .find_subcommand("run")
-        .expect("porfiry has a run subcommand");
+    // `run` matched above, so the command has it; were it missing, the
+    // command line alone is what there is to parse.
+    let Some(run) = command.find_subcommand("run") else {
+        return Ok(Cli::from_arg_matches(&matches)?);
+    };
     let given = |id: &str| {
         run_config::given_outside_file(run_matches, id)
             || run_config::given_outside_file(&matches, id)

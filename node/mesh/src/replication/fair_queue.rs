@@ -209,6 +209,29 @@ mod tests {
     }
 
     #[test]
+    fn with_hundreds_of_busy_friends_a_quiet_one_waits_at_most_a_frame_each() {
+        // A family server with 300 friends all catching up at once, each
+        // with a full queue of large frames.
+        let busy: Vec<u32> = (0..300).collect();
+        let mut q = FairQueue::new(16);
+        for &peer in &busy {
+            for i in 0..16 {
+                q.push(peer, i, 160 * K).unwrap();
+            }
+            assert!(q.push(peer, 99, K).is_err(), "the bound holds");
+        }
+        for _ in 0..1_000 {
+            q.pop().unwrap();
+        }
+        q.push(1_000, 7, K).unwrap();
+        let served: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+        let at = served.iter().position(|(p, _)| *p == 1_000).unwrap();
+        assert!(at <= busy.len(), "the quiet friend waited {at} frames");
+        assert_eq!(served.len(), 300 * 16 - 1_000 + 1, "nothing lost");
+        assert!(q.is_empty());
+    }
+
+    #[test]
     fn peers_get_equal_bytes_whatever_their_frame_sizes() {
         let mut q = FairQueue::with_quantum(1_000, 64 * K);
         for i in 0..100 {

@@ -6,13 +6,13 @@
 //! connection is metered (`set_conditions(…, metered: true)`) the pull
 //! waits, and goes on when it is not. A pull cut short (the app paused,
 //! the link lost) keeps its partial file: the same call later resumes it.
-//! The transfer itself is `porfiry_mesh::models_share`'s.
+//! The transfer itself is `porfiry_model_share`'s.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
 
 use porfiry_mesh::friends::resolve_friend;
-use porfiry_mesh::models_share::{
+use porfiry_model_share::{
     ModelPullError, PullConditions, PullEvent, PullTarget, Registered, pull_from_friend,
     register_pulled,
 };

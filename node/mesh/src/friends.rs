@@ -160,6 +160,15 @@ pub fn set_offload(
     update_permissions(store, peer, now_ms, |p| p.offload = on)
 }
 
+/// The key in a friend's `PeerPermissions.other` that lets it pull this
+/// node's model files (`porfiry friends models PEER on|off`).
+pub const MODELS_PERMISSION: &str = "models";
+
+/// Whether `permissions` let a friend pull this node's models.
+pub fn allows_models(permissions: &PeerPermissions) -> bool {
+    permissions.other.get(MODELS_PERMISSION) == Some(&serde_json::Value::Bool(true))
+}
+
 /// Changes a friend's permissions with `change`, keeping the others; one
 /// that is not a friend is [`FriendsError::NotAFriend`].
 pub fn update_permissions(
@@ -226,7 +235,7 @@ pub fn friend_view(f: porfiry_storage::Stored<Friend>) -> FriendView {
         status: f.row.status.to_string(),
         last_seen_ms: f.row.last_seen,
         allow_offload: f.row.permissions.offload,
-        allow_models: crate::models_share::permission::allows_models(&f.row.permissions),
+        allow_models: allows_models(&f.row.permissions),
     }
 }
 

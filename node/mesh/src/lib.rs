@@ -15,8 +15,6 @@
 //!   rows, clubs, note text;
 //! - [`offload`] — `/porfiry/offload/1`: [`offload::FriendLlm`] and
 //!   [`offload::OffloadServer`];
-//! - [`models_share`] — `/porfiry/model/1`: a friend's model files pulled
-//!   (signed list, resumed, verified) and ours served with `--share-models`;
 //! - [`invite`] — one-line invitation codes and their redemption;
 //! - [`friends`], [`notes`] — the checks and writes the CLI and the handle
 //!   share, so both refuse the same input the same way;
@@ -41,7 +39,6 @@ pub mod init;
 pub mod invite;
 pub mod language;
 pub mod lock;
-pub mod models_share;
 pub mod net;
 pub mod node;
 pub mod notes;

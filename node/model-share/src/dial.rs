@@ -12,7 +12,9 @@ use tokio::time::timeout;
 
 use super::client::pull_from_friend;
 use super::client::{ModelPullError, PullConditions, PullEvent, PullTarget, PulledModel};
-use crate::net::{Keypair, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, StreamControl};
+use porfiry_mesh::net::{
+    Keypair, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, StreamControl,
+};
 
 /// How long the pull waits for a link to the friend: a few redials with
 /// backoff on a LAN or over the internet, and still an answer soon enough

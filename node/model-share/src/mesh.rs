@@ -9,8 +9,8 @@ use porfiry_skills::SystemClock;
 
 use super::permission::DbPermissions;
 use super::server::{ModelServer, RegistryModels};
-use crate::net::{IncomingModelStreams, MeshError};
-use crate::node::NodeHandle;
+use porfiry_mesh::net::{IncomingModelStreams, MeshError};
+use porfiry_mesh::node::NodeHandle;
 
 /// Serves every model stream friends open until the mesh stops.
 pub async fn serve_models(server: ModelServer, mut incoming: IncomingModelStreams) {

@@ -5,14 +5,12 @@
 //! counts at once.
 
 use porfiry_skills::llm::BoxFuture;
+use porfiry_storage::Store;
 use porfiry_storage::db::Db;
-use porfiry_storage::{PeerPermissions, Store};
 
-use crate::friends::FriendsError;
-use crate::net::PeerId;
-
-/// The permission's key in the friend's permissions (beside `offload`).
-pub const MODELS_PERMISSION: &str = "models";
+use porfiry_mesh::friends::FriendsError;
+pub use porfiry_mesh::friends::{MODELS_PERMISSION, allows_models};
+use porfiry_mesh::net::PeerId;
 
 /// Allows or refuses a friend's model pulls; one that is not a friend is
 /// [`FriendsError::NotAFriend`]. Other permissions are kept.
@@ -22,7 +20,7 @@ pub fn set_share_models(
     on: bool,
     now_ms: u64,
 ) -> Result<(), FriendsError> {
-    crate::friends::update_permissions(store, peer, now_ms, |p| {
+    porfiry_mesh::friends::update_permissions(store, peer, now_ms, |p| {
         p.other
             .insert(MODELS_PERMISSION.to_owned(), serde_json::Value::Bool(on));
     })
@@ -33,11 +31,6 @@ pub fn may_pull_models(store: &Store, peer: &PeerId) -> Result<bool, FriendsErro
     Ok(store
         .find_friend(&peer.to_string())?
         .is_some_and(|f| allows_models(&f.row.permissions)))
-}
-
-/// Whether `permissions` let a friend pull this node's models.
-pub fn allows_models(permissions: &PeerPermissions) -> bool {
-    permissions.other.get(MODELS_PERMISSION) == Some(&serde_json::Value::Bool(true))
 }
 
 /// Decides whether a friend may pull (the server asks on every request).
@@ -103,9 +96,9 @@ mod tests {
         assert!(!may_pull_models(&store, &peer).unwrap());
         set_share_models(&store, &peer, true, 2).unwrap();
         assert!(may_pull_models(&store, &peer).unwrap());
-        assert!(crate::friends::may_offload(&store, &peer).unwrap());
+        assert!(porfiry_mesh::friends::may_offload(&store, &peer).unwrap());
         set_share_models(&store, &peer, false, 3).unwrap();
         assert!(!may_pull_models(&store, &peer).unwrap());
-        assert!(crate::friends::may_offload(&store, &peer).unwrap());
+        assert!(porfiry_mesh::friends::may_offload(&store, &peer).unwrap());
     }
 }

@@ -11,12 +11,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use porfiry_mesh::data_dir::DataDir;
-use porfiry_mesh::models_share::{
+use porfiry_mesh::net::{Multiaddr, PeerId, Profile};
+use porfiry_mesh::{Node, NodeConfig, NodeHandle, NodeJoin};
+use porfiry_model_share::{
     ModelPullError, PullConditions, PullEvent, PullTarget, Registered, Unmetered, pull_from_friend,
     register_pulled, set_share_models, start_model_sharing,
 };
-use porfiry_mesh::net::{Multiaddr, PeerId, Profile};
-use porfiry_mesh::{Node, NodeConfig, NodeHandle, NodeJoin};
 use porfiry_skills::llm::BoxFuture;
 use porfiry_storage::LlmEntry;
 use tokio::sync::watch;
@@ -107,7 +107,7 @@ async fn pull(
     conditions: &dyn PullConditions,
     stop_at: Option<u64>,
 ) -> (
-    Result<porfiry_mesh::models_share::PulledModel, ModelPullError>,
+    Result<porfiry_model_share::PulledModel, ModelPullError>,
     Vec<PullEvent>,
 ) {
     let heard = Mutex::new(Vec::new());

@@ -7,11 +7,9 @@ use std::time::Duration;
 
 use libp2p::PeerId;
 use libp2p::identity::Keypair;
-use porfiry_mesh::models_share::catalog::SharedFile;
-use porfiry_mesh::models_share::wire::{
-    ErrorKind, ModelAnswer, ModelRequest, read_frame, write_frame,
-};
-use porfiry_mesh::models_share::{ModelServer, Served, SharedModels};
+use porfiry_model_share::catalog::SharedFile;
+use porfiry_model_share::wire::{ErrorKind, ModelAnswer, ModelRequest, read_frame, write_frame};
+use porfiry_model_share::{ModelServer, Served, SharedModels};
 use porfiry_skills::SystemClock;
 use tokio_util::compat::TokioAsyncReadCompatExt;
 
@@ -30,7 +28,7 @@ fn server(dir: &std::path::Path, slots: usize, allowed: PeerId) -> (ModelServer,
         path: path.clone(),
         kind: "model",
     }]);
-    let (sha, _) = porfiry_mesh::models_share::catalog::hash_file(&path).unwrap();
+    let (sha, _) = porfiry_model_share::catalog::hash_file(&path).unwrap();
     let server = ModelServer::new(
         Keypair::generate_ed25519(),
         files,

@@ -13,7 +13,7 @@ use porfiry_mesh::friends::{
     FriendsError, check_friend, check_name, delete_friend, friend_views, open, rename_friend,
     resolve_friend, save_friend, set_offload,
 };
-use porfiry_mesh::models_share::set_share_models;
+use porfiry_model_share::set_share_models;
 
 /// `porfiry friends …`
 #[derive(Debug, Subcommand)]

@@ -4,7 +4,7 @@
 //! there). The command dials it itself (a short-lived mesh link with this
 //! node's key, as `porfiry join` does), so this node's daemon need not run;
 //! the transfer logic — signed list, resume, verification, room check — is
-//! `porfiry_mesh::models_share`'s. Progress goes to a bar on stderr; the
+//! `porfiry_model_share`'s. Progress goes to a bar on stderr; the
 //! kept file is registered as a Hub pull's is.
 
 use std::ops::ControlFlow;
@@ -12,8 +12,8 @@ use std::ops::ControlFlow;
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::friends::{FriendsError, resolve_friend};
 use porfiry_mesh::init::open_or_init;
-use porfiry_mesh::models_share::{PullEvent, PullTarget, Unmetered, pull_over_own_link};
 use porfiry_mesh::net::Multiaddr;
+use porfiry_model_share::{PullEvent, PullTarget, Unmetered, pull_over_own_link};
 
 use crate::commands::model::{ModelError, how_pulled, progress_bar, register};
 
@@ -30,7 +30,7 @@ pub enum FromFriendError {
     NoAddress(String),
     /// The transfer was refused or failed.
     #[error(transparent)]
-    Pull(#[from] porfiry_mesh::models_share::ModelPullError),
+    Pull(#[from] porfiry_model_share::ModelPullError),
 }
 
 /// Pulls `name` from the friend `from` (its peer id or name); what to print.

@@ -221,7 +221,7 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Answers `porfiry join` from other nodes while an invitation is open;
     // without it the node still runs, it just takes no invitations.
     let model_sharing = if args.share_models {
-        match porfiry_mesh::models_share::start_model_sharing(&node) {
+        match porfiry_model_share::start_model_sharing(&node) {
             Ok(task) => Some(task),
             Err(e) => {
                 node.shutdown();

@@ -1,8 +1,8 @@
 //! Raw streams on `/porfiry/model/1`: a friend fetches this node's shared
-//! model files (`crate::models_share`). Like offload, one plain duplex
+//! model files (the `porfiry-model-share` crate). Like offload, one plain duplex
 //! stream per request — a file of gigabytes cannot ride a request/response
 //! with a 10 s timeout. This file only opens and accepts the streams; the
-//! bytes on them are `models_share::wire`'s business.
+//! bytes on them are `porfiry_model_share::wire`'s business.
 //!
 //! Strangers are refused as on offload: the friend gate denies their
 //! connections, [`IncomingModelStreams`] drops an inbound stream from a peer

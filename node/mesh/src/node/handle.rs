@@ -109,7 +109,7 @@ impl NodeHandle {
     }
 
     /// The node's key (model sharing signs its list with it).
-    pub(crate) fn node_key(&self) -> &NodeKey {
+    pub fn node_key(&self) -> &NodeKey {
         &self.inner.key
     }
 

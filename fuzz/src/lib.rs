@@ -40,8 +40,8 @@ pub mod invite {
     pub mod code;
 }
 
-/// `porfiry_mesh::offload::wire`, compiled from its file.
-#[path = "../../node/mesh/src/offload"]
+/// `porfiry_offload`'s `wire` module, compiled from its file.
+#[path = "../../node/offload/src"]
 pub mod offload {
     pub mod wire;
 }

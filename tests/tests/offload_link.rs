@@ -10,7 +10,7 @@ use std::time::Duration;
 use futures::StreamExt;
 use libp2p::PeerId;
 use porfiry_agent::llm::{ChatMessage, LlmConfig, LlmTarget, OpenAiClient};
-use porfiry_mesh::offload::{
+use porfiry_offload::{
     FriendLlm, FriendLlmConfig, OffloadOpener, OffloadServer, OffloadStream, ServerLimits,
 };
 use porfiry_skills::{BoxFuture, Delta, Llm, ModelRequest};

@@ -1,5 +1,6 @@
-//! Targets over `porfiry-mesh`'s decoders (compiled from their files, see
-//! the crate doc): the offload stream's frames and the invitation code. The
+//! Targets over the mesh's decoders (compiled from their files, see the
+//! crate doc): the offload stream's frames (`porfiry-offload`) and the
+//! invitation code (`porfiry-mesh`). The
 //! async frame reader runs on an in-memory cursor
 //! (`futures::executor::block_on`), as its own tests drive it.
 

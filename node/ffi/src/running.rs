@@ -13,7 +13,7 @@ use porfiry_api::adapters::ChatAgent;
 use porfiry_mesh::invite::InviteService;
 use porfiry_mesh::net::LinksWatch;
 use porfiry_mesh::node::{Node, NodeConfig, NodeHandle, NodeJoin};
-use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
+use porfiry_offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
 use porfiry_skills::llm::Llm;
 use porfiry_toolsets::{CHAT_SETS, StoreTools, ToolsetOptions, core_toolsets};
 

@@ -1,7 +1,8 @@
 //! The Porfiry node's network and the node data it carries: the libp2p
 //! driver, the replication loop around the sans-IO engine, sharing (local
-//! rows ↔ signed items), offload (a friend's model as an `Llm`, ours served
-//! to friends), invitations, and the node itself as a library.
+//! rows ↔ signed items), the raw streams offload and model sharing ride on
+//! (their logic is `porfiry-offload`'s and `porfiry-model-share`'s),
+//! invitations, and the node itself as a library.
 //!
 //! **What it offers.** [`Node::spawn`] opens (or creates) a data dir and runs
 //! the replication loop, the mesh driver and the database actor on a thread
@@ -13,8 +14,6 @@
 //!   verified on their own thread, catch-up chunks, other processes' writes;
 //! - [`sharing`] — rows becoming signed items and friends' items becoming
 //!   rows, clubs, note text;
-//! - [`offload`] — `/porfiry/offload/1`: [`offload::FriendLlm`] and
-//!   [`offload::OffloadServer`];
 //! - [`invite`] — one-line invitation codes and their redemption;
 //! - [`friends`], [`notes`] — the checks and writes the CLI and the handle
 //!   share, so both refuse the same input the same way;
@@ -42,7 +41,6 @@ pub mod lock;
 pub mod net;
 pub mod node;
 pub mod notes;
-pub mod offload;
 pub mod replication;
 pub mod seed;
 pub mod sharing;

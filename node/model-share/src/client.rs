@@ -19,7 +19,7 @@ use super::list::{ListError, ListedModel, ModelList};
 use super::transfer::{Plan, Transfer, Verdict, part_name, plan, safe_file_name};
 use super::wire::{ErrorKind, ModelAnswer, ModelRequest, WireError, read_frame, write_frame};
 use porfiry_mesh::net::{MeshError, PeerId, StreamControl};
-use porfiry_mesh::offload::OffloadIo;
+use porfiry_offload::OffloadIo;
 
 /// A stream to a friend's model service.
 pub type ModelStream = Box<dyn OffloadIo>;

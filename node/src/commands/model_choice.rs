@@ -18,7 +18,7 @@ use porfiry_agent::llm::local::open_model_file;
 use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_mesh::net::MeshError;
 use porfiry_mesh::node::NodeHandle;
-use porfiry_mesh::offload::{
+use porfiry_offload::{
     FriendLlm, FriendLlmConfig, Offer, OffloadOpener, OffloadPermissions, OffloadServer, Recent,
     ServerLimits, rank, serve_incoming,
 };

@@ -16,7 +16,7 @@ use porfiry_storage::LlmEntry;
 use crate::llm::constrained::Backend;
 use crate::llm::local::{EngineOptions, endpoint_file, open_model_file};
 use crate::llm::{Llm, LlmError, LlmTarget, OpenAiClient};
-use porfiry_mesh::offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
+use porfiry_offload::{FriendLlm, FriendLlmConfig, OffloadOpener};
 
 /// The prefix a peer-id endpoint may carry (`peer:12D3…`), as audiences write it.
 pub const PEER_ENDPOINT_PREFIX: &str = "peer:";

@@ -2,7 +2,7 @@ use porfiry_skills::llm::{ChatMessage, ModelRequest};
 use porfiry_storage::LlmConfig;
 
 use super::*;
-use porfiry_mesh::offload::OffloadStream;
+use porfiry_offload::OffloadStream;
 use porfiry_toolsets::acting::test_support::ScriptedServer;
 
 /// An opener that reaches nobody.

@@ -6,10 +6,10 @@
 //! per second, with an instant model (the link's capacity) and with a model
 //! paced at `PACED_TOKENS_PER_SEC` (passthrough of a fast local model).
 //!
-//! A bench program, not criterion: `cargo bench -p porfiry-mesh --bench offload`.
+//! A bench program, not criterion: `cargo bench -p porfiry-offload --bench offload`.
 
 #[allow(missing_docs)]
-#[path = "../tests/mesh_support/mod.rs"]
+#[path = "../../mesh/tests/mesh_support/mod.rs"]
 mod mesh_support;
 
 use std::sync::Arc;
@@ -19,9 +19,7 @@ use futures::StreamExt;
 use mesh_support::friends_pair;
 use porfiry_mesh::net::MeshEvent;
 use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::offload::{
-    FriendLlm, FriendLlmConfig, OffloadServer, ServerLimits, serve_incoming,
-};
+use porfiry_offload::{FriendLlm, FriendLlmConfig, OffloadServer, ServerLimits, serve_incoming};
 use porfiry_skills::llm::{
     BoxFuture, ChatMessage, Completion, Delta, DeltaStream, Llm, LlmError, ModelRequest,
 };

@@ -4,8 +4,8 @@
 
 use super::client::{OffloadOpener, OffloadStream};
 use super::server::OffloadServer;
-use crate::net::{IncomingOffload, StreamControl};
 use libp2p::PeerId;
+use porfiry_mesh::net::{IncomingOffload, StreamControl};
 use porfiry_skills::llm::BoxFuture;
 
 impl OffloadOpener for StreamControl {

@@ -9,6 +9,11 @@
 //! `StreamControl` as the opener, the accept loop). Everything works on any
 //! `futures::io` stream, so tests run on in-memory pipes; the node plugs in the
 //! mesh's streams through [`OffloadOpener`].
+//!
+//! Its own crate, on top of `porfiry-mesh`: the mesh opens and accepts the raw
+//! `/porfiry/offload/1` streams (`porfiry_mesh::net::StreamControl`,
+//! `porfiry_mesh::net::IncomingOffload`) and knows nothing of what they carry;
+//! this crate is what they carry.
 
 pub(crate) mod capacity;
 pub(crate) mod choice;

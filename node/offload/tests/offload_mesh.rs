@@ -2,6 +2,7 @@
 //! stream through its `StreamControl`, the server's `serve_incoming` answers it
 //! with an in-process model; a phone hanging up drops the server's upstream.
 
+#[path = "../../mesh/tests/mesh_support/mod.rs"]
 mod mesh_support;
 
 use std::sync::Arc;
@@ -10,9 +11,7 @@ use futures::StreamExt;
 use mesh_support::{Node, WAIT, friends_pair};
 use porfiry_mesh::net::MeshEvent;
 use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::offload::{
-    FriendLlm, FriendLlmConfig, OffloadServer, ServerLimits, serve_incoming,
-};
+use porfiry_offload::{FriendLlm, FriendLlmConfig, OffloadServer, ServerLimits, serve_incoming};
 use porfiry_skills::llm::{
     BoxFuture, ChatMessage, Completion, Delta, DeltaStream, Llm, LlmError, ModelRequest,
 };

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use libp2p::PeerId;
-use porfiry_mesh::offload::{
+use porfiry_offload::{
     FriendLlm, FriendLlmConfig, OffloadOpener, OffloadServer, OffloadStream, ServerLimits,
 };
 use porfiry_skills::llm::{

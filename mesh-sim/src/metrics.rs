@@ -181,6 +181,8 @@ fn reason_name(reason: &RejectReason) -> String {
         RejectReason::OverQuota => "over_quota",
         RejectReason::LinkRate => "link_rate",
         RejectReason::BadClubChange(_) => "bad_club_change",
+        RejectReason::NotADevice => "not_a_device",
+        RejectReason::BadDeviceLink(_) => "bad_device_link",
     }
     .to_owned()
 }

@@ -128,8 +128,9 @@ impl World {
     /// items reach up to `max_hops` links, friends items the author's
     /// friends, group items the friends the author tagged with the group,
     /// a peer item its addressee if it is a friend, a club item the
-    /// members reachable through members within `max_hops` —
-    /// always over links that can connect.
+    /// members reachable through members within `max_hops`, a devices item
+    /// nobody (the simulated worlds link no devices: every node is a person
+    /// of its own) — always over links that can connect.
     pub fn entitled(&self, author: usize, audience: &Audience, max_hops: u8) -> BTreeSet<usize> {
         match audience {
             Audience::Public => self.links.within(author, max_hops.into()),
@@ -149,6 +150,7 @@ impl World {
                 .as_ref()
                 .map(|c| c.entitled(&self.links, author, porfiry_protocol::club::CLUB_MAX_HOPS))
                 .unwrap_or_default(),
+            Audience::Devices => BTreeSet::new(),
         }
     }
 }

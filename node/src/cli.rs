@@ -76,6 +76,10 @@ pub enum Command {
     /// Redeem an invitation code from another node (whose daemon must be
     /// running): both nodes become friends; exits non-zero if refused.
     Join(crate::commands::join::JoinArgs),
+    /// A person's devices: link another node of yours so the long-term
+    /// memory is shared between them and nowhere else (link, join, list, unlink).
+    #[command(subcommand)]
+    Devices(crate::commands::devices::DevicesCommand),
     /// Clubs: groups whose items reach every member, relayed member to
     /// member (create, add, remove, leave, list, members, status).
     #[command(subcommand)]

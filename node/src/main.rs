@@ -143,6 +143,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 .build()?;
             say(rt.block_on(commands::model_teach::teach(&dir, &args))?)?;
         }
+        Command::Devices(commands::devices::DevicesCommand::Join { code }) => {
+            let rt = tokio::runtime::Builder::new_multi_thread()
+                .enable_all()
+                .build()?;
+            let now = now_ms();
+            say(rt.block_on(commands::devices::join(&dir, &code, now))?)?;
+        }
+        Command::Devices(cmd) => say(commands::devices::devices(&dir, &cmd, now_ms())?)?,
         Command::Club(cmd) => {
             let now = now_ms();
             say(commands::club::club(&dir, &cmd, now)?)?;

@@ -147,9 +147,36 @@ pub enum ItemError {
         "endpoint URL carries credentials (user@ or user:password@); secrets never enter items"
     )]
     CredentialsInEndpoint,
+    /// A `device_link` item whose statement does not verify, whose
+    /// audience is not `devices`, or whose author did not sign it.
+    #[error("bad device link: {0}")]
+    BadDeviceLink(String),
     /// Text that is not a 64-digit hex item id.
     #[error("bad item id {0:?}: expected 64 hex digits")]
     BadItemId(String),
+    /// A mind record's version vector names something that is not a
+    /// device's peer id (the canonical text of an ed25519 PeerId).
+    #[error("mind record version vector names {0:?}, which is not a device peer id")]
+    BadDevice(String),
+    /// A mind record's version vector has a counter of 0: a device that
+    /// never wrote the record is left out, so each vector has one form.
+    #[error(
+        "mind record version vector gives device {0} the counter 0; a device that never wrote is left out"
+    )]
+    ZeroVersionCounter(String),
+    /// Counting one more version would overflow a device's counter.
+    #[error("version counter of device {0} is at its maximum")]
+    VersionCounterOverflow(String),
+    /// A `mind_record` item meant for anyone but the author's person's
+    /// devices: a person's memory never leaves its devices.
+    #[error("a mind_record item must have audience devices")]
+    MindBeyondDevices,
+    /// A deleted mind record (a tombstone) that still carries fields.
+    #[error("a deleted mind record carries {0} fields; a tombstone has none")]
+    TombstoneWithFields(usize),
+    /// A mind record table name that is not one of ours.
+    #[error("unknown mind table {0:?}: expected diary, concept, link, goal, task or llm_memory")]
+    UnknownMindTable(String),
     /// An item offered as this node's own names another author.
     #[error("item is by {author}, not by this node ({local})")]
     NotOwn {

@@ -11,19 +11,24 @@
 //! Layout: `item/` is everything about one item (id, kind, audience, body,
 //! payload, envelope, checks, verification, the routing record); `wire/` the
 //! messages friends exchange; `engine/` the sans-IO replication engine;
-//! `club/` clubs and their member book; `range_sync/` the set reconciliation
+//! `club/` clubs and their member book; `devices/` a person's devices
+//! (link statements and the device book); `mind/` a person's long-term memory
+//! as its devices replicate it (record body, version vector, merge rule);
+//! `range_sync/` the set reconciliation
 //! of catch-up sessions; `identity.rs` node keys; `policy.rs` who may receive what; `limits.rs`
 //! and `error.rs` the item limits and errors all of them share.
 
 #![allow(clippy::disallowed_methods, clippy::disallowed_types)]
 
 pub mod club;
+pub mod devices;
 pub mod engine;
 pub mod error;
 mod fixed_bytes;
 pub mod identity;
 pub mod item;
 pub mod limits;
+pub mod mind;
 pub mod policy;
 pub mod range_sync;
 mod text_form;

@@ -3,9 +3,11 @@
 //! Live push (the engine), catch-up (reconciliation of exactly the set a
 //! friend may receive) and the storage query behind both all call
 //! [`may_send`], so the three can never disagree. [`could_come_from`] is
-//! its mirror on the receiving side for club items.
+//! its mirror on the receiving side for club items, and
+//! [`device_could_come_from`] for items of the author's person's devices.
 
 use crate::club::{ClubBook, ClubRef};
+use crate::devices::DeviceBook;
 use crate::item::audience::Audience;
 
 /// The routing facts of one stored item, as this node holds it.
@@ -27,6 +29,10 @@ pub struct ItemRoute<'a> {
     pub club_target: Option<&'a str>,
     /// For a club change: true if it ends a membership (remove, leave).
     pub club_removal: bool,
+    /// True for a `device_link` item (a link or unlink statement): it also
+    /// goes to, and comes from, former devices, so the side an unlink ends
+    /// learns of it.
+    pub device_statement: bool,
 }
 
 /// What this node knows of one friend when deciding what to send it.
@@ -66,12 +72,15 @@ pub fn same_peer(a: &str, b: &str) -> bool {
 /// sends them; a group item goes only to friends tagged with that group,
 /// a peer item only to that one friend. A club item goes, from any member,
 /// only to a friend [`club_entitled`] to it, and only while this node is a
-/// member itself.
+/// member itself. A `devices` item goes, from any device of the person,
+/// only to a friend [`device_entitled`] to it (`devices`: this node's
+/// [`DeviceBook`]).
 pub fn may_send(
     local_peer: &str,
     item: &ItemRoute<'_>,
     friend: &FriendView<'_>,
     clubs: &ClubBook,
+    devices: &DeviceBook,
     now_ms: u64,
 ) -> bool {
     if same_peer(friend.peer_id, item.author)
@@ -99,7 +108,67 @@ pub fn may_send(
             };
             relays && club_entitled(c, item, friend.peer_id, clubs)
         }
+        Audience::Devices => device_entitled(local_peer, item, friend.peer_id, devices),
     }
+}
+
+/// True when the node `local` may pass the `devices` item `item` to `peer`:
+/// its author is `local` or one of its devices, and `peer` is one of its
+/// devices. A device statement (`device_link` item) also goes to and from
+/// former devices (see [`DeviceBook::was_device`]), so that a node an
+/// unlink cuts off learns of it; nothing else of the person reaches them.
+pub fn device_entitled(
+    local: &str,
+    item: &ItemRoute<'_>,
+    peer: &str,
+    devices: &DeviceBook,
+) -> bool {
+    if same_peer(peer, local) {
+        return false;
+    }
+    let by_us = same_peer(item.author, local);
+    if item.device_statement {
+        (by_us || devices.was_device(item.author)) && devices.was_device(peer)
+    } else {
+        (by_us || devices.is_device(item.author)) && devices.is_device(peer)
+    }
+}
+
+/// Why a `devices` item may not come to this node from a friend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceRefusal {
+    /// The friend that sent it is not one of this node's devices.
+    SenderNotADevice,
+    /// Its author is not one of this node's devices.
+    AuthorNotADevice,
+}
+
+/// The receiving side of [`may_send`] for a `devices` item: the node
+/// `local` may take `item` from `sender` only if both the sender and the
+/// author are its devices (former devices too, for a device statement,
+/// judged by the book with the statement in it: see the engine's
+/// `devices.rs`).
+pub fn device_could_come_from(
+    local: &str,
+    item: &ItemRoute<'_>,
+    sender: &str,
+    devices: &DeviceBook,
+) -> Result<(), DeviceRefusal> {
+    let is = |p: &str| {
+        !same_peer(p, local)
+            && if item.device_statement {
+                devices.was_device(p)
+            } else {
+                devices.is_device(p)
+            }
+    };
+    if !is(sender) {
+        return Err(DeviceRefusal::SenderNotADevice);
+    }
+    if !is(item.author) {
+        return Err(DeviceRefusal::AuthorNotADevice);
+    }
+    Ok(())
 }
 
 /// True when `peer` may hold the club item `item` of `club`: a club change
@@ -198,7 +267,12 @@ mod tests {
             created_ms: 0,
             club_target: None,
             club_removal: false,
+            device_statement: false,
         }
+    }
+
+    fn no_devices() -> DeviceBook {
+        DeviceBook::new(ME)
     }
 
     #[test]
@@ -213,20 +287,42 @@ mod tests {
             peer_id: CAROL,
             groups: &none,
         };
-        assert!(may_send(ME, &route(ME, &a, None), &bob, &NO_CLUBS, 0));
+        assert!(may_send(
+            ME,
+            &route(ME, &a, None),
+            &bob,
+            &NO_CLUBS,
+            &no_devices(),
+            0
+        ));
         assert!(may_send(
             ME,
             &route(CAROL, &a, Some(CAROL)),
             &bob,
             &NO_CLUBS,
+            &no_devices(),
             0
         ));
         assert!(
-            !may_send(ME, &route(CAROL, &a, Some(BOB)), &bob, &NO_CLUBS, 0),
+            !may_send(
+                ME,
+                &route(CAROL, &a, Some(BOB)),
+                &bob,
+                &NO_CLUBS,
+                &no_devices(),
+                0
+            ),
             "not back to sender"
         );
         assert!(
-            !may_send(ME, &route(CAROL, &a, Some(BOB)), &carol, &NO_CLUBS, 0),
+            !may_send(
+                ME,
+                &route(CAROL, &a, Some(BOB)),
+                &carol,
+                &NO_CLUBS,
+                &no_devices(),
+                0
+            ),
             "not back to author"
         );
     }
@@ -245,21 +341,44 @@ mod tests {
         };
         let f = Audience::Friends;
         let g = Audience::Group("family".into());
-        assert!(may_send(ME, &route(ME, &f, None), &bob, &NO_CLUBS, 0));
+        assert!(may_send(
+            ME,
+            &route(ME, &f, None),
+            &bob,
+            &NO_CLUBS,
+            &no_devices(),
+            0
+        ));
         assert!(!may_send(
             ME,
             &route(CAROL, &f, Some(CAROL)),
             &bob,
             &NO_CLUBS,
+            &no_devices(),
             0
         ));
-        assert!(may_send(ME, &route(ME, &g, None), &bob_fam, &NO_CLUBS, 0));
-        assert!(!may_send(ME, &route(ME, &g, None), &bob, &NO_CLUBS, 0));
+        assert!(may_send(
+            ME,
+            &route(ME, &g, None),
+            &bob_fam,
+            &NO_CLUBS,
+            &no_devices(),
+            0
+        ));
+        assert!(!may_send(
+            ME,
+            &route(ME, &g, None),
+            &bob,
+            &NO_CLUBS,
+            &no_devices(),
+            0
+        ));
         assert!(!may_send(
             ME,
             &route(CAROL, &g, Some(CAROL)),
             &bob_fam,
             &NO_CLUBS,
+            &no_devices(),
             0
         ));
     }
@@ -277,12 +396,20 @@ mod tests {
             groups: &fam,
         };
         let to_bob = Audience::Peer(BOB.into());
-        assert!(may_send(ME, &route(ME, &to_bob, None), &bob, &NO_CLUBS, 0));
+        assert!(may_send(
+            ME,
+            &route(ME, &to_bob, None),
+            &bob,
+            &NO_CLUBS,
+            &no_devices(),
+            0
+        ));
         assert!(!may_send(
             ME,
             &route(ME, &to_bob, None),
             &carol,
             &NO_CLUBS,
+            &no_devices(),
             0
         ));
         // Held by a relay (it should never be, but if so): not passed on,
@@ -293,11 +420,12 @@ mod tests {
             &route(BOB, &to_carol, Some(BOB)),
             &carol,
             &NO_CLUBS,
+            &no_devices(),
             0
         ));
         let mut r = route(ME, &to_bob, None);
         r.hops_left = 0;
-        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, 0));
+        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, &no_devices(), 0));
     }
 
     #[test]
@@ -310,10 +438,10 @@ mod tests {
         };
         let mut r = route(ME, &a, None);
         r.hops_left = 0;
-        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, 0));
+        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, &no_devices(), 0));
         r.hops_left = 1;
         r.expires_ms = Some(100);
-        assert!(may_send(ME, &r, &bob, &NO_CLUBS, 99));
-        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, 100));
+        assert!(may_send(ME, &r, &bob, &NO_CLUBS, &no_devices(), 99));
+        assert!(!may_send(ME, &r, &bob, &NO_CLUBS, &no_devices(), 100));
     }
 }

@@ -24,7 +24,7 @@ proptest! {
     /// Every kind survives sign -> bytes -> decode unchanged, with the same id.
     #[test]
     fn every_kind_round_trips(d in draft(), seed in any::<[u8; 32]>()) {
-        let k = porfiry_protocol::NodeKey::from_seed(seed);
+        let k = common::signer(&d, seed);
         let item = sign(&k, &d).unwrap();
         let back = VerifiedItem::decode(item.envelope_bytes(), 0).unwrap();
         prop_assert_eq!(back.id(), item.id());
@@ -353,6 +353,7 @@ fn route_feeds_may_send() {
         &own,
         &bob,
         &porfiry_protocol::ClubBook::new(),
+        &porfiry_protocol::devices::DeviceBook::new(&my_id),
         0
     ));
     assert!(
@@ -361,6 +362,7 @@ fn route_feeds_may_send() {
             &item.route(0, None),
             &bob,
             &porfiry_protocol::ClubBook::new(),
+            &porfiry_protocol::devices::DeviceBook::new(&my_id),
             0
         ),
         "no hops left"
@@ -371,6 +373,7 @@ fn route_feeds_may_send() {
             &item.route(2, Some(&bob_id)),
             &bob,
             &porfiry_protocol::ClubBook::new(),
+            &porfiry_protocol::devices::DeviceBook::new(&my_id),
             0
         ),
         "not back to sender"

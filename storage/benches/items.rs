@@ -10,6 +10,7 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, Criterion, Throughput, criterion_group, criterion_main};
+use porfiry_protocol::devices::DeviceBook;
 use porfiry_protocol::{Audience, ClubBook, ItemId, ItemKind, ItemRecord};
 use porfiry_storage::{DB_FILE_NAME, Store, StoredItem};
 use tempfile::TempDir;
@@ -87,14 +88,28 @@ fn for_friend(c: &mut Criterion) {
     c.bench_function("items/for_friend_of_10k", |b| {
         b.iter(|| {
             store
-                .items_for_friend(ME, black_box(FRIEND), &groups, &ClubBook::new(), 0)
+                .items_for_friend(
+                    ME,
+                    black_box(FRIEND),
+                    &groups,
+                    &ClubBook::new(),
+                    &DeviceBook::new(ME),
+                    0,
+                )
                 .expect("query")
         })
     });
     c.bench_function("items/keys_for_friend_of_10k", |b| {
         b.iter(|| {
             store
-                .item_keys_for_friend(ME, black_box(FRIEND), &groups, &ClubBook::new(), 0)
+                .item_keys_for_friend(
+                    ME,
+                    black_box(FRIEND),
+                    &groups,
+                    &ClubBook::new(),
+                    &DeviceBook::new(ME),
+                    0,
+                )
                 .expect("query")
         })
     });

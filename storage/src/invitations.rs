@@ -19,6 +19,34 @@ pub const MAX_OPEN_INVITATIONS: u32 = 32;
 /// Longest invitation name in bytes (it becomes a friend's local name).
 pub const MAX_INVITATION_NAME_BYTES: usize = 64;
 
+/// What redeeming an invitation makes of the joiner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum InvitationKind {
+    /// A friend (`porfiry invite` / `porfiry join`).
+    #[default]
+    Friend,
+    /// A device of the same person (`porfiry devices link` / `devices join`).
+    Device,
+}
+
+impl InvitationKind {
+    /// The `invitations.kind` text: `friend` or `device`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            InvitationKind::Friend => "friend",
+            InvitationKind::Device => "device",
+        }
+    }
+
+    fn parse(text: &str) -> Option<InvitationKind> {
+        match text {
+            "friend" => Some(InvitationKind::Friend),
+            "device" => Some(InvitationKind::Device),
+            _ => None,
+        }
+    }
+}
+
 /// A new invitation to store.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct NewInvitation {
@@ -30,6 +58,8 @@ pub struct NewInvitation {
     pub groups: Vec<String>,
     /// When it stops being valid (Unix ms).
     pub expires_ms: u64,
+    /// A friend's or a device's.
+    pub kind: InvitationKind,
 }
 
 /// A stored invitation.
@@ -51,13 +81,25 @@ pub struct Invitation {
     pub used_ms: Option<u64>,
     /// Who redeemed it.
     pub used_by: Option<String>,
+    /// A friend's or a device's.
+    pub kind: InvitationKind,
 }
 
-const COLUMNS: &str = "id, secret_hash, name, groups, created_ms, expires_ms, used_ms, used_by";
+const COLUMNS: &str =
+    "id, secret_hash, name, groups, created_ms, expires_ms, used_ms, used_by, kind";
 
 fn row_to_invitation(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Invitation, String, Vec<u8>)> {
     let hash: Vec<u8> = r.get(1)?;
     let groups: String = r.get(3)?;
+    let kind: String = r.get(8)?;
+    // The column's CHECK allows only the two names.
+    let kind = InvitationKind::parse(&kind).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            8,
+            rusqlite::types::Type::Text,
+            format!("unknown invitation kind {kind:?}").into(),
+        )
+    })?;
     Ok((
         Invitation {
             id: r.get(0)?,
@@ -68,6 +110,7 @@ fn row_to_invitation(r: &rusqlite::Row<'_>) -> rusqlite::Result<(Invitation, Str
             expires_ms: r.get(5)?,
             used_ms: r.get(6)?,
             used_by: r.get(7)?,
+            kind,
         },
         groups,
         hash,
@@ -126,15 +169,16 @@ impl Store {
             }
             s.conn
                 .prepare_cached(
-                    "INSERT INTO invitations (secret_hash, name, groups, created_ms, expires_ms) \
-                     VALUES (?, ?, ?, ?, ?)",
+                    "INSERT INTO invitations (secret_hash, name, groups, created_ms, expires_ms, kind) \
+                     VALUES (?, ?, ?, ?, ?, ?)",
                 )?
                 .execute(params![
                     new.secret_hash.as_slice(),
                     new.name,
                     groups,
                     now_ms,
-                    new.expires_ms
+                    new.expires_ms,
+                    new.kind.as_str()
                 ])?;
             Ok(s.conn.last_insert_rowid())
         })
@@ -236,6 +280,7 @@ mod tests {
             name: "anna".into(),
             groups: vec!["family".into()],
             expires_ms,
+            kind: InvitationKind::Friend,
         }
     }
 

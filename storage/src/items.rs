@@ -7,6 +7,7 @@
 //! [`Store::items_for_friend`] is the single answer to "which items may this
 //! friend receive", decided by [`porfiry_protocol::may_send`].
 
+use porfiry_protocol::devices::DeviceBook;
 use porfiry_protocol::{ClubBook, FriendView, ItemId, ItemKind, ItemRecord, ItemRoute, may_send};
 use rusqlite::types::Type;
 use rusqlite::{OptionalExtension, Row, params};
@@ -210,6 +211,7 @@ impl Store {
                  ON CONFLICT (id) DO NOTHING",
             )?;
             let mut inserted = 0;
+            let mut minds = 0;
             for stored in items {
                 let it = &stored.record;
                 if withdrawn.exists(params![it.id.as_bytes(), it.author])? {
@@ -242,12 +244,22 @@ impl Store {
                 if n > 0 && it.kind == ItemKind::ClubChange {
                     s.record_club_change(stored)?;
                 }
+                if n > 0 && it.kind == ItemKind::DeviceLink {
+                    s.record_device_statement(stored)?;
+                }
+                if n > 0 && it.kind == ItemKind::MindRecord {
+                    s.record_mind_version(stored)?;
+                    minds += 1;
+                }
                 if n > 0 {
                     for target in it.supersedes() {
                         s.retract(&target, &it.author, it.created_ms)?;
                     }
                 }
                 inserted += n;
+            }
+            if minds > 0 {
+                s.retry_waiting_mind()?;
             }
             Ok(inserted)
         })
@@ -397,7 +409,7 @@ impl Store {
 
     /// Every stored item the friend `friend_peer_id` (tagged with
     /// `friend_groups`) may receive from this node `local_peer` (in the
-    /// clubs `clubs` says) at `now_ms`,
+    /// clubs `clubs` says, with the devices `devices` says) at `now_ms`,
     /// oldest first. Live push and catch-up both ask this; the decision is
     /// [`may_send`]'s, after an SQL prefilter that only drops rows it would
     /// refuse anyway.
@@ -407,6 +419,7 @@ impl Store {
         friend_peer_id: &str,
         friend_groups: &[String],
         clubs: &ClubBook,
+        devices: &DeviceBook,
         now_ms: u64,
     ) -> Result<Vec<StoredItem>> {
         let friend = FriendView {
@@ -417,7 +430,7 @@ impl Store {
             SELECT,
             StoredItem::from_row,
             |r: &StoredItem| r.record.route(),
-            (local_peer, &friend, clubs),
+            (local_peer, &friend, clubs, devices),
             now_ms,
         )
     }
@@ -431,6 +444,7 @@ impl Store {
         friend_peer_id: &str,
         friend_groups: &[String],
         clubs: &ClubBook,
+        devices: &DeviceBook,
         now_ms: u64,
     ) -> Result<Vec<(u64, ItemId)>> {
         let friend = FriendView {
@@ -441,29 +455,29 @@ impl Store {
             META,
             record_from_row,
             ItemRecord::route,
-            (local_peer, &friend, clubs),
+            (local_peer, &friend, clubs, devices),
             now_ms,
         )?;
         Ok(metas.into_iter().map(|m| (m.created_ms, m.id)).collect())
     }
 
     /// The one friend query: `select` rows passing the SQL prefilter, kept
-    /// when [`may_send`] admits them (`who`: this node, the friend and the
-    /// club book, as `may_send` takes them).
+    /// when [`may_send`] admits them (`who`: this node, the friend, the
+    /// club book and the device book, as `may_send` takes them).
     fn for_friend<T>(
         &self,
         select: &str,
         from_row: fn(&Row<'_>) -> rusqlite::Result<T>,
         route: fn(&T) -> ItemRoute<'_>,
-        who: (&str, &FriendView<'_>, &ClubBook),
+        who: (&str, &FriendView<'_>, &ClubBook, &DeviceBook),
         now_ms: u64,
     ) -> Result<Vec<T>> {
-        let (local_peer, friend, clubs) = who;
+        let (local_peer, friend, clubs, devices) = who;
         let now = int_param("now_ms", now_ms)?;
         let sql = format!(
             "{select} WHERE hops_left > 0 AND (expires IS NULL OR expires > ?1)
                AND author <> ?2 AND (received_from IS NULL OR received_from <> ?2)
-               AND (audience = 'public' OR audience GLOB 'club:*' OR author = ?3)
+               AND (audience IN ('public', 'devices') OR audience GLOB 'club:*' OR author = ?3)
              ORDER BY created, id"
         );
         let mut stmt = self.conn.prepare_cached(&sql)?;
@@ -471,7 +485,7 @@ impl Store {
         let mut rows = stmt.query(params![now, friend.peer_id, local_peer])?;
         while let Some(row) = rows.next()? {
             let item = from_row(row).map_err(read_err)?;
-            if may_send(local_peer, &route(&item), friend, clubs, now_ms) {
+            if may_send(local_peer, &route(&item), friend, clubs, devices, now_ms) {
                 out.push(item);
             }
         }

@@ -36,6 +36,7 @@ mod casefold;
 mod clubs;
 mod conversations;
 mod crud;
+mod devices;
 pub mod disk;
 mod error;
 mod extensions;
@@ -49,6 +50,7 @@ pub mod limits;
 mod llm;
 mod memory;
 mod migrations;
+pub mod mind;
 mod note_feed;
 mod notes;
 mod peer_names;
@@ -69,11 +71,14 @@ pub use clubs::ClubChangeRow;
 pub use conversations::{
     CHAT_ROLES, ChatLine, ChatSessionRow, KeptTurnRecord, MAX_CHAT_SESSION_BYTES,
 };
+pub use devices::DeviceStatementRow;
 pub use error::{Result, StorageError};
 pub use extensions::{AgentScript, AgentTable, ExternalAccount, ExternalService};
 pub use goals::{Goal, Task};
 pub use graph::{Concept, Link};
-pub use invitations::{Invitation, MAX_INVITATION_NAME_BYTES, MAX_OPEN_INVITATIONS, NewInvitation};
+pub use invitations::{
+    Invitation, InvitationKind, MAX_INVITATION_NAME_BYTES, MAX_OPEN_INVITATIONS, NewInvitation,
+};
 pub use item_pages::MAX_PAGE_IDS;
 pub use items::StoredItem;
 pub use llm::{

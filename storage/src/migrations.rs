@@ -59,10 +59,14 @@ const MIGRATIONS: &[Migration] = &[
         version: 9,
         sql: include_str!("../migrations/0009_conversations.sql"),
     },
+    Migration {
+        version: 10,
+        sql: include_str!("../migrations/0010_devices.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[
@@ -98,6 +102,12 @@ pub const TABLES: &[&str] = &[
     "clubs",
     "turn_records",
     "chat_messages",
+    "device_links",
+    "mind_records",
+    "mind_versions",
+    "mind_conflicts",
+    "mind_outbox",
+    "mind_applying",
 ];
 
 /// Reads `PRAGMA user_version`.

@@ -595,6 +595,7 @@ impl NodeApi for NodeAdapter {
                 groups,
                 valid_for,
                 addresses: Vec::new(),
+                kind: porfiry_storage::InvitationKind::Friend,
             };
             self.node.invite(request).await.map_err(invitation_error)
         })

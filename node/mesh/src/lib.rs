@@ -30,6 +30,7 @@
 pub mod backoff;
 pub mod clock;
 pub mod data_dir;
+pub mod devices;
 pub mod events;
 mod friend_ids;
 mod friend_names;

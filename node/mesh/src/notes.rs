@@ -62,8 +62,20 @@ pub enum NotesError {
     Json(#[from] serde_json::Error),
 }
 
+/// Why a note cannot go to `devices`: that audience carries the person's
+/// memory, which its devices share by themselves.
+pub const DEVICES_NOT_FOR_NOTES: &str = "notes are not posted to `devices`: a person's devices share \
+     the diary, goals, tasks and notebook by themselves (`porfiry devices`); post to private, \
+     friends, a group, a peer or a club";
+
 /// Parses an audience as `notes post --audience` takes it.
 pub fn parse_audience(given: &str) -> Result<Sharing, NotesError> {
+    if given == "devices" {
+        return Err(NotesError::BadAudience {
+            given: given.to_owned(),
+            reason: DEVICES_NOT_FOR_NOTES.to_owned(),
+        });
+    }
     given
         .parse::<Sharing>()
         .map_err(|_| NotesError::BadAudience {
@@ -196,6 +208,7 @@ mod tests {
             ("club:Chess@x", "bad club name \"Chess\""),
             ("peer:bob", "bad peer id \"bob\""),
             ("group:Big", "bad group name \"Big\""),
+            ("devices", "notes are not posted to `devices`"),
         ] {
             let e = parse_audience(given).unwrap_err().to_string();
             assert!(e.starts_with(&format!("bad audience {given:?}: ")), "{e}");

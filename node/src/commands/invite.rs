@@ -81,6 +81,7 @@ pub fn invite(dir: &DataDir, args: &InviteArgs, now_ms: u64) -> Result<String, I
         groups: args.groups.clone(),
         valid_for,
         addresses,
+        kind: porfiry_storage::InvitationKind::Friend,
     };
     let code = make_invitation(&store, &key.peer_id(), &request, now_ms)?;
     let mut out = code.clone();

@@ -10,6 +10,7 @@ pub mod backup_crypt;
 pub mod chat;
 pub mod club;
 pub mod constrained_flag;
+pub mod devices;
 pub mod docs_gen;
 pub mod doctor;
 pub mod friends;

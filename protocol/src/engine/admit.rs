@@ -41,11 +41,13 @@ impl Engine {
         self.shelf.len()
     }
 
-    /// A friend (known to the driver or connected: only friends connect) or
-    /// a fellow member of one of this node's clubs.
+    /// A friend (known to the driver or connected: only friends connect),
+    /// one of this node's person's devices, or a fellow member of one of
+    /// this node's clubs.
     fn is_trusted(&self, author: &str) -> bool {
         self.trusted.contains(author)
             || self.peers.contains_key(author)
+            || self.devices.is_device(author)
             || self.clubs.clubs().any(|c| {
                 self.clubs.is_member_now(c, author) && self.clubs.is_member_now(c, &self.local)
             })

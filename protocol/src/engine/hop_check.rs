@@ -27,17 +27,20 @@ use super::peer_map::PeerMap;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
 
-/// True for a public or club item whose copy here lets a friend pass it on
+/// True for a public, club or devices item whose copy here lets a friend pass it on
 /// at least once more (our hops − 1 ≥ 1): only then can a friend's copy be
 /// short of what we offer in a way that matters further out.
 pub(super) fn offers_hops(meta: &MetaRef<'_>) -> bool {
     travels_far(meta.audience()) && meta.hops_left.saturating_sub(1).min(meta.max_hops) >= 1
 }
 
-/// True for the audiences relayed beyond one hop (public, club): their
-/// copies' hop counts are repaired when a shorter path shows up.
+/// True for the audiences relayed beyond one hop (public, club, devices):
+/// their copies' hop counts are repaired when a shorter path shows up.
 pub(super) fn travels_far(audience: &Audience) -> bool {
-    matches!(audience, Audience::Public | Audience::Club(_))
+    matches!(
+        audience,
+        Audience::Public | Audience::Club(_) | Audience::Devices
+    )
 }
 
 /// What is still to be checked toward one connected friend.

@@ -10,6 +10,7 @@ use super::item_map::ItemMap;
 use super::quota::Usage;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
+use crate::item::kinds::ItemKind;
 use crate::item::record::ItemRecord;
 use crate::policy::ItemRoute;
 
@@ -36,6 +37,8 @@ pub(crate) struct Meta {
     pub(crate) max_hops: u8,
     pub(crate) hops_left: u8,
     club_removal: bool,
+    /// A `device_link` item (it fills what was padding).
+    device_statement: bool,
 }
 
 // The size above is part of the per-item memory budget (issue 11: at most
@@ -110,6 +113,7 @@ impl<'a> MetaRef<'a> {
             created_ms: self.meta.created_ms,
             club_target: self.club_target(),
             club_removal: self.meta.club_removal,
+            device_statement: self.meta.device_statement,
         }
     }
 }
@@ -236,6 +240,7 @@ impl Index {
             hops_left: record.hops_left,
             club_target: record.club_target.as_deref().map(|p| self.name_of(p)),
             club_removal: record.club_removal,
+            device_statement: record.kind == ItemKind::DeviceLink,
             envelope_bytes: record.envelope_bytes,
         }
     }

@@ -20,6 +20,9 @@
 //!   raised (`hop_check.rs`);
 //! - club items go member to member only, judged by the engine's club book
 //!   (`clubs.rs`), which every accepted club change updates;
+//! - `devices` items go device to device only, judged by the engine's
+//!   device book (`devices.rs`), which every accepted device statement
+//!   updates and the driver may replace (`Engine::set_devices`);
 //! - retractions and replacements remove their target and are remembered;
 //!   expired items drop on receipt and on a timer.
 //!
@@ -38,6 +41,7 @@
 mod admit;
 mod clubs;
 mod config;
+mod devices;
 mod hop_check;
 mod index;
 mod input;
@@ -63,6 +67,7 @@ pub use config::{
     PUSH_BATCH_DELAY_MS, PUSH_BATCH_FULL, RESYNC_INTERVAL_MS, RESYNC_JITTER_MS,
     SERVER_SERVED_SESSIONS, SYNC_SESSION_TIMEOUT_MS, SYNC_STALL_MS, WANT_TIMEOUT_MS,
 };
+pub use devices::MAX_PARKED_STATEMENTS;
 pub use input::{Inbound, Input, ReceivedItem};
 pub use lacks::MAX_LACKS_PER_FRIEND;
 pub use output::{DeleteReason, Event, Output, RejectReason, SyncRole};
@@ -73,6 +78,7 @@ pub use quota::{
 };
 
 use crate::club::ClubBook;
+use crate::devices::DeviceBook;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
 use crate::policy::FriendView;
@@ -113,6 +119,10 @@ pub struct Engine {
     schedule: Schedule,
     wake_sent: Option<u64>,
     clubs: ClubBook,
+    /// This node's person's devices (`devices.rs`).
+    devices: DeviceBook,
+    /// Device statements that arrived before the ones that make them ours.
+    parked: devices::Parked,
     /// The friends the driver lets in (`set_trusted`), connected or not:
     /// their items count against the trusted budget.
     trusted: BTreeSet<Arc<str>>,
@@ -146,6 +156,7 @@ impl Engine {
             withdrawals.extend(r.supersedes().map(|target| (target, r.author.clone())));
         }));
         let local = index.intern(&cfg.local_peer);
+        let devices = DeviceBook::new(&cfg.local_peer);
         for (target, author) in withdrawals {
             index.add_tombstone(target, &author);
             if index.get(&target).is_some_and(|m| m.author() == author) {
@@ -165,6 +176,8 @@ impl Engine {
             schedule: Schedule::default(),
             wake_sent: None,
             clubs,
+            devices,
+            parked: devices::Parked::default(),
             trusted: BTreeSet::new(),
             refusals: quota::Refusals::default(),
             shelf: quota::StrangerShelf::default(),

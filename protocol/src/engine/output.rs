@@ -3,6 +3,7 @@
 //! count. A driver carries them out in the order given.
 
 use crate::club::ClubError;
+use crate::devices::DeviceError;
 use crate::error::ItemError;
 use crate::item::id::ItemId;
 use crate::item::verified::VerifiedItem;
@@ -142,6 +143,12 @@ pub enum RejectReason {
     /// A club change its author had no right to make (as far as the
     /// changes held show), or one the club book has no room for.
     BadClubChange(ClubError),
+    /// A `devices` item from a friend that is not one of this node's
+    /// devices, or written by a node that is not one.
+    NotADevice,
+    /// A device statement the device book refuses: not about this node or
+    /// its devices, or past its bounds.
+    BadDeviceLink(DeviceError),
 }
 
 /// Which side of a catch-up session this node is.

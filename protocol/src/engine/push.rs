@@ -10,9 +10,10 @@ use super::Engine;
 use super::hop_check::{offers_hops, travels_far};
 use super::output::{Event, Output};
 use crate::club::ClubBook;
+use crate::devices::DeviceBook;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
-use crate::policy::{FriendView, ItemRoute, club_entitled, may_send};
+use crate::policy::{FriendView, ItemRoute, club_entitled, device_entitled, may_send};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, WireMessage};
 
 /// Items waiting for the next push, and the friends known to hold them
@@ -125,7 +126,14 @@ impl Engine {
                     // The session's end checks its hops if the friend holds it.
                     if !meta.is_by(local)
                         && offers_hops(&meta)
-                        && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+                        && may_send(
+                            &self.local,
+                            &meta.route(),
+                            &view,
+                            &self.clubs,
+                            &self.devices,
+                            now_ms,
+                        )
                     {
                         offered.push((peer.clone(), *id));
                     }
@@ -138,9 +146,21 @@ impl Engine {
                 {
                     continue;
                 }
-                let admitted = may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
-                    || (*by_catch_up
-                        && catch_up_announce(&self.local, &meta.route(), &view, &self.clubs));
+                let admitted = may_send(
+                    &self.local,
+                    &meta.route(),
+                    &view,
+                    &self.clubs,
+                    &self.devices,
+                    now_ms,
+                ) || (*by_catch_up
+                    && catch_up_announce(
+                        &self.local,
+                        &meta.route(),
+                        &view,
+                        &self.clubs,
+                        &self.devices,
+                    ));
                 if !admitted {
                     continue;
                 }
@@ -196,7 +216,14 @@ impl Engine {
             if let Some(meta) = self.index.get(&a.id) {
                 let ours = meta.hops_left.saturating_sub(1).min(meta.max_hops);
                 let admitted = self.friend_view(peer).is_some_and(|view| {
-                    may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+                    may_send(
+                        &self.local,
+                        &meta.route(),
+                        &view,
+                        &self.clubs,
+                        &self.devices,
+                        now_ms,
+                    )
                 });
                 if ours > a.hops && admitted {
                     counter.push(Announce {
@@ -307,7 +334,16 @@ impl Engine {
         let mut refused = 0;
         for id in ids {
             match self.index.get(id) {
-                Some(meta) if may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms) => {
+                Some(meta)
+                    if may_send(
+                        &self.local,
+                        &meta.route(),
+                        &view,
+                        &self.clubs,
+                        &self.devices,
+                        now_ms,
+                    ) =>
+                {
                     items.push(Announce {
                         id: *id,
                         hops: meta.hops_left,
@@ -342,13 +378,15 @@ impl Engine {
 /// counts, so our copy may have fewer hops than a friend (above all its
 /// author) can offer; such a friend answers with a counter-announce, which
 /// raises ours. A club item likewise, but only to friends entitled to it
-/// (a non-member never even hears its id) and while we are a member.
+/// (a non-member never even hears its id) and while we are a member; a
+/// `devices` item only to friends entitled to it (our devices).
 /// Nothing else is ever announced outside `may_send`.
 fn catch_up_announce(
     local: &str,
     item: &ItemRoute<'_>,
     friend: &FriendView<'_>,
     clubs: &ClubBook,
+    devices: &DeviceBook,
 ) -> bool {
     if item.received_from == Some(friend.peer_id) {
         return false;
@@ -358,6 +396,7 @@ fn catch_up_announce(
         Audience::Club(c) => {
             clubs.is_member_now(c, local) && club_entitled(c, item, friend.peer_id, clubs)
         }
+        Audience::Devices => device_entitled(local, item, friend.peer_id, devices),
         _ => false,
     }
 }

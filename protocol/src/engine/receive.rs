@@ -7,6 +7,7 @@
 use super::Engine;
 use super::input::ReceivedItem;
 use super::output::{DeleteReason, Event, Output, RejectReason};
+use crate::devices::DeviceError;
 use crate::error::ItemError;
 use crate::item::audience::Audience;
 use crate::item::body::Body;
@@ -41,7 +42,7 @@ impl Engine {
         }
     }
 
-    fn receive_one(
+    pub(super) fn receive_one(
         &mut self,
         now_ms: u64,
         peer: &str,
@@ -83,15 +84,22 @@ impl Engine {
             Some(RejectReason::OwnItem)
         } else if !item.audience().admits_receiver(&self.local) {
             Some(RejectReason::NotAddressedToUs)
-        } else if !matches!(item.audience(), Audience::Public | Audience::Club(_)) && author != peer
+        } else if !matches!(
+            item.audience(),
+            Audience::Public | Audience::Club(_) | Audience::Devices
+        ) && author != peer
         {
             Some(RejectReason::NotFromAuthor)
         } else if r.hops == 0 {
             Some(RejectReason::NoHopsLeft)
         } else {
             self.club_refusal(Some(peer), &item)
+                .or_else(|| self.device_refusal(Some(peer), &item))
         };
         if let Some(reason) = reason {
+            if reason == RejectReason::BadDeviceLink(DeviceError::NotOurs) {
+                self.park_statement(peer, r.hops, &item);
+            }
             out.push(reject(reason));
             return;
         }
@@ -154,7 +162,10 @@ impl Engine {
             out.push(Output::Event(Event::Duplicate { id, from: None }));
         } else if self.index.is_withdrawn(&id, &self.local) {
             out.push(reject(RejectReason::Withdrawn));
-        } else if let Some(reason) = self.club_refusal(None, &item) {
+        } else if let Some(reason) = self
+            .club_refusal(None, &item)
+            .or_else(|| self.device_refusal(None, &item))
+        {
             out.push(reject(reason));
         } else {
             out.push(Output::Event(Event::Accepted { id, from: None }));
@@ -177,6 +188,10 @@ impl Engine {
         let record = ItemRecord::of(&item, hops_left, received_from.clone());
         let club_change = match item.body() {
             Body::ClubChange(c) => Some(c.clone()),
+            _ => None,
+        };
+        let device_statement = match item.body() {
+            Body::DeviceLink(s) => Some(s.clone()),
             _ => None,
         };
         self.index.insert(&record);
@@ -210,6 +225,9 @@ impl Engine {
                 &change,
                 out,
             );
+        }
+        if let Some(statement) = device_statement {
+            self.apply_device_statement(now_ms, &statement, out);
         }
         if hops_left > 0 || by_catch_up {
             self.queue_push_as(now_ms, record.id, by_catch_up);

@@ -14,6 +14,7 @@ use super::Engine;
 use super::output::{Event, Output, SyncRole};
 use super::sync::{InSession, Queued, abort_message, abort_reason, sync_aborted};
 use crate::item::audience::Audience;
+use crate::policy::device_could_come_from;
 use crate::range_sync::{Reconciler, SyncSet};
 use crate::wire::{SYNC_FRAME_BYTES, WireMessage};
 
@@ -101,11 +102,16 @@ impl Engine {
                 // Anything this friend could send us: not ours, not expired,
                 // public, or club if the friend is or was a member, unless
                 // the friend wrote it (one-hop items come only from their
-                // author). Not what it is known to lack (`lacks.rs`): its
+                // author), devices if the friend and the author are our
+                // devices. Not what it is known to lack (`lacks.rs`): its
                 // set leaves those out too.
                 let shared = match meta.audience() {
                     Audience::Public => true,
                     Audience::Club(c) => self.clubs.was_member(c, &q.peer),
+                    Audience::Devices => {
+                        device_could_come_from(&self.local, &meta.route(), &q.peer, &self.devices)
+                            .is_ok()
+                    }
                     _ => false,
                 };
                 let could_come = !meta.is_by(local)

@@ -169,9 +169,23 @@ impl Engine {
             // Hops are not asked for either: the friend holds what we hold
             // with none left as much as the rest, so both sets have it.
             route.hops_left = route.hops_left.max(1);
-            if may_send(&self.local, &route, &view, &self.clubs, now_ms) {
+            if may_send(
+                &self.local,
+                &route,
+                &view,
+                &self.clubs,
+                &self.devices,
+                now_ms,
+            ) {
                 if lacking.is_some_and(|l| l.contains(id)) {
-                    if !may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms) {
+                    if !may_send(
+                        &self.local,
+                        &meta.route(),
+                        &view,
+                        &self.clubs,
+                        &self.devices,
+                        now_ms,
+                    ) {
                         // It lacks it and cannot have it from us: leave it
                         // out as its set does (`lacks.rs`).
                         continue;
@@ -268,7 +282,8 @@ impl Engine {
                 let Some(done) = self.sync.outbound.remove(peer) else {
                     return;
                 };
-                let items = self.sendable(now_ms, peer, &done.have);
+                let mut items = self.sendable(now_ms, peer, &done.have);
+                self.statements_first(&mut items);
                 self.learn_lacks(peer, &done.have, &items);
                 if items.is_empty() {
                     if let Some(p) = self.peers.get_mut(peer) {
@@ -305,12 +320,18 @@ impl Engine {
         have.iter()
             .filter_map(|&id| {
                 let meta = self.index.get(&id)?;
-                may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms).then_some(
-                    Announce {
-                        id,
-                        hops: meta.hops_left,
-                    },
+                may_send(
+                    &self.local,
+                    &meta.route(),
+                    &view,
+                    &self.clubs,
+                    &self.devices,
+                    now_ms,
                 )
+                .then_some(Announce {
+                    id,
+                    hops: meta.hops_left,
+                })
             })
             .collect()
     }
@@ -368,7 +389,14 @@ impl Engine {
                 continue;
             };
             if offers_hops(&meta)
-                && may_send(&self.local, &meta.route(), &view, &self.clubs, now_ms)
+                && may_send(
+                    &self.local,
+                    &meta.route(),
+                    &view,
+                    &self.clubs,
+                    &self.devices,
+                    now_ms,
+                )
             {
                 announces.push(Announce {
                     id: *id,

@@ -1,8 +1,8 @@
 //! Who may receive an item: public, friends, one named group, one friend,
-//! or the members of one club.
+//! the members of one club, or the author's person's devices.
 //!
 //! The textual form (`public`, `friends`, `group:NAME`, `peer:PEER_ID`,
-//! `club:NAME@FOUNDER`) is
+//! `club:NAME@FOUNDER`, `devices`) is
 //! what the CLI takes, what the `items.audience` column holds and what the
 //! CBOR payload carries.
 
@@ -35,14 +35,19 @@ pub enum Audience {
     /// The members of a club, relayed member to member up to `max_hops`;
     /// a non-member never receives one, even as a relay.
     Club(ClubRef),
+    /// The devices of the author's person only (`crate::devices`), relayed
+    /// device to device up to `max_hops`: never offered to, relayed
+    /// through, or accepted from any other node, on any path.
+    Devices,
 }
 
 /// Why a string is not an audience.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum AudienceError {
-    /// Neither `public`, `friends`, `group:NAME`, `peer:PEER_ID` nor `club:NAME@FOUNDER`.
+    /// Neither `public`, `friends`, `group:NAME`, `peer:PEER_ID`,
+    /// `club:NAME@FOUNDER` nor `devices`.
     #[error(
-        "unknown audience {0:?}: expected public, friends, group:NAME, peer:PEER_ID or club:NAME@FOUNDER"
+        "unknown audience {0:?}: expected public, friends, group:NAME, peer:PEER_ID, club:NAME@FOUNDER or devices"
     )]
     Unknown(String),
     /// `group:` with an empty, too long or oddly spelled name.
@@ -108,6 +113,7 @@ impl fmt::Display for Audience {
             Audience::Group(g) => write!(f, "group:{g}"),
             Audience::Peer(p) => write!(f, "peer:{p}"),
             Audience::Club(c) => write!(f, "club:{c}"),
+            Audience::Devices => f.write_str("devices"),
         }
     }
 }
@@ -119,6 +125,7 @@ impl FromStr for Audience {
         match s {
             "public" => Ok(Audience::Public),
             "friends" => Ok(Audience::Friends),
+            "devices" => Ok(Audience::Devices),
             _ => {
                 if let Some(name) = s.strip_prefix("group:") {
                     if valid_group_name(name) {
@@ -161,11 +168,17 @@ mod tests {
             Audience::Group("chess-club".into()),
             Audience::Peer(bob()),
             Audience::Club(ClubRef::new("chess", &bob()).unwrap()),
+            Audience::Devices,
         ] {
             assert_eq!(a.check(), Ok(()));
             assert_eq!(a.to_string().parse::<Audience>(), Ok(a));
         }
         assert_eq!(Audience::Peer(bob()).to_string(), format!("peer:{}", bob()));
+        assert_eq!(Audience::Devices.to_string(), "devices");
+        // On the wire (the payload's `audience`) it is that text too.
+        let wire = ciborium::Value::serialized(&Audience::Devices).unwrap();
+        assert_eq!(wire, ciborium::Value::Text("devices".into()));
+        assert_eq!(wire.deserialized::<Audience>().unwrap(), Audience::Devices);
     }
 
     #[test]
@@ -204,6 +217,14 @@ mod tests {
             "private".parse::<Audience>(),
             Err(AudienceError::Unknown(_))
         ));
+        for near in ["Devices", "devices:", "device", "devices:bob"] {
+            assert!(
+                matches!(near.parse::<Audience>(), Err(AudienceError::Unknown(_))),
+                "{near}"
+            );
+        }
+        let listed = AudienceError::Unknown("x".into()).to_string();
+        assert!(listed.contains("devices"), "{listed}");
         assert!(matches!(
             "group:".parse::<Audience>(),
             Err(AudienceError::BadGroupName(_))

@@ -6,9 +6,11 @@
 use serde::{Deserialize, Serialize, Serializer};
 
 use crate::club::ClubChange;
+use crate::devices::DeviceStatement;
 use crate::error::ItemError;
 use crate::item::id::ItemId;
 use crate::item::kinds::ItemKind;
+use crate::mind::MindRecord;
 
 /// A message in the shared notebook (HMP `notes`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -168,6 +170,10 @@ pub enum Body {
     ClubChange(ClubChange),
     /// See [`ReachableAt`].
     ReachableAt(ReachableAt),
+    /// One version of a record of a person's long-term memory.
+    MindRecord(MindRecord),
+    /// A device link or unlink statement (audience `devices`).
+    DeviceLink(DeviceStatement),
 }
 
 /// Written as the bare struct of its variant; the kind travels in the header.
@@ -182,6 +188,8 @@ impl Serialize for Body {
             Body::Retraction(b) => b.serialize(serializer),
             Body::ClubChange(b) => b.serialize(serializer),
             Body::ReachableAt(b) => b.serialize(serializer),
+            Body::MindRecord(b) => b.serialize(serializer),
+            Body::DeviceLink(b) => b.serialize(serializer),
         }
     }
 }
@@ -198,6 +206,8 @@ impl Body {
             Body::Retraction(_) => ItemKind::Retraction,
             Body::ClubChange(_) => ItemKind::ClubChange,
             Body::ReachableAt(_) => ItemKind::ReachableAt,
+            Body::MindRecord(_) => ItemKind::MindRecord,
+            Body::DeviceLink(_) => ItemKind::DeviceLink,
         }
     }
 
@@ -222,6 +232,8 @@ impl Body {
             ItemKind::Retraction => Body::Retraction(read(kind, value)?),
             ItemKind::ClubChange => Body::ClubChange(read(kind, value)?),
             ItemKind::ReachableAt => Body::ReachableAt(read(kind, value)?),
+            ItemKind::MindRecord => Body::MindRecord(read(kind, value)?),
+            ItemKind::DeviceLink => Body::DeviceLink(read(kind, value)?),
         })
     }
 }

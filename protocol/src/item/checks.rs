@@ -79,6 +79,10 @@ impl Body {
                 }
                 r.addresses.iter().try_for_each(|a| check_address(a))
             }
+            Body::MindRecord(r) => r.check(),
+            Body::DeviceLink(s) => s
+                .verify()
+                .map_err(|e| ItemError::BadDeviceLink(e.to_string())),
         }
     }
 }

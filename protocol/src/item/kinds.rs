@@ -26,11 +26,17 @@ pub enum ItemKind {
     ClubChange,
     /// Where the author can be reached now (its addresses), for its friends only.
     ReachableAt,
+    /// One version of one record of a person's long-term memory, for that
+    /// person's devices (`crate::mind`).
+    MindRecord,
+    /// A device link or unlink statement, for the author's person's
+    /// devices only (`crate::devices`).
+    DeviceLink,
 }
 
 impl ItemKind {
     /// Every kind, in code order.
-    pub const ALL: [ItemKind; 8] = [
+    pub const ALL: [ItemKind; 10] = [
         ItemKind::Note,
         ItemKind::StagnationStrategy,
         ItemKind::ThinkingMethod,
@@ -39,6 +45,8 @@ impl ItemKind {
         ItemKind::Retraction,
         ItemKind::ClubChange,
         ItemKind::ReachableAt,
+        ItemKind::MindRecord,
+        ItemKind::DeviceLink,
     ];
 
     /// The stable numeric code written in the payload.
@@ -52,6 +60,8 @@ impl ItemKind {
             ItemKind::Retraction => 6,
             ItemKind::ClubChange => 7,
             ItemKind::ReachableAt => 8,
+            ItemKind::MindRecord => 9,
+            ItemKind::DeviceLink => 10,
         }
     }
 
@@ -64,7 +74,8 @@ impl ItemKind {
     }
 
     /// The text name: `note`, `stagnation_strategy`, `thinking_method`,
-    /// `rating`, `llm_address`, `retraction`, `club_change` or `reachable_at`.
+    /// `rating`, `llm_address`, `retraction`, `club_change`, `reachable_at`,
+    /// `mind_record` or `device_link`.
     pub const fn as_str(self) -> &'static str {
         match self {
             ItemKind::Note => "note",
@@ -75,6 +86,8 @@ impl ItemKind {
             ItemKind::Retraction => "retraction",
             ItemKind::ClubChange => "club_change",
             ItemKind::ReachableAt => "reachable_at",
+            ItemKind::MindRecord => "mind_record",
+            ItemKind::DeviceLink => "device_link",
         }
     }
 }
@@ -113,7 +126,7 @@ mod tests {
         codes.dedup();
         assert_eq!(
             codes,
-            vec![1, 2, 3, 4, 5, 6, 7, 8],
+            vec![1, 2, 3, 4, 5, 6, 7, 8, 9, 10],
             "codes are wire format: never change them"
         );
     }
@@ -121,7 +134,7 @@ mod tests {
     #[test]
     fn unknown_names_and_codes_are_refused() {
         assert_eq!(ItemKind::from_code(0), Err(ItemError::UnknownKind(0)));
-        assert_eq!(ItemKind::from_code(9), Err(ItemError::UnknownKind(9)));
+        assert_eq!(ItemKind::from_code(999), Err(ItemError::UnknownKind(999)));
         assert!(matches!(
             "Note".parse::<ItemKind>(),
             Err(ItemError::UnknownKindName(_))

@@ -101,6 +101,24 @@ impl Payload {
                 c.club, c.club
             )));
         }
+        // A device statement travels among the person's devices only, and
+        // is published by a node that signed it.
+        if let Body::DeviceLink(d) = &self.body {
+            if self.audience != Audience::Devices {
+                return Err(ItemError::BadDeviceLink(
+                    "a device_link item must have audience devices".into(),
+                ));
+            }
+            if !d.signed_by(&self.author.peer_id_string()) {
+                return Err(ItemError::BadDeviceLink(
+                    "its author did not sign the statement".into(),
+                ));
+            }
+        }
+        // A person's memory is for the person's devices and nobody else.
+        if matches!(self.body, Body::MindRecord(_)) && self.audience != Audience::Devices {
+            return Err(ItemError::MindBeyondDevices);
+        }
         // Addresses are for the author's friends and never travel further.
         if matches!(self.body, Body::ReachableAt(_))
             && (self.audience != Audience::Friends || self.max_hops != 1)

@@ -87,6 +87,7 @@ impl ItemRecord {
             created_ms: self.created_ms,
             club_target: self.club_target.as_deref(),
             club_removal: self.club_removal,
+            device_statement: self.kind == ItemKind::DeviceLink,
         }
     }
 }

@@ -326,6 +326,7 @@ impl VerifiedItem {
             created_ms: self.0.payload.created_ms,
             club_target: club_target(self),
             club_removal: club_removal(self),
+            device_statement: self.kind() == ItemKind::DeviceLink,
         }
     }
 }

@@ -2,7 +2,9 @@
 //! whole drafts (always within the limits), and a few fixed sample items.
 #![allow(dead_code)] // each test file uses a different subset
 
+use porfiry_protocol::devices::{DeviceStatement, DeviceUnlink, LinkProposal};
 use porfiry_protocol::limits::{MAX_HOPS, MAX_SCORE, MIN_SCORE};
+use porfiry_protocol::mind::{MindRecord, MindTable, MindValue, VersionVector};
 use porfiry_protocol::{
     Audience, Body, ClubAction, ClubChange, ClubRef, ItemId, LlmAddress, LlmLimits, NodeKey, Note,
     PayloadDraft, Rating, ReachableAt, Retraction, StagnationStrategy, ThinkingMethod,
@@ -33,6 +35,7 @@ pub fn audience() -> impl Strategy<Value = Audience> {
         Just(Audience::Public),
         Just(Audience::Friends),
         "[a-z0-9_-]{1,32}".prop_map(Audience::Group),
+        Just(Audience::Devices),
     ]
 }
 
@@ -151,7 +154,77 @@ pub fn body() -> impl Strategy<Value = Body> {
                     target: peer(target),
                 })
             }),
+        mind_record().prop_map(Body::MindRecord),
+        device_statement().prop_map(Body::DeviceLink),
     ]
+}
+
+/// The node that signs every generated device statement (`key(1)`): an
+/// item carrying one must be signed by a side of it, so sign drafts with
+/// [`signer`].
+pub const DEVICE_SIGNER: u8 = 1;
+
+/// A device link of `key(DEVICE_SIGNER)` with another node, or its unlink.
+pub fn device_statement() -> impl Strategy<Value = DeviceStatement> {
+    (
+        any::<[u8; 32]>().prop_filter("another node", |s| *s != [DEVICE_SIGNER; 32]),
+        any::<u64>(),
+        any::<bool>(),
+    )
+        .prop_map(|(seed, at_ms, unlink)| {
+            let (me, other) = (key(DEVICE_SIGNER), NodeKey::from_seed(seed));
+            let other_id = other.peer_id().to_string();
+            if unlink {
+                DeviceStatement::Unlink(DeviceUnlink::sign(&me, &other_id, at_ms).expect("signs"))
+            } else {
+                let proposal = LinkProposal::new(&me, &other_id, at_ms).expect("proposes");
+                DeviceStatement::Link(proposal.countersign(&other).expect("countersigns"))
+            }
+        })
+}
+
+/// The key to sign `d` with: `key(DEVICE_SIGNER)` for a device statement
+/// (only its sides may publish it), else the key of `seed`.
+pub fn signer(d: &PayloadDraft, seed: [u8; 32]) -> NodeKey {
+    match d.body {
+        Body::DeviceLink(_) => key(DEVICE_SIGNER),
+        _ => NodeKey::from_seed(seed),
+    }
+}
+
+/// A mind record within its limits: 1 to 3 devices in its vector, a few
+/// fields of every value type (none when it is a tombstone).
+pub fn mind_record() -> impl Strategy<Value = MindRecord> {
+    let value = prop_oneof![
+        short().prop_map(MindValue::Text),
+        any::<i64>().prop_map(MindValue::Int),
+        any::<bool>().prop_map(MindValue::Bool),
+    ];
+    (
+        0..MindTable::ALL.len(),
+        any::<[u8; 16]>(),
+        prop::collection::vec((any::<[u8; 32]>(), 1u64..4), 1..4),
+        any::<u64>(),
+        any::<bool>(),
+        prop::collection::btree_map("[a-z_]{1,12}", value, 0..5),
+    )
+        .prop_map(|(table, key, devices, at_ms, deleted, fields)| {
+            let mut vv = VersionVector::new();
+            for (seed, writes) in devices {
+                let device = NodeKey::from_seed(seed).peer_id().to_string();
+                for _ in 0..writes {
+                    vv.bump(&device).expect("at most 3 devices");
+                }
+            }
+            MindRecord {
+                table: MindTable::ALL[table],
+                key,
+                vv,
+                at_ms,
+                deleted,
+                fields: if deleted { Default::default() } else { fields },
+            }
+        })
 }
 
 pub fn draft() -> impl Strategy<Value = PayloadDraft> {
@@ -171,6 +244,10 @@ pub fn draft() -> impl Strategy<Value = PayloadDraft> {
                     Body::ClubChange(c) => Audience::Club(c.club.clone()),
                     // Addresses go to the author's friends, one hop.
                     Body::ReachableAt(_) => Audience::Friends,
+                    // Device statements go to the person's devices.
+                    Body::DeviceLink(_) => Audience::Devices,
+                    // A person's memory goes to the person's devices only.
+                    Body::MindRecord(_) => Audience::Devices,
                     _ => audience,
                 },
                 max_hops: match &body {

@@ -7,6 +7,7 @@ use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
 
 use porfiry_protocol::ItemRecord;
+use porfiry_protocol::devices::DeviceBook;
 use porfiry_protocol::engine::{Engine, EngineConfig, Inbound, Input, Output};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_protocol::{Audience, ItemId, NodeKey, VerifiedItem};
@@ -234,6 +235,16 @@ impl Net {
                 self.connect(n, f);
             }
         }
+    }
+
+    /// Hands node `n`'s engine a device book, as a driver does after a
+    /// link made over a stream, and carries out what that sets in motion.
+    pub fn set_devices(&mut self, n: usize, book: DeviceBook) {
+        let outputs = self.nodes[n]
+            .engine
+            .set_devices(self.now, book)
+            .expect("a book of the node itself");
+        self.apply(n, outputs);
     }
 
     /// Node `n` publishes `item` now.
@@ -519,6 +530,8 @@ impl Net {
                 .collect(),
             // Depends on the club's membership: engine_clubs.rs computes it.
             Audience::Club(_) => panic!("club audiences: see engine_clubs.rs"),
+            // Depends on the device links: engine_devices.rs computes it.
+            Audience::Devices => panic!("devices audiences: see engine_devices.rs"),
         };
         set.insert(author);
         set

@@ -5,6 +5,7 @@
 //! envelope does not hold one refuses its batch.
 
 use porfiry_protocol::club::{CLUB_MAX_HOPS, ClubAction, ClubChange, ClubRef};
+use porfiry_protocol::devices::DeviceBook;
 use porfiry_protocol::{
     Audience, Body, ClubBook, ItemRecord, NodeKey, Note, PayloadDraft, VerifiedItem, sign,
 };
@@ -126,7 +127,7 @@ fn the_friend_query_follows_the_club_rules() {
     // Node 2 relays to member 3, never to non-member 4 (even with the book).
     let me = peer(2);
     let to3 = store
-        .items_for_friend(&me, &peer(3), &[], &book, 300)
+        .items_for_friend(&me, &peer(3), &[], &book, &DeviceBook::new(&me), 300)
         .unwrap();
     let ids: Vec<_> = to3.iter().map(|i| i.record.id).collect();
     assert!(
@@ -135,13 +136,13 @@ fn the_friend_query_follows_the_club_rules() {
     );
     assert!(
         store
-            .items_for_friend(&me, &peer(4), &[], &book, 300)
+            .items_for_friend(&me, &peer(4), &[], &book, &DeviceBook::new(&me), 300)
             .unwrap()
             .is_empty()
     );
     assert_eq!(
         store
-            .item_keys_for_friend(&me, &peer(3), &[], &book, 300)
+            .item_keys_for_friend(&me, &peer(3), &[], &book, &DeviceBook::new(&me), 300)
             .unwrap()
             .len(),
         to3.len()
@@ -149,7 +150,14 @@ fn the_friend_query_follows_the_club_rules() {
     // Without the book nobody is a member: nothing of the club leaves.
     assert!(
         store
-            .items_for_friend(&me, &peer(3), &[], &ClubBook::new(), 300)
+            .items_for_friend(
+                &me,
+                &peer(3),
+                &[],
+                &ClubBook::new(),
+                &DeviceBook::new(&me),
+                300
+            )
             .unwrap()
             .is_empty()
     );

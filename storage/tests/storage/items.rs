@@ -1,6 +1,7 @@
 //! The replicated items table, tombstones, and the one "may this friend
 //! receive it" query.
 
+use porfiry_protocol::devices::DeviceBook;
 use porfiry_protocol::{Audience, ClubBook, FriendView, ItemId, ItemKind, ItemRecord, may_send};
 use porfiry_storage::{StorageError, StoredItem, limits::MAX_ITEMS_PER_BATCH};
 use proptest::prelude::*;
@@ -57,18 +58,25 @@ fn a_direct_message_is_for_its_addressee_only() {
     store.insert_items(std::slice::from_ref(&dm)).unwrap();
     assert_eq!(store.get_item(&dm.record.id).unwrap(), Some(dm.clone()));
     let for_bob = store
-        .items_for_friend(ME, BOB, &[], &ClubBook::new(), 0)
+        .items_for_friend(ME, BOB, &[], &ClubBook::new(), &DeviceBook::new(ME), 0)
         .unwrap();
     assert_eq!(for_bob, std::slice::from_ref(&dm));
     assert!(
         store
-            .items_for_friend(ME, CAROL, &[], &ClubBook::new(), 0)
+            .items_for_friend(ME, CAROL, &[], &ClubBook::new(), &DeviceBook::new(ME), 0)
             .unwrap()
             .is_empty()
     );
     assert!(
         store
-            .item_keys_for_friend(ME, CAROL, &["family".into()], &ClubBook::new(), 0)
+            .item_keys_for_friend(
+                ME,
+                CAROL,
+                &["family".into()],
+                &ClubBook::new(),
+                &DeviceBook::new(ME),
+                0
+            )
             .unwrap()
             .is_empty()
     );
@@ -402,7 +410,14 @@ fn items_for_friend_follows_the_policy() {
         .unwrap();
     let ids = |groups: &[String], friend: &str| -> Vec<u8> {
         store
-            .items_for_friend(ME, friend, groups, &ClubBook::new(), 1_000)
+            .items_for_friend(
+                ME,
+                friend,
+                groups,
+                &ClubBook::new(),
+                &DeviceBook::new(ME),
+                1_000,
+            )
             .unwrap()
             .iter()
             .map(|i| i.record.id.0[0])
@@ -426,7 +441,7 @@ fn hand_corrupted_columns_are_clear_errors() {
     let raw = crate::raw(&store);
     raw.execute("UPDATE items SET audience = 'group:BAD GROUP'", [])
         .unwrap();
-    match store.items_for_friend(ME, BOB, &[], &ClubBook::new(), 0) {
+    match store.items_for_friend(ME, BOB, &[], &ClubBook::new(), &DeviceBook::new(ME), 0) {
         Err(StorageError::BadColumn {
             table: "items",
             column,
@@ -526,13 +541,13 @@ proptest! {
         let (_dir, store) = temp_store();
         store.insert_items(&items).unwrap();
         let groups: Vec<String> = if in_family { vec!["family".into()] } else { vec![] };
-        let full = store.items_for_friend(ME, friend, &groups, &ClubBook::new(), now).unwrap();
+        let full = store.items_for_friend(ME, friend, &groups, &ClubBook::new(), &DeviceBook::new(ME), now).unwrap();
         let got: Vec<ItemId> = full.iter().map(|i| i.record.id).collect();
         let keys: Vec<(u64, ItemId)> = full.iter().map(|i| (i.record.created_ms, i.record.id)).collect();
-        prop_assert_eq!(store.item_keys_for_friend(ME, friend, &groups, &ClubBook::new(), now).unwrap(), keys);
+        prop_assert_eq!(store.item_keys_for_friend(ME, friend, &groups, &ClubBook::new(), &DeviceBook::new(ME), now).unwrap(), keys);
         let view = FriendView { peer_id: friend, groups: &groups };
         let mut stored = store.item_records().unwrap();
-        stored.retain(|i| may_send(ME, &i.route(), &view, &ClubBook::new(), now));
+        stored.retain(|i| may_send(ME, &i.route(), &view, &ClubBook::new(), &DeviceBook::new(ME), now));
         let want: Vec<ItemId> = stored.into_iter().map(|i| i.id).collect();
         prop_assert_eq!(got, want);
     }

@@ -66,9 +66,31 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 9);
+    assert_eq!(SCHEMA_VERSION, 10);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
+    // Every memory row written before version 10 waits to be published to
+    // the person's devices (issue 45).
+    let memory: u64 = [
+        "diary_entries",
+        "concepts",
+        "links",
+        "goals",
+        "tasks",
+        "llm_memory",
+    ]
+    .iter()
+    .map(|t| {
+        rusqlite::Connection::open(&path)
+            .unwrap()
+            .query_row(&format!("SELECT COUNT(*) FROM {t}"), [], |r| {
+                r.get::<_, u64>(0)
+            })
+            .unwrap()
+    })
+    .sum();
+    assert!(memory > 0, "the version-one file has memory rows");
+    assert_eq!(store.mind_outbox_len().unwrap(), memory);
 
     let family = store.get::<Note>(7).unwrap().row;
     assert_eq!(family.text, "family news");
@@ -91,6 +113,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
             &peer(2),
             &[],
             &porfiry_protocol::ClubBook::new(),
+            &porfiry_protocol::devices::DeviceBook::new(&peer(1)),
             100,
         )
         .unwrap();
@@ -177,6 +200,30 @@ fn a_version_three_file_with_repeated_names_upgrades() {
              DROP TABLE clubs;
              DROP TABLE turn_records;
              DROP TABLE chat_messages;
+             DROP TABLE device_links;
+             DROP TABLE mind_records;
+             DROP TABLE mind_versions;
+             DROP TABLE mind_conflicts;
+             DROP TABLE mind_outbox;
+             DROP TABLE mind_applying;
+             DROP TRIGGER mind_diary_write;
+             DROP TRIGGER mind_diary_edit;
+             DROP TRIGGER mind_diary_delete;
+             DROP TRIGGER mind_concept_write;
+             DROP TRIGGER mind_concept_edit;
+             DROP TRIGGER mind_concept_delete;
+             DROP TRIGGER mind_link_write;
+             DROP TRIGGER mind_link_edit;
+             DROP TRIGGER mind_link_delete;
+             DROP TRIGGER mind_goal_write;
+             DROP TRIGGER mind_goal_edit;
+             DROP TRIGGER mind_goal_delete;
+             DROP TRIGGER mind_task_write;
+             DROP TRIGGER mind_task_edit;
+             DROP TRIGGER mind_task_delete;
+             DROP TRIGGER mind_llm_memory_write;
+             DROP TRIGGER mind_llm_memory_edit;
+             DROP TRIGGER mind_llm_memory_delete;
              UPDATE agent_peers SET name = 'Anna' WHERE id = 1;
              UPDATE agent_peers SET name = 'anna' WHERE id = 2;
              UPDATE agent_peers SET name = 'bob' WHERE id = 3;

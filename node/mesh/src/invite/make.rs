@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use porfiry_storage::{
-    MAX_INVITATION_NAME_BYTES, NewInvitation, StorageError, Store, check_groups,
+    InvitationKind, MAX_INVITATION_NAME_BYTES, NewInvitation, StorageError, Store, check_groups,
 };
 
 use super::code::{CodeError, InviteCode, MAX_CODE_ADDRESSES};
@@ -25,6 +25,8 @@ pub struct InvitationRequest {
     pub valid_for: Duration,
     /// Addresses the other node should dial (`<addr>[/p2p/<us>]`).
     pub addresses: Vec<String>,
+    /// A friend's invitation, or a device link's (`porfiry devices link`).
+    pub kind: InvitationKind,
 }
 
 /// Why no invitation was made.
@@ -94,6 +96,7 @@ pub fn make_invitation(
             name: request.name.clone(),
             groups: request.groups.clone(),
             expires_ms: now_ms.saturating_add(valid_ms),
+            kind: request.kind,
         },
         now_ms,
     )?;

@@ -3,7 +3,7 @@
 //! mark it used and add the joiner as a friend with the invitation's name
 //! and groups. A refused secret writes nothing.
 
-use porfiry_storage::{Friend, StorageError, Store};
+use porfiry_storage::{Friend, InvitationKind, StorageError, Store};
 
 use super::code::Secret;
 use super::secret::{Refusal, hash_secret, judge};
@@ -32,7 +32,7 @@ pub fn redeem(
     let hash = hash_secret(secret);
     let outcome = store.transaction(|s| {
         let found = s.invitation_by_hash(&hash)?;
-        let id = match judge(found.as_ref(), &hash, now_ms) {
+        let id = match judge(found.as_ref(), &hash, InvitationKind::Friend, now_ms) {
             Ok(id) => id,
             Err(refusal) => return Ok(Err(refusal)),
         };
@@ -99,6 +99,7 @@ mod tests {
                     name: "anna".into(),
                     groups: vec!["family".into()],
                     expires_ms: 1_000,
+                    kind: InvitationKind::Friend,
                 },
                 0,
             )

@@ -7,7 +7,7 @@
 //! secret, which does not help guessing it. The comparison after the
 //! lookup is constant-time all the same (`subtle`).
 
-use porfiry_storage::Invitation;
+use porfiry_storage::{Invitation, InvitationKind};
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
 
@@ -31,6 +31,19 @@ pub enum Refusal {
     /// The inviter failed to check it (database error).
     #[error("the inviter could not check the code (its error); try again")]
     Failed,
+    /// A friend's invitation presented to link a device.
+    #[error(
+        "this code invites a friend, it does not link a device: use `porfiry join CODE`, or ask for `porfiry devices link` on the other device"
+    )]
+    NotADeviceCode,
+    /// A device link presented to become a friend.
+    #[error(
+        "this code links a device of the same person: use `porfiry devices join CODE`, or ask for `porfiry invite` to become a friend"
+    )]
+    DeviceCode,
+    /// The device link was not countersigned properly (a bad signature).
+    #[error("the device link's signatures do not verify; nothing was linked")]
+    BadSignature,
 }
 
 /// A fresh secret from the OS random source.
@@ -46,11 +59,14 @@ pub fn hash_secret(secret: &Secret) -> [u8; 32] {
     Sha256::digest(secret).into()
 }
 
-/// Judges `presented` (a hash) against the invitation found for it, at
-/// `now_ms`: the row id to redeem, or why not.
+/// Judges `presented` (a hash), presented to become `wanted` (a friend or
+/// a device), against the invitation found for it, at `now_ms`: the row id
+/// to redeem, or why not. The kind is judged last, so a wrong code's
+/// refusal says nothing about which kinds are open.
 pub fn judge(
     found: Option<&Invitation>,
     presented: &[u8; 32],
+    wanted: InvitationKind,
     now_ms: u64,
 ) -> Result<i64, Refusal> {
     let Some(inv) = found else {
@@ -65,12 +81,18 @@ pub fn judge(
     if inv.expires_ms <= now_ms {
         return Err(Refusal::Expired);
     }
-    Ok(inv.id)
+    match (inv.kind, wanted) {
+        (InvitationKind::Friend, InvitationKind::Device) => Err(Refusal::NotADeviceCode),
+        (InvitationKind::Device, InvitationKind::Friend) => Err(Refusal::DeviceCode),
+        _ => Ok(inv.id),
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const FRIEND: InvitationKind = InvitationKind::Friend;
 
     fn invitation(secret: &Secret) -> Invitation {
         Invitation {
@@ -82,6 +104,7 @@ mod tests {
             expires_ms: 1_000,
             used_ms: None,
             used_by: None,
+            kind: InvitationKind::Friend,
         }
     }
 
@@ -99,12 +122,35 @@ mod tests {
     fn the_right_secret_before_expiry_is_accepted_once() {
         let s = [1; SECRET_BYTES];
         let inv = invitation(&s);
-        assert_eq!(judge(Some(&inv), &hash_secret(&s), 999), Ok(4));
+        assert_eq!(judge(Some(&inv), &hash_secret(&s), FRIEND, 999), Ok(4));
         let mut used = inv.clone();
         used.used_ms = Some(500);
         assert_eq!(
-            judge(Some(&used), &hash_secret(&s), 600),
+            judge(Some(&used), &hash_secret(&s), FRIEND, 600),
             Err(Refusal::Used)
+        );
+    }
+
+    #[test]
+    fn a_code_works_only_for_its_own_kind() {
+        let s = [1; SECRET_BYTES];
+        let friend = invitation(&s);
+        let mut device = friend.clone();
+        device.kind = InvitationKind::Device;
+        let h = hash_secret(&s);
+        assert_eq!(judge(Some(&device), &h, InvitationKind::Device, 9), Ok(4));
+        assert_eq!(
+            judge(Some(&friend), &h, InvitationKind::Device, 9),
+            Err(Refusal::NotADeviceCode)
+        );
+        assert_eq!(
+            judge(Some(&device), &h, FRIEND, 9),
+            Err(Refusal::DeviceCode)
+        );
+        // A wrong secret says nothing of the kinds open.
+        assert_eq!(
+            judge(Some(&device), &hash_secret(&[2; SECRET_BYTES]), FRIEND, 9),
+            Err(Refusal::Unknown)
         );
     }
 
@@ -112,13 +158,16 @@ mod tests {
     fn wrong_missing_and_expired_secrets_are_refused() {
         let s = [1; SECRET_BYTES];
         let inv = invitation(&s);
-        assert_eq!(judge(None, &hash_secret(&s), 0), Err(Refusal::Unknown));
         assert_eq!(
-            judge(Some(&inv), &hash_secret(&[2; SECRET_BYTES]), 0),
+            judge(None, &hash_secret(&s), FRIEND, 0),
             Err(Refusal::Unknown)
         );
         assert_eq!(
-            judge(Some(&inv), &hash_secret(&s), 1_000),
+            judge(Some(&inv), &hash_secret(&[2; SECRET_BYTES]), FRIEND, 0),
+            Err(Refusal::Unknown)
+        );
+        assert_eq!(
+            judge(Some(&inv), &hash_secret(&s), FRIEND, 1_000),
             Err(Refusal::Expired)
         );
     }

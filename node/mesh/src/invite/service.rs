@@ -8,6 +8,7 @@
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use porfiry_storage::InvitationKind;
 use tokio::sync::Semaphore;
 use tokio::task::JoinHandle;
 
@@ -156,7 +157,10 @@ async fn refresh_door(node: &NodeHandle, door: &InviteDoor) -> Option<u64> {
 
 async fn exchange(node: &NodeHandle, peer: PeerId, mut stream: Stream, admitted: bool) {
     let run = async {
-        let secret = read_request(&mut stream).await?;
+        let (secret, kind) = read_request(&mut stream).await?;
+        if kind == InvitationKind::Device {
+            return crate::devices::link_exchange(node, peer, &mut stream, secret, admitted).await;
+        }
         let answer = if !admitted {
             Err(Refusal::RateLimited)
         } else {

@@ -43,6 +43,9 @@ pub enum NodeError {
     /// An advertisement could not be signed or stored.
     #[error(transparent)]
     Sharing(#[from] SharingError),
+    /// A device command was refused (not a device, a bad statement).
+    #[error(transparent)]
+    Devices(#[from] crate::devices::DevicesError),
     /// The node has stopped; the call was not carried out.
     #[error("the node has stopped")]
     Stopped,

@@ -490,6 +490,7 @@ fn db_err(e: DbError) -> NodeError {
 }
 
 mod clubs;
+mod devices;
 mod invitations;
 #[cfg(test)]
 mod tests;

@@ -88,3 +88,9 @@ pub const DEFAULT_SERVER_LISTEN: &str = "/ip4/0.0.0.0/tcp/4001";
 /// slot a second later; half a second folds a burst into one item while
 /// friends still learn of a move within a second.
 pub const REACH_SETTLE_MS: u64 = 500;
+
+/// Batches of memory versions ([`crate::devices::publish::MIND_PUBLISH_BATCH`]
+/// each) one scan signs at most: 2,048 versions, well under a second of
+/// signing, so the loop keeps answering friends while a first link
+/// publishes a whole diary (the next scan, a watcher poll later, goes on).
+pub const MIND_BATCHES_PER_SCAN: usize = 8;

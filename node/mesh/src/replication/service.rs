@@ -176,8 +176,14 @@ pub async fn run_node(
             let friends = friend_set::with_told(friend_set::load(s)?, &announced);
             let told = own_reach(s, &start_key)?;
             let clubs = s.club_book()?;
-            let engine =
+            let devices = s.device_book(&local)?;
+            let mut engine =
                 s.with_item_records(|records| Engine::with_clubs(engine_config, records, clubs))?;
+            // No friend is connected yet: the book's outputs (sessions
+            // toward new devices) have nobody to start for.
+            if let Err(e) = engine.set_devices(0, devices) {
+                tracing::warn!(error = %e, "the device book was refused; devices get nothing");
+            }
             Ok((friends, engine, announced, told))
         })
         .await??;

@@ -41,7 +41,14 @@ impl Node {
             .db
             .read(move |s| -> Result<Engine, ReplicationError> {
                 let clubs = s.club_book()?;
-                Ok(s.with_item_records(|records| Engine::with_clubs(config, records, clubs))?)
+                let devices = s.device_book(&config.local_peer)?;
+                let mut engine =
+                    s.with_item_records(|records| Engine::with_clubs(config, records, clubs))?;
+                // Reconnecting below starts the sessions toward devices.
+                if let Err(e) = engine.set_devices(0, devices) {
+                    tracing::warn!(error = %e, "the device book was refused; devices get nothing");
+                }
+                Ok(engine)
             })
             .await??;
         self.engine = engine;

@@ -10,8 +10,9 @@ use porfiry_storage::db::Answer;
 use porfiry_storage::{MAX_PAGE_IDS, StorageError};
 
 use super::Node;
+use crate::devices::publish::{MIND_PUBLISH_BATCH, publish_mind};
 use crate::replication::error::ReplicationError;
-use crate::replication::limits::{OWN_ITEM_LOOKBACK_MS, OWN_READ_PART};
+use crate::replication::limits::{MIND_BATCHES_PER_SCAN, OWN_ITEM_LOOKBACK_MS, OWN_READ_PART};
 use crate::sharing::publish::publish_pending;
 
 impl Node {
@@ -28,7 +29,42 @@ impl Node {
             .await?;
         self.skipped = skipped;
         self.publish(items?).await?;
-        self.publish_signed_elsewhere(now).await
+        // Items signed elsewhere first: a device link stored by `porfiry
+        // devices join` must reach the engine before the memory it routes.
+        self.publish_signed_elsewhere(now).await?;
+        self.publish_mind(now).await
+    }
+
+    /// Signs this device's memory changes for its other devices (nothing
+    /// while it has none), up to `MIND_BATCHES_PER_SCAN` batches, and
+    /// hands them to the engine. A failure is logged: the changes stay
+    /// queued for the next scan.
+    async fn publish_mind(&mut self, now: u64) -> Result<(), ReplicationError> {
+        for _ in 0..MIND_BATCHES_PER_SCAN {
+            let key = self.key.clone();
+            let published = self.db.write(move |s| publish_mind(s, &key, now)).await?;
+            let published = match published {
+                Ok(p) => p,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot publish the memory to this person's devices");
+                    return Ok(());
+                }
+            };
+            let more = published.left > 0 && published.versions.len() == MIND_PUBLISH_BATCH;
+            if !published.versions.is_empty() || published.conflicts > 0 {
+                tracing::debug!(
+                    versions = published.versions.len(),
+                    conflicts = published.conflicts,
+                    left = published.left,
+                    "memory published to this person's devices"
+                );
+            }
+            self.publish(published.versions).await?;
+            if !more {
+                break;
+            }
+        }
+        Ok(())
     }
 
     /// Hands our own `items` to the engine, and the batch they join to

@@ -183,7 +183,15 @@ fn local_row(item: &VerifiedItem) -> Option<Row> {
         }
         // Club changes live in `club_changes` (storage keeps them); a
         // friend's addresses stay in `items`, where the friend set reads them.
-        Body::Retraction(_) | Body::ClubChange(_) | Body::ReachableAt(_) => return None,
+        // Mind records are merged by their own rule (`porfiry_protocol::mind`);
+        // device statements live in `device_links` (storage keeps them).
+        Body::Retraction(_)
+        | Body::ClubChange(_)
+        | Body::ReachableAt(_)
+        | Body::MindRecord(_)
+        | Body::DeviceLink(_) => {
+            return None;
+        }
     };
     Some(row)
 }

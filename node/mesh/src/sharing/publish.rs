@@ -231,6 +231,7 @@ pub fn note_draft(n: &Note, audience: &Audience, created_ms: u64) -> PayloadDraf
         max_hops: match audience {
             Audience::Peer(_) => DIRECT_MESSAGE_MAX_HOPS,
             Audience::Club(_) => CLUB_MAX_HOPS,
+            Audience::Devices => porfiry_protocol::devices::DEVICES_MAX_HOPS,
             _ => DEFAULT_NOTE_MAX_HOPS,
         },
         expires_ms: None,

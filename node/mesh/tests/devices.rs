@@ -1,0 +1,228 @@
+//! A person's devices between real nodes on loopback: `link_device` and
+//! `join_device` make two nodes devices of one person over
+//! `/porfiry/invite/1`; a diary entry and a goal written on one reach the
+//! other's tables, and a friend of both never gets a byte of them; a code
+//! used twice, or a friend's code used to link, is refused; after an
+//! unlink nothing more flows.
+
+use std::future::Future;
+use std::time::Duration;
+
+use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::invite::InviteService;
+use porfiry_mesh::invite::secret::Refusal;
+use porfiry_mesh::invite::{InvitationRequest, PresentError};
+use porfiry_mesh::net::{Multiaddr, Profile};
+use porfiry_mesh::node::InvitationError;
+use porfiry_mesh::{Node, NodeConfig, NodeHandle, NodeJoin};
+use porfiry_protocol::ItemKind;
+use porfiry_storage::Store;
+
+/// How long a condition may take: loopback links and catch-ups take
+/// milliseconds; 60 s only trips on a real hang on a loaded 2-core machine.
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Between two looks at a condition.
+const POLL: Duration = Duration::from_millis(25);
+
+async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + DEADLINE;
+    loop {
+        if let Some(v) = check().await {
+            return v;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        tokio::time::sleep(POLL).await;
+    }
+}
+
+fn spawn(dir: &DataDir) -> (NodeHandle, NodeJoin) {
+    let listen: Vec<Multiaddr> = vec!["/ip4/127.0.0.1/tcp/0".parse().unwrap()];
+    Node::spawn(NodeConfig::new(dir.clone(), Profile::Server, listen)).unwrap()
+}
+
+async fn wait_listening(node: &NodeHandle) -> String {
+    let mut listening = node.listening();
+    let list = listening
+        .wait_for(|a| !a.is_empty())
+        .await
+        .expect("the node listens");
+    list[0].split("/p2p/").next().unwrap().to_owned()
+}
+
+fn texts(dir: &DataDir, sql: &str) -> Vec<String> {
+    let conn = rusqlite::Connection::open(dir.db_path()).unwrap();
+    let mut stmt = conn.prepare(sql).unwrap();
+    stmt.query_map([], |r| r.get(0))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+fn exec(dir: &DataDir, sql: &str) {
+    rusqlite::Connection::open(dir.db_path())
+        .unwrap()
+        .execute_batch(sql)
+        .unwrap();
+}
+
+fn kind_count(dir: &DataDir, kind: ItemKind) -> usize {
+    Store::open(dir.db_path())
+        .unwrap()
+        .items_of_kind(kind)
+        .unwrap()
+        .len()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn linked_devices_share_the_memory_and_a_friend_of_both_gets_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let [server_dir, phone_dir, friend_dir] =
+        ["server", "phone", "friend"].map(|n| DataDir::new(tmp.path().join(n)));
+    let (server, server_join) = spawn(&server_dir);
+    let (phone, phone_join) = spawn(&phone_dir);
+    let (friend, friend_join) = spawn(&friend_dir);
+    let invites = InviteService::start(&server).unwrap();
+    let server_addr = wait_listening(&server).await;
+    let friend_addr = wait_listening(&friend).await;
+    let phone_addr = wait_listening(&phone).await;
+
+    // Written before the link: it travels too (the first link publishes
+    // the whole memory).
+    exec(
+        &phone_dir,
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('before the link', 1, 1)",
+    );
+
+    // A friend's invitation does not link a device.
+    let friend_code = server
+        .invite(InvitationRequest {
+            valid_for: Duration::from_secs(600),
+            ..InvitationRequest::default()
+        })
+        .await
+        .unwrap();
+    let refused = phone.join_device(&friend_code).await.unwrap_err();
+    assert!(
+        matches!(
+            refused,
+            InvitationError::Present(PresentError::Refused(Refusal::NotADeviceCode))
+        ),
+        "{refused}"
+    );
+
+    let code = server.link_device(Duration::from_secs(600)).await.unwrap();
+    let linked = phone.join_device(&code).await.unwrap();
+    assert_eq!(linked.peer, server.peer_id());
+    // Single use.
+    let again = friend.join_device(&code).await.unwrap_err();
+    assert!(
+        matches!(
+            again,
+            InvitationError::Present(PresentError::Refused(Refusal::Used))
+        ),
+        "{again}"
+    );
+    let on_server = server.devices().await.unwrap();
+    assert_eq!(on_server.len(), 1);
+    assert_eq!(on_server[0].peer, phone.peer_id());
+    assert_eq!(on_server[0].linked_since_ms, linked.linked_since_ms);
+
+    // The friend is a friend of both, not a device.
+    for (node, addr) in [(&server, &server_addr), (&phone, &phone_addr)] {
+        friend
+            .add_friend(node.peer_id(), vec![addr.clone()], vec![])
+            .await
+            .unwrap();
+        node.add_friend(friend.peer_id(), vec![friend_addr.clone()], vec![])
+            .await
+            .unwrap();
+    }
+
+    exec(
+        &phone_dir,
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('went to the sea', 2, 2);
+         INSERT INTO goals (title, created, updated) VALUES ('learn to swim', 2, 2);",
+    );
+    eventually("the phone's diary and goal on the server", || async {
+        let diary = texts(&server_dir, "SELECT text FROM diary_entries ORDER BY text");
+        let goals = texts(&server_dir, "SELECT title FROM goals");
+        (diary == ["before the link", "went to the sea"] && goals == ["learn to swim"])
+            .then_some(())
+    })
+    .await;
+    // And back: an edit on the server reaches the phone.
+    exec(
+        &server_dir,
+        "UPDATE diary_entries SET text = 'went to the sea, swam' WHERE text = 'went to the sea'",
+    );
+    eventually("the server's edit on the phone", || async {
+        texts(&phone_dir, "SELECT text FROM diary_entries ORDER BY text")
+            .contains(&"went to the sea, swam".to_owned())
+            .then_some(())
+    })
+    .await;
+    // A note to friends reaches the friend meanwhile, so it was connected
+    // and catching up all along.
+    phone
+        .post_note(porfiry_mesh::NotePost {
+            text: "hello".into(),
+            audience: "friends".parse().unwrap(),
+            reply_to: None,
+        })
+        .await
+        .unwrap();
+    eventually("the phone's note at the friend", || async {
+        (kind_count(&friend_dir, ItemKind::Note) == 1).then_some(())
+    })
+    .await;
+    assert_eq!(kind_count(&friend_dir, ItemKind::MindRecord), 0);
+    assert_eq!(kind_count(&friend_dir, ItemKind::DeviceLink), 0);
+    assert!(texts(&friend_dir, "SELECT text FROM diary_entries").is_empty());
+
+    // Unlinked: the server learns, and a new entry stays on the phone.
+    phone.unlink_device(server.peer_id()).await.unwrap();
+    eventually("the unlink on the server", || async {
+        server.devices().await.unwrap().is_empty().then_some(())
+    })
+    .await;
+    exec(
+        &phone_dir,
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('after the unlink', 3, 3)",
+    );
+    // A note posted after the entry reaches the server: the entry would
+    // have been published before it, had it been published at all.
+    phone
+        .post_note(porfiry_mesh::NotePost {
+            text: "after".into(),
+            audience: "friends".parse().unwrap(),
+            reply_to: None,
+        })
+        .await
+        .unwrap();
+    eventually("the later note on the server", || async {
+        (kind_count(&server_dir, ItemKind::Note) == 2).then_some(())
+    })
+    .await;
+    assert!(
+        !texts(&server_dir, "SELECT text FROM diary_entries")
+            .contains(&"after the unlink".to_owned())
+    );
+
+    invites.stop();
+    for (node, join) in [
+        (server, server_join),
+        (phone, phone_join),
+        (friend, friend_join),
+    ] {
+        node.shutdown();
+        join.await.unwrap();
+    }
+}

@@ -1,0 +1,114 @@
+//! A person's devices on disk: every device link and unlink statement held
+//! (`device_links`, written by [`Store::insert_items`] in the same
+//! transaction as its `device_link` item, like club changes), from which
+//! [`Store::device_book`] rebuilds the [`DeviceBook`] the replication
+//! engine routes `devices` items by.
+
+use porfiry_protocol::devices::{DeviceBook, DeviceStatement};
+use porfiry_protocol::{Body, ItemId, VerifiedItem};
+use rusqlite::params;
+
+use crate::error::{Result, StorageError};
+use crate::items::StoredItem;
+use crate::query::int_param;
+use crate::store::Store;
+
+/// One statement held, with the item that carried it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceStatementRow {
+    /// The `device_link` item.
+    pub item_id: ItemId,
+    /// Its author's peer id.
+    pub author: String,
+    /// What it says.
+    pub statement: DeviceStatement,
+}
+
+fn decode(stored: &StoredItem) -> Result<DeviceStatement> {
+    let id = stored.record.id;
+    let bad = |reason: String| StorageError::invalid(format!("device link {id}"), reason);
+    let item = VerifiedItem::decode(&stored.payload, 0).map_err(|e| bad(e.to_string()))?;
+    if item.id() != id {
+        return Err(bad("payload does not match the item id".into()));
+    }
+    let Body::DeviceLink(s) = item.body() else {
+        return Err(bad("not a device_link body".into()));
+    };
+    Ok(s.clone())
+}
+
+impl Store {
+    /// Records the `device_link` item `stored` (just inserted). Called by
+    /// `insert_items`.
+    pub(crate) fn record_device_statement(&self, stored: &StoredItem) -> Result<()> {
+        let statement = decode(stored)?;
+        let (action, a, b, at) = match &statement {
+            DeviceStatement::Link(l) => ("link", &l.a, &l.b, l.since_ms),
+            DeviceStatement::Unlink(u) => ("unlink", &u.by, &u.other, u.at_ms),
+        };
+        self.conn
+            .prepare_cached(
+                "INSERT INTO device_links (item_id, action, a, b, at_ms, author)
+                 VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (item_id) DO NOTHING",
+            )?
+            .execute(params![
+                stored.record.id.as_bytes(),
+                action,
+                a,
+                b,
+                int_param("at_ms", at)?,
+                stored.record.author
+            ])?;
+        Ok(())
+    }
+
+    /// Every statement held, oldest first.
+    pub fn device_statements(&self) -> Result<Vec<DeviceStatementRow>> {
+        let ids: Vec<Vec<u8>> = self
+            .conn
+            .prepare_cached("SELECT item_id FROM device_links ORDER BY at_ms, item_id")?
+            .query_map([], |r| r.get(0))?
+            .collect::<rusqlite::Result<_>>()?;
+        let mut out = Vec::with_capacity(ids.len());
+        for id in ids {
+            let id = ItemId(id.try_into().map_err(|_| StorageError::BadColumn {
+                table: "device_links",
+                column: "item_id".into(),
+                reason: "not 32 bytes".into(),
+            })?);
+            // Withdrawn items take their row with them only through the
+            // item; a statement without its item is skipped.
+            let Some(stored) = self.get_item(&id)? else {
+                continue;
+            };
+            out.push(DeviceStatementRow {
+                item_id: id,
+                author: stored.record.author.clone(),
+                statement: decode(&stored)?,
+            });
+        }
+        Ok(out)
+    }
+
+    /// The device book of the node `local`, rebuilt from every statement
+    /// held. A statement about devices the book does not know yet (a link
+    /// of two other devices that came before the link making one of them
+    /// ours) is tried again after the others, until nothing more is taken;
+    /// one the book refuses (not about us, a bound reached) is left out.
+    pub fn device_book(&self, local: &str) -> Result<DeviceBook> {
+        let mut book = DeviceBook::new(local);
+        let mut left: Vec<DeviceStatement> = self
+            .device_statements()?
+            .into_iter()
+            .map(|r| r.statement)
+            .collect();
+        loop {
+            let before = left.len();
+            left.retain(|s| book.insert(s).is_err());
+            if left.len() == before || left.is_empty() {
+                break;
+            }
+        }
+        Ok(book)
+    }
+}

@@ -6,7 +6,7 @@
 
 use porfiry_protocol::devices::{DeviceBook, DeviceStatement};
 use porfiry_protocol::{Body, ItemId, VerifiedItem};
-use rusqlite::params;
+use rusqlite::{OptionalExtension, params};
 
 use crate::error::{Result, StorageError};
 use crate::items::StoredItem;
@@ -110,5 +110,43 @@ impl Store {
             }
         }
         Ok(book)
+    }
+
+    /// How many memory versions `author` (this node) wrote after `since_ms`
+    /// (Unix ms; `None`: ever): what a device last seen then has yet to get.
+    pub fn mind_versions_since(&self, author: &str, since_ms: Option<u64>) -> Result<u64> {
+        let since = int_param("since_ms", since_ms.unwrap_or(0))?;
+        Ok(self
+            .conn
+            .prepare_cached(
+                "SELECT COUNT(*) FROM items WHERE kind = 'mind_record' AND author = ? AND created > ?",
+            )?
+            .query_row(params![author, since], |r| r.get(0))?)
+    }
+
+    /// Which other device wrote what row `local_id` of `table` shows now:
+    /// the author of its record's winning version, for each of `local_ids`
+    /// whose winner is not by `me` (a row written here, published or not,
+    /// is left out).
+    pub fn mind_writers(
+        &self,
+        table: porfiry_protocol::mind::MindTable,
+        local_ids: &[i64],
+        me: &str,
+    ) -> Result<std::collections::BTreeMap<i64, String>> {
+        let mut out = std::collections::BTreeMap::new();
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT i.author FROM mind_records r JOIN items i ON i.id = r.winner
+             WHERE r.tbl = ? AND r.local_id = ?",
+        )?;
+        for id in local_ids {
+            let author: Option<String> = stmt
+                .query_row(params![table.as_str(), id], |r| r.get(0))
+                .optional()?;
+            if let Some(author) = author.filter(|a| a != me) {
+                out.insert(*id, author);
+            }
+        }
+        Ok(out)
     }
 }

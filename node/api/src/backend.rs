@@ -288,6 +288,26 @@ pub trait NodeApi: Send + Sync + 'static {
         let _ = (code, name);
         Box::pin(async { Err(unsupported("invitations")) })
     }
+    /// This person's other devices, as `porfiry devices list --json`.
+    fn devices(&self) -> BoxFuture<'_, NodeResult> {
+        Box::pin(async { Err(unsupported("devices")) })
+    }
+    /// Makes a one-time code that links another node of this person,
+    /// valid for `valid_for`.
+    fn link_device(&self, valid_for: std::time::Duration) -> BoxFuture<'_, NodeResult<String>> {
+        let _ = valid_for;
+        Box::pin(async { Err(unsupported("devices")) })
+    }
+    /// Presents another device's code; once linked, answers that device.
+    fn join_device(&self, code: String) -> BoxFuture<'_, NodeResult> {
+        let _ = code;
+        Box::pin(async { Err(unsupported("devices")) })
+    }
+    /// Ends the link with the device `peer` (a peer id or a friend's name).
+    fn unlink_device(&self, peer: String) -> BoxFuture<'_, NodeResult<()>> {
+        let _ = peer;
+        Box::pin(async { Err(unsupported("devices")) })
+    }
 }
 
 /// What `GET /api/notes` asks for, its syntax checked by the route.

@@ -10,7 +10,7 @@ use axum::routing::{delete, get, post};
 
 use super::auth::require_token;
 use super::limits::MAX_BODY_BYTES;
-use super::routes::{chat, fallback, models, node};
+use super::routes::{chat, devices, fallback, models, node};
 use super::state::ApiState;
 use super::web::events;
 use super::web::routes as web;
@@ -41,6 +41,9 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/peer-qr", get(web::peer_qr))
         .route("/api/mind", get(web::mind).post(web::change_mind))
         .route("/api/clubs", get(web::clubs))
+        .route("/api/devices", get(devices::list).post(devices::link))
+        .route("/api/devices/join", post(devices::join))
+        .route("/api/devices/{peer}", delete(devices::unlink))
         .fallback(fallback::not_found)
         .method_not_allowed_fallback(fallback::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

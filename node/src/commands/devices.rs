@@ -30,7 +30,8 @@ pub enum DevicesCommand {
         #[arg(value_name = "CODE")]
         code: String,
     },
-    /// List this person's other devices: peer, name, linked since, last seen.
+    /// List this person's other devices: peer, name, linked since, last seen,
+    /// and how many memory versions written here it has yet to get.
     List {
         /// Print JSON.
         #[arg(long)]
@@ -167,8 +168,8 @@ fn render(list: &[DeviceListing]) -> String {
             .last_sync_ms
             .map_or_else(|| "never".to_owned(), |t| format!("{t}"));
         out.push_str(&format!(
-            "{}  {name}  linked since {}  last seen {seen}\n",
-            d.peer, d.linked_since_ms
+            "{}  {name}  linked since {}  last seen {seen}  behind {} versions\n",
+            d.peer, d.linked_since_ms, d.behind
         ));
     }
     out.pop();

@@ -14,6 +14,7 @@ use porfiry_storage::Store;
 use serde::Serialize;
 
 use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::devices::statements::{DeviceListing, DevicesError, list_devices};
 use porfiry_mesh::friends::{FriendView, FriendsError, friend_views};
 use porfiry_mesh::net::{LINKS_FILE_NAME, Link, LinksFile};
 use porfiry_mesh::replication::refused_file::{REFUSED_FILE_NAME, RefusedAuthor, RefusedFile};
@@ -34,6 +35,9 @@ pub enum StatusError {
     /// The friends could not be read.
     #[error(transparent)]
     Friends(#[from] FriendsError),
+    /// The devices could not be read.
+    #[error(transparent)]
+    Devices(#[from] DevicesError),
 }
 
 /// The status report (`--json` prints it as is).
@@ -52,6 +56,11 @@ pub struct Status {
     /// Authors the quotas refused during the daemon's last run, most items
     /// first (`refused.json`; empty when none were).
     pub refused: Vec<RefusedAuthor>,
+    /// This person's other devices, each with how far it is behind.
+    pub devices: Vec<DeviceListing>,
+    /// Memory rows changed here and not yet published to the devices (a
+    /// node without devices keeps them for its first link).
+    pub mind_unpublished: u64,
 }
 
 /// How many characters of a relay's peer id the text form shows when the
@@ -192,6 +201,29 @@ impl Status {
                 let _ = writeln!(s, "    reachable at: {}", sf.told_addresses.join(", "));
             }
         }
+        if !self.devices.is_empty() {
+            let _ = writeln!(
+                s,
+                "devices:        {} (memory changes not yet sent: {})",
+                self.devices.len(),
+                self.mind_unpublished
+            );
+            for d in &self.devices {
+                let name = if d.name.is_empty() {
+                    String::new()
+                } else {
+                    format!("{}  ", d.name)
+                };
+                let seen = d.last_sync_ms.map_or_else(|| "never".to_owned(), utc_text);
+                let _ = writeln!(
+                    s,
+                    "  {name}{}  linked since {}  last seen {seen}  behind {} versions",
+                    d.peer,
+                    utc_text(d.linked_since_ms),
+                    d.behind
+                );
+            }
+        }
         if !self.refused.is_empty() {
             let _ = writeln!(s, "refused (over quota): {} authors", self.refused.len());
             for r in &self.refused {
@@ -251,6 +283,8 @@ pub fn status(dir: &DataDir) -> Result<Status, StatusError> {
         refused: RefusedFile::read(&dir.root().join(REFUSED_FILE_NAME))
             .map(|f| f.refused)
             .unwrap_or_default(),
+        devices: list_devices(&store, &key.peer_id().to_string())?,
+        mind_unpublished: store.mind_outbox_len()?,
     })
 }
 
@@ -345,8 +379,22 @@ mod tests {
                 bytes: 12_000,
                 last_ms: 1_700_000_000_000,
             }],
+            devices: vec![DeviceListing {
+                peer: "12D3KooWphone".into(),
+                name: "phone".into(),
+                linked_since_ms: 1_700_000_000_000,
+                last_sync_ms: None,
+                behind: 7,
+            }],
+            mind_unpublished: 2,
         };
         let text = status.to_text();
+        assert!(
+            text.contains(
+                "devices:        1 (memory changes not yet sent: 2)\n  phone  12D3KooWphone  linked since 2023-11-14 22:13:20 UTC  last seen never  behind 7 versions"
+            ),
+            "{text}"
+        );
         assert!(
             text.contains("link: relayed via home since 2023-11-14"),
             "{text}"
@@ -361,6 +409,9 @@ mod tests {
         assert_eq!(json["refused"][0]["author"], "12D3KooWflood");
         assert_eq!(json["refused"][0]["items"], 40);
         assert_eq!(json["refused"][0]["bytes"], 12_000);
+        assert_eq!(json["devices"][0]["peer"], "12D3KooWphone");
+        assert_eq!(json["devices"][0]["behind"], 7);
+        assert_eq!(json["mind_unpublished"], 2);
         assert_eq!(short_peer_id("short"), "short");
     }
 

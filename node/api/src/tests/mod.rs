@@ -2,6 +2,7 @@
 //! errors, the wire format, sessions, streaming, keep-alive, cancellation,
 //! and one real loopback server.
 
+mod devices;
 mod events_in_order;
 mod fakes;
 mod loopback;

@@ -34,6 +34,14 @@ pub struct PageTexts {
     pub nothing_yet: &'static str,
     /// Before "executed/found" in a tick line.
     pub commands_run: &'static str,
+    /// Before the device that wrote a goal, task or diary entry.
+    pub written_on: &'static str,
+    /// The node tab's line of this person's other devices.
+    pub devices: &'static str,
+    /// When there are none.
+    pub no_devices: &'static str,
+    /// How far a device is behind; `{n}` is the count of versions.
+    pub behind: &'static str,
     /// The note box.
     pub new_note: &'static str,
     /// The audience picker.
@@ -204,6 +212,10 @@ static EN: PageTexts = PageTexts {
     diary: "Diary",
     nothing_yet: "Nothing yet.",
     commands_run: "commands run",
+    written_on: "written on",
+    devices: "Your other devices",
+    no_devices: "none (porfiry devices link)",
+    behind: "{n} behind",
     new_note: "New note",
     audience: "Audience",
     post: "Post",
@@ -274,6 +286,10 @@ static RU: PageTexts = PageTexts {
     diary: "Дневник",
     nothing_yet: "Пока ничего.",
     commands_run: "выполнено команд",
+    written_on: "записано на",
+    devices: "Ваши другие устройства",
+    no_devices: "нет (porfiry devices link)",
+    behind: "отстаёт на {n}",
     new_note: "Новая заметка",
     audience: "Кому",
     post: "Опубликовать",

@@ -40,6 +40,9 @@ pub struct DeviceListing {
     pub linked_since_ms: u64,
     /// When this node last saw it connected (Unix ms); `None` if never.
     pub last_sync_ms: Option<u64>,
+    /// How far it is behind: memory versions written here since it was
+    /// last seen (all of them if never).
+    pub behind: u64,
 }
 
 /// Signs `statement` as `key`'s `device_link` item at `now_ms` and stores
@@ -111,10 +114,12 @@ pub fn list_devices(store: &Store, me: &str) -> Result<Vec<DeviceListing>, Devic
             name: names.get(peer).cloned().unwrap_or_default(),
             linked_since_ms: book.linked_since(peer).unwrap_or_default(),
             last_sync_ms: None,
+            behind: 0,
         })
         .collect();
     for d in &mut out {
         d.last_sync_ms = store.find_friend(&d.peer)?.and_then(|f| f.row.last_seen);
+        d.behind = store.mind_versions_since(me, d.last_sync_ms)?;
     }
     out.sort_by(|a, b| (a.linked_since_ms, &a.peer).cmp(&(b.linked_since_ms, &b.peer)));
     Ok(out)

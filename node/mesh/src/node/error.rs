@@ -104,6 +104,7 @@ impl NodeError {
             NodeError::Friends(FriendsError::NotAFriend(_) | FriendsError::NoFriendNamed(_))
                 | NodeError::Notes(NotesError::NoSuchItem(_))
                 | NodeError::Clubs(crate::sharing::clubs::ClubsError::NoSuchClub(_))
+                | NodeError::Devices(crate::devices::DevicesError::NotADevice(_))
         )
     }
 }

@@ -313,18 +313,23 @@ async function loadMind() {
   try {
     const m = await api("/api/mind");
     $("thinking").checked = !m.paused;
+    // Where another of the person's devices wrote a row: " · written on NAME".
+    const on = (kind, id) => {
+      const peer = ((m.written_on || {})[kind] || {})[id];
+      return peer ? " · " + T.written_on + " " + friendName(peer) : "";
+    };
     fill("goals", m.goals, (g) => {
       const tasks = m.tasks.filter((t) => t.goal_id === g.id);
       return el("li", {},
-        el("strong", {}, g.title), " · ", el("span", { class: "meta" }, g.status),
-        el("ul", {}, ...tasks.map((t) => el("li", { class: "meta" }, t.title + " · " + t.status))));
+        el("strong", {}, g.title), " · ", el("span", { class: "meta" }, g.status + on("goals", g.id)),
+        el("ul", {}, ...tasks.map((t) => el("li", { class: "meta" }, t.title + " · " + t.status + on("tasks", t.id)))));
     });
     fill("ticks", m.ticks, (t) => el("li", {},
       el("div", { class: "meta" }, "#" + t.tick + " · " + t.mode + " · " + when(t.created_ms) + " · " +
         T.commands_run + " " + t.commands_executed + "/" + t.commands_total),
       el("div", { class: t.error ? "error" : "text" }, t.error || t.summary)));
     fill("diary", m.diary, (d) => el("li", {},
-      el("div", { class: "meta" }, when(d.created_ms)), el("div", { class: "text" }, d.text)));
+      el("div", { class: "meta" }, when(d.created_ms) + on("diary", d.id)), el("div", { class: "text" }, d.text)));
   } catch (e) { $("goals").replaceChildren(el("li", { class: "error" }, T.failed + " " + e.message)); }
 }
 
@@ -337,17 +342,27 @@ async function switchThinking() {
 async function loadNode() {
   try {
     const s = await api("/api/status");
+    const devices = await api("/api/devices").catch(() => []);
     const facts = $("node-facts");
     facts.replaceChildren();
     for (const [k, v] of [[T.peer_id, s.peer_id], [T.model, modelText(s)],
       [T.items, String(s.items_held)], [T.database, megabytes(s.database_bytes)],
       [T.refused, refusedText(s.refused || [])],
+      [T.devices, devicesText(devices)],
       [T.version, s.version || ""]]) {
       facts.append(el("dt", {}, k), el("dd", {}, v));
     }
     $("node-qr").src = "/api/peer-qr";
     $("node-qr").alt = T.peer_id + " (QR)";
   } catch (e) { $("node-facts").replaceChildren(el("p", { class: "error" }, T.failed + " " + e.message)); }
+}
+
+// "phone (3 behind), laptop (0 behind)": this person's other devices and how
+// many memory versions written here each has yet to get.
+function devicesText(devices) {
+  if (devices.length === 0) return T.no_devices;
+  return devices.map((d) => (d.name || friendName(d.peer)) + " (" +
+    T.behind.replace("{n}", String(d.behind)) + ")").join(", ");
 }
 
 // "40 items from 2 authors": what the quotas refused since the node started

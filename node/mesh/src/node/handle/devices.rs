@@ -96,6 +96,7 @@ impl NodeHandle {
             name: String::new(),
             linked_since_ms: since_ms,
             last_sync_ms: None,
+            behind: 0,
         })
     }
 
@@ -110,17 +111,20 @@ impl NodeHandle {
             .map_err(NodeError::from)
     }
 
-    /// Ends the link with the device `peer` (a peer id).
+    /// Ends the link with the device `peer` (a peer id, or its name as a
+    /// friend).
     pub async fn unlink_device(&self, peer: &str) -> Result<(), NodeError> {
         let key = self.inner.key.clone();
         let (peer, now) = (peer.to_owned(), self.now());
         let item = self
             .inner
             .db
-            .write(move |s| crate::devices::unlink_device(s, &key, &peer, now))
+            .write(move |s| {
+                let peer = crate::friend_names::resolve_friend(s, &peer)?.to_string();
+                Ok::<_, NodeError>(crate::devices::unlink_device(s, &key, &peer, now)?)
+            })
             .await
-            .map_err(db_err)?
-            .map_err(NodeError::from)?;
+            .map_err(db_err)??;
         self.tell(LoopCommand::Publish(item)).await;
         Ok(())
     }

@@ -13,12 +13,20 @@
 --    item each), with its version vector, for the merge rule.
 -- 5. `mind_conflicts`: versions written apart whose texts differ, each
 --    waiting for the node to make the core a task naming both.
--- 6. `mind_outbox`: rows changed here since they were last published, one
---    per row (so bounded by the tables' sizes), filled by triggers so every
---    writer — the core, the CLI, the API, another process — is seen (a
---    trigger replaces the row's entry by deleting and inserting: an
---    `OR REPLACE` inside a trigger takes the outer statement's conflict
---    policy, which refused it). A received version is applied with
+-- 6. `mind_outbox`: what changed here since it was last published, filled
+--    by triggers so every writer — the core, the CLI, the API, another
+--    process — is seen: one write entry per changed row (so bounded by the
+--    tables' sizes), and one deletion entry per deleted record, holding the
+--    record's key, taken from `mind_records` at the moment of deletion (the
+--    row's id may be reused by a new row before the deletion is published;
+--    the new row is a new record). Each entry keeps `seen`, how many of the
+--    record's versions this device held when the row first changed, so the
+--    version it becomes succeeds exactly those: one that arrives before it
+--    is published is concurrent with it, never silently overwritten (and a
+--    received version is not written into a row with a change waiting
+--    here; publishing settles it). (An `OR REPLACE` or `OR IGNORE` inside a
+--    trigger takes the outer statement's conflict policy, so the triggers
+--    test for an existing entry instead.) A received version is applied with
 --    `mind_applying` holding a row, which the triggers skip, so it is not
 --    published back.
 
@@ -96,11 +104,14 @@ CREATE TABLE mind_conflicts (
 CREATE INDEX mind_conflicts_open ON mind_conflicts (key) WHERE task_id IS NULL;
 
 CREATE TABLE mind_outbox (
+    seq      INTEGER PRIMARY KEY,
     tbl      TEXT    NOT NULL,
-    local_id INTEGER NOT NULL,
-    deleted  INTEGER NOT NULL CHECK (deleted IN (0, 1)),
-    PRIMARY KEY (tbl, local_id)
-) WITHOUT ROWID;
+    local_id INTEGER NOT NULL,                                    -- the row (for a deletion: the row it was)
+    key      BLOB    CHECK (key IS NULL OR length(key) = 16),     -- a deletion's record; NULL for a write
+    seen     INTEGER NOT NULL DEFAULT 0                           -- the record's versions held when it changed (mind_versions.seq)
+);
+CREATE UNIQUE INDEX mind_outbox_writes ON mind_outbox (tbl, local_id) WHERE key IS NULL;
+CREATE UNIQUE INDEX mind_outbox_deletions ON mind_outbox (key) WHERE key IS NOT NULL;
 
 CREATE TABLE mind_applying (
     one INTEGER PRIMARY KEY CHECK (one = 1)
@@ -108,69 +119,177 @@ CREATE TABLE mind_applying (
 
 CREATE TRIGGER mind_diary_write AFTER INSERT ON diary_entries
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'diary' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('diary', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'diary', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'diary' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'diary' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_diary_edit AFTER UPDATE ON diary_entries
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'diary' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('diary', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'diary', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'diary' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'diary' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_diary_delete AFTER DELETE ON diary_entries
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'diary' AND local_id = OLD.id; INSERT INTO mind_outbox VALUES ('diary', OLD.id, 1); END;
+    BEGIN
+        DELETE FROM mind_outbox WHERE key IN
+            (SELECT key FROM mind_records WHERE tbl = 'diary' AND local_id = OLD.id);
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'diary', OLD.id, key, COALESCE(
+                (SELECT seen FROM mind_outbox WHERE tbl = 'diary' AND local_id = OLD.id AND key IS NULL),
+                (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'diary' AND r.local_id = OLD.id))
+            FROM mind_records WHERE tbl = 'diary' AND local_id = OLD.id;
+        DELETE FROM mind_outbox WHERE tbl = 'diary' AND local_id = OLD.id AND key IS NULL;
+        UPDATE mind_records SET local_id = NULL WHERE tbl = 'diary' AND local_id = OLD.id;
+    END;
 
 CREATE TRIGGER mind_concept_write AFTER INSERT ON concepts
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'concept' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('concept', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'concept', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'concept' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'concept' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_concept_edit AFTER UPDATE ON concepts
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'concept' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('concept', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'concept', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'concept' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'concept' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_concept_delete AFTER DELETE ON concepts
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'concept' AND local_id = OLD.id; INSERT INTO mind_outbox VALUES ('concept', OLD.id, 1); END;
+    BEGIN
+        DELETE FROM mind_outbox WHERE key IN
+            (SELECT key FROM mind_records WHERE tbl = 'concept' AND local_id = OLD.id);
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'concept', OLD.id, key, COALESCE(
+                (SELECT seen FROM mind_outbox WHERE tbl = 'concept' AND local_id = OLD.id AND key IS NULL),
+                (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'concept' AND r.local_id = OLD.id))
+            FROM mind_records WHERE tbl = 'concept' AND local_id = OLD.id;
+        DELETE FROM mind_outbox WHERE tbl = 'concept' AND local_id = OLD.id AND key IS NULL;
+        UPDATE mind_records SET local_id = NULL WHERE tbl = 'concept' AND local_id = OLD.id;
+    END;
 
 CREATE TRIGGER mind_link_write AFTER INSERT ON links
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'link' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('link', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'link', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'link' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'link' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_link_edit AFTER UPDATE ON links
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'link' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('link', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'link', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'link' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'link' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_link_delete AFTER DELETE ON links
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'link' AND local_id = OLD.id; INSERT INTO mind_outbox VALUES ('link', OLD.id, 1); END;
+    BEGIN
+        DELETE FROM mind_outbox WHERE key IN
+            (SELECT key FROM mind_records WHERE tbl = 'link' AND local_id = OLD.id);
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'link', OLD.id, key, COALESCE(
+                (SELECT seen FROM mind_outbox WHERE tbl = 'link' AND local_id = OLD.id AND key IS NULL),
+                (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'link' AND r.local_id = OLD.id))
+            FROM mind_records WHERE tbl = 'link' AND local_id = OLD.id;
+        DELETE FROM mind_outbox WHERE tbl = 'link' AND local_id = OLD.id AND key IS NULL;
+        UPDATE mind_records SET local_id = NULL WHERE tbl = 'link' AND local_id = OLD.id;
+    END;
 
 CREATE TRIGGER mind_goal_write AFTER INSERT ON goals
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'goal' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('goal', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'goal', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'goal' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'goal' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_goal_edit AFTER UPDATE ON goals
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'goal' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('goal', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'goal', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'goal' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'goal' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_goal_delete AFTER DELETE ON goals
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'goal' AND local_id = OLD.id; INSERT INTO mind_outbox VALUES ('goal', OLD.id, 1); END;
+    BEGIN
+        DELETE FROM mind_outbox WHERE key IN
+            (SELECT key FROM mind_records WHERE tbl = 'goal' AND local_id = OLD.id);
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'goal', OLD.id, key, COALESCE(
+                (SELECT seen FROM mind_outbox WHERE tbl = 'goal' AND local_id = OLD.id AND key IS NULL),
+                (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'goal' AND r.local_id = OLD.id))
+            FROM mind_records WHERE tbl = 'goal' AND local_id = OLD.id;
+        DELETE FROM mind_outbox WHERE tbl = 'goal' AND local_id = OLD.id AND key IS NULL;
+        UPDATE mind_records SET local_id = NULL WHERE tbl = 'goal' AND local_id = OLD.id;
+    END;
 
 CREATE TRIGGER mind_task_write AFTER INSERT ON tasks
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'task' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('task', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'task', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'task' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'task' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_task_edit AFTER UPDATE ON tasks
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'task' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('task', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'task', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'task' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'task' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_task_delete AFTER DELETE ON tasks
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'task' AND local_id = OLD.id; INSERT INTO mind_outbox VALUES ('task', OLD.id, 1); END;
+    BEGIN
+        DELETE FROM mind_outbox WHERE key IN
+            (SELECT key FROM mind_records WHERE tbl = 'task' AND local_id = OLD.id);
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'task', OLD.id, key, COALESCE(
+                (SELECT seen FROM mind_outbox WHERE tbl = 'task' AND local_id = OLD.id AND key IS NULL),
+                (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'task' AND r.local_id = OLD.id))
+            FROM mind_records WHERE tbl = 'task' AND local_id = OLD.id;
+        DELETE FROM mind_outbox WHERE tbl = 'task' AND local_id = OLD.id AND key IS NULL;
+        UPDATE mind_records SET local_id = NULL WHERE tbl = 'task' AND local_id = OLD.id;
+    END;
 
 CREATE TRIGGER mind_llm_memory_write AFTER INSERT ON llm_memory
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('llm_memory', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'llm_memory', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'llm_memory' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_llm_memory_edit AFTER UPDATE ON llm_memory
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = NEW.id; INSERT INTO mind_outbox VALUES ('llm_memory', NEW.id, 0); END;
+    BEGIN
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'llm_memory', NEW.id, NULL, (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'llm_memory' AND r.local_id = NEW.id)
+            WHERE NOT EXISTS (SELECT 1 FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = NEW.id AND key IS NULL);
+    END;
 CREATE TRIGGER mind_llm_memory_delete AFTER DELETE ON llm_memory
     WHEN NOT EXISTS (SELECT 1 FROM mind_applying)
-    BEGIN DELETE FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = OLD.id; INSERT INTO mind_outbox VALUES ('llm_memory', OLD.id, 1); END;
+    BEGIN
+        DELETE FROM mind_outbox WHERE key IN
+            (SELECT key FROM mind_records WHERE tbl = 'llm_memory' AND local_id = OLD.id);
+        INSERT INTO mind_outbox (tbl, local_id, key, seen)
+            SELECT 'llm_memory', OLD.id, key, COALESCE(
+                (SELECT seen FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = OLD.id AND key IS NULL),
+                (SELECT COALESCE(MAX(v.seq), 0) FROM mind_records r JOIN mind_versions v ON v.key = r.key WHERE r.tbl = 'llm_memory' AND r.local_id = OLD.id))
+            FROM mind_records WHERE tbl = 'llm_memory' AND local_id = OLD.id;
+        DELETE FROM mind_outbox WHERE tbl = 'llm_memory' AND local_id = OLD.id AND key IS NULL;
+        UPDATE mind_records SET local_id = NULL WHERE tbl = 'llm_memory' AND local_id = OLD.id;
+    END;
 
 -- What was written before this step is in the person's memory too: the
 -- first device link publishes it.
-INSERT INTO mind_outbox SELECT 'diary', id, 0 FROM diary_entries;
-INSERT INTO mind_outbox SELECT 'concept', id, 0 FROM concepts;
-INSERT INTO mind_outbox SELECT 'link', id, 0 FROM links;
-INSERT INTO mind_outbox SELECT 'goal', id, 0 FROM goals;
-INSERT INTO mind_outbox SELECT 'task', id, 0 FROM tasks;
-INSERT INTO mind_outbox SELECT 'llm_memory', id, 0 FROM llm_memory;
+INSERT INTO mind_outbox (tbl, local_id, key) SELECT 'diary', id, NULL FROM diary_entries;
+INSERT INTO mind_outbox (tbl, local_id, key) SELECT 'concept', id, NULL FROM concepts;
+INSERT INTO mind_outbox (tbl, local_id, key) SELECT 'link', id, NULL FROM links;
+INSERT INTO mind_outbox (tbl, local_id, key) SELECT 'goal', id, NULL FROM goals;
+INSERT INTO mind_outbox (tbl, local_id, key) SELECT 'task', id, NULL FROM tasks;
+INSERT INTO mind_outbox (tbl, local_id, key) SELECT 'llm_memory', id, NULL FROM llm_memory;

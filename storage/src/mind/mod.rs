@@ -1,7 +1,7 @@
 //! A person's long-term memory as its devices share it (issue 45): the
 //! diary, concepts, links, goals, tasks and the core's notebook stay in
 //! their tables; each row is a record with a key every device uses
-//! (`mind_records`), each change of it a signed `mind_record` version
+//! (`mind_records`; a local row's key is random), each change of it a signed `mind_record` version
 //! (`mind_versions`), merged by the protocol's rule. Files by job:
 //! [`columns`] (what travels), [`rows`] (row ↔ fields, record ↔ row),
 //! [`outbox`] (what this device changed), [`versions`] (what arrived, the
@@ -13,5 +13,5 @@ mod rows;
 mod versions;
 
 pub use outbox::{MindChange, OutboxEntry};
-pub use rows::{RecordKey, Written, local_record_key};
+pub use rows::{RecordKey, Written};
 pub use versions::{MAX_WAITING_RETRIES_PER_BATCH, OpenConflict};

@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use porfiry_protocol::mind::{MindTable, MindValue};
 use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, params};
-use sha2::{Digest, Sha256};
 
 use super::columns::{ColumnKind, columns, sql_table};
 use crate::error::{Result, StorageError};
@@ -18,27 +17,6 @@ use crate::store::Store;
 
 /// A record's key: 16 bytes, the same on every device.
 pub type RecordKey = [u8; 16];
-
-/// Domain of [`local_record_key`].
-const KEY_DOMAIN: &[u8] = b"porfiry mind key v1\0";
-
-/// The key of the row `local_id` of `table` first written on the device
-/// `origin`: derived, so a device never needs randomness for it and the
-/// same row always gets the same key; distinct devices' rows never share
-/// one (the device id is hashed in).
-pub fn local_record_key(origin: &str, table: MindTable, local_id: i64) -> RecordKey {
-    let mut h = Sha256::new();
-    h.update(KEY_DOMAIN);
-    h.update((origin.len() as u64).to_be_bytes());
-    h.update(origin.as_bytes());
-    h.update(table.as_str().as_bytes());
-    h.update([0]);
-    h.update(local_id.to_be_bytes());
-    let full: [u8; 32] = h.finalize().into();
-    let mut key = [0u8; 16];
-    key.copy_from_slice(&full[..16]);
-    key
-}
 
 /// What writing a record's fields did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -79,8 +57,10 @@ impl Store {
         .transpose()
     }
 
-    /// The record key of row `local_id` of `table`, given one (derived
-    /// from `origin`, this device) if it has none yet.
+    /// The record key of row `local_id` of `table`, given a new random one
+    /// (SQLite's `randomblob`, 128 bits: no two records ever share one,
+    /// even a row that reuses a deleted row's id) if it has none yet.
+    /// `origin` is this device, recorded as the record's creator.
     pub fn mind_key_or_new(
         &self,
         origin: &str,
@@ -90,7 +70,13 @@ impl Store {
         if let Some(key) = self.mind_key_of(table, local_id)? {
             return Ok(key);
         }
-        let key = local_record_key(origin, table, local_id);
+        let key: Vec<u8> = self
+            .conn
+            .prepare_cached("SELECT randomblob(16)")?
+            .query_row([], |r| r.get(0))?;
+        let key: RecordKey = key
+            .try_into()
+            .map_err(|_| bad("key", "randomblob gave not 16 bytes"))?;
         self.conn
             .prepare_cached(
                 "INSERT INTO mind_records (key, tbl, local_id, winner, origin) VALUES (?, ?, ?, NULL, ?)

@@ -59,13 +59,14 @@ fn decode(stored: &StoredItem) -> Result<(VerifiedItem, MindRecord)> {
 }
 
 impl Store {
-    /// The versions of record `key` held here, in the order they came.
-    fn record_versions(&self, key: &RecordKey) -> Result<RecordVersions> {
+    /// The versions of record `key` held here, in the order they came (the
+    /// first `upto` of them; `None`: all).
+    fn record_versions(&self, key: &RecordKey, upto: Option<i64>) -> Result<RecordVersions> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT item_id, author, at_ms, vv, deleted, digest FROM mind_versions
-             WHERE key = ? ORDER BY seq",
+             WHERE key = ?1 AND (?2 IS NULL OR seq <= ?2) ORDER BY seq",
         )?;
-        let rows = stmt.query_map([key.as_slice()], |r| {
+        let rows = stmt.query_map(params![key.as_slice(), upto], |r| {
             Ok((
                 r.get::<_, Vec<u8>>(0)?,
                 r.get::<_, String>(1)?,
@@ -98,11 +99,12 @@ impl Store {
         Ok(versions)
     }
 
-    /// The vector a version of record `key` written now by `device` takes:
-    /// every held vector merged, bumped for `device` (so it supersedes them
-    /// all).
-    pub fn next_mind_vv(&self, key: &RecordKey, device: &str) -> Result<VersionVector> {
-        self.record_versions(key)?
+    /// The vector of a version of record `key` by `device` that succeeds
+    /// the first `seen` versions held ([`super::MindChange::seen`]): their
+    /// vectors merged, bumped for `device`. A version that came after the
+    /// change was made stays concurrent with it.
+    pub fn next_mind_vv(&self, key: &RecordKey, device: &str, seen: i64) -> Result<VersionVector> {
+        self.record_versions(key, Some(seen))?
             .next_vv(device)
             .map_err(|e| StorageError::invalid("mind record version", e.to_string()))
     }
@@ -113,7 +115,7 @@ impl Store {
         let (item, record) = decode(stored)?;
         let id = item.id();
         let version = VersionRef::of(id, item.author_peer_id(), &record);
-        let mut versions = self.record_versions(&record.key)?;
+        let mut versions = self.record_versions(&record.key, None)?;
         let outcome = versions.insert(version.clone());
         if let Some(gone) = outcome.evicted {
             self.conn
@@ -158,18 +160,29 @@ impl Store {
         for c in &outcome.conflicts {
             self.queue_conflict(&record.key, c)?;
         }
-        if !outcome.winner_changed {
-            return Ok(());
-        }
+        let own = stored.record.received_from.is_none();
         let Some(winner) = versions.winner().map(|w| w.id) else {
             return Ok(());
         };
+        // The row shows the winner already, unless the winner changed or
+        // our own change (written into the row) lost to a version that
+        // came while it waited.
+        let lost_own = own && winner != id;
+        if !outcome.winner_changed && !lost_own {
+            return Ok(());
+        }
         self.conn
             .prepare_cached("UPDATE mind_records SET winner = ? WHERE key = ?")?
             .execute(params![winner.as_bytes(), record.key.as_slice()])?;
         // Our own version was written from the row it came from: the row
-        // shows it already.
-        if winner == id && stored.record.received_from.is_none() {
+        // shows it already. (Our own version that lost to one that came
+        // while it waited is shown below, like any winner.)
+        if winner == id && own {
+            return Ok(());
+        }
+        // A change made here waits to be published: writing the winner now
+        // would lose it; its publication settles the row.
+        if !own && self.mind_change_waits(&record.key)? {
             return Ok(());
         }
         let shown = if winner == id {

@@ -12,6 +12,7 @@ mod item_batch;
 mod items;
 mod migrate;
 mod mind;
+mod mind_converge;
 mod note_checks;
 mod notes;
 mod open;

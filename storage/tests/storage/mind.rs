@@ -50,6 +50,29 @@ fn item(author: u8, at: u64, body: Body) -> VerifiedItem {
 
 /// Publishes store `s`'s outbox as device `me` at `at` (what the node's
 /// publisher does), returning the signed versions.
+pub fn publish_as(s: &Store, me: u8, at: u64) -> Vec<VerifiedItem> {
+    publish(s, me, at)
+}
+
+/// Delivers every memory version and device statement `from` holds to
+/// `to`, as received from device `sender`.
+pub fn deliver_from(from: &Store, to: &Store, sender: u8) {
+    let mut rows: Vec<StoredItem> = from
+        .items_of_kind(porfiry_protocol::ItemKind::MindRecord)
+        .unwrap()
+        .into_iter()
+        .map(|mut it| {
+            it.record.received_from = Some(peer(sender));
+            it.record.hops_left = it.record.hops_left.saturating_sub(1);
+            it
+        })
+        .collect();
+    // Batches as a catch-up would send them.
+    for chunk in rows.chunks_mut(64) {
+        to.insert_items(chunk).unwrap();
+    }
+}
+
 fn publish(s: &Store, me: u8, at: u64) -> Vec<VerifiedItem> {
     let mut out = Vec::new();
     for entry in s.mind_outbox(1_000).unwrap() {
@@ -59,7 +82,7 @@ fn publish(s: &Store, me: u8, at: u64) -> Vec<VerifiedItem> {
         let record = MindRecord {
             table: change.table,
             key: change.key,
-            vv: s.next_mind_vv(&change.key, &peer(me)).unwrap(),
+            vv: s.next_mind_vv(&change.key, &peer(me), change.seen).unwrap(),
             at_ms: at,
             deleted: change.fields.is_none(),
             fields: change.fields.unwrap_or_default(),
@@ -113,21 +136,55 @@ fn every_write_to_the_memory_tables_is_queued_once_per_row() {
         MindTable::Concept,
         "referred tables first: {q:?}"
     );
-    assert!(q.iter().all(|e| !e.deleted));
-    // Deleting a concept deletes its link by cascade: both are queued as
-    // deletions; deleting a goal empties its task's goal: an edit.
+    assert!(q.iter().all(|e| e.deleted.is_none()));
+    // A row deleted before it was ever published leaves nothing to send.
+    exec(
+        &s,
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('gone', 1, 1)",
+    );
+    exec(&s, "DELETE FROM diary_entries WHERE text = 'gone'");
+    assert_eq!(outbox(&s).len(), 7);
+    publish(&s, 1, 10);
+    assert!(outbox(&s).is_empty());
+    // Deleting a published concept deletes its link by cascade: both are
+    // queued as deletions of their records; deleting a goal empties its
+    // task's goal: an edit.
+    let cat = s.mind_key_of(MindTable::Concept, 1).unwrap().unwrap();
     exec(
         &s,
         "DELETE FROM concepts WHERE name = 'cat'; DELETE FROM goals;",
     );
     let q = outbox(&s);
-    let deleted: Vec<MindTable> = q.iter().filter(|e| e.deleted).map(|e| e.table).collect();
+    let deleted: Vec<MindTable> = q
+        .iter()
+        .filter(|e| e.deleted.is_some())
+        .map(|e| e.table)
+        .collect();
     assert_eq!(
         deleted,
         vec![MindTable::Concept, MindTable::Goal, MindTable::Link]
     );
-    assert!(q.iter().any(|e| e.table == MindTable::Task && !e.deleted));
-    assert_eq!(s.mind_outbox_len().unwrap(), 7);
+    assert_eq!(q[0].deleted, Some(cat), "the deletion names the record");
+    assert!(
+        q.iter()
+            .any(|e| e.table == MindTable::Task && e.deleted.is_none())
+    );
+    assert_eq!(s.mind_outbox_len().unwrap(), 4);
+    // A new row that takes a deleted row's id is a new record.
+    exec(
+        &s,
+        "INSERT INTO concepts (id, name, created, updated) VALUES (1, 'dog', 1, 1)",
+    );
+    let sent = publish(&s, 1, 20);
+    let keys: Vec<[u8; 16]> = sent
+        .iter()
+        .filter_map(|i| match i.body() {
+            Body::MindRecord(r) if r.table == MindTable::Concept => Some(r.key),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(keys.len(), 2, "the tombstone and the new record");
+    assert_ne!(keys[0], keys[1]);
 }
 
 #[test]

@@ -62,7 +62,7 @@ pub fn publish_mind(
             let record = MindRecord {
                 table: change.table,
                 key: change.key,
-                vv: s.next_mind_vv(&change.key, &me)?,
+                vv: s.next_mind_vv(&change.key, &me, change.seen)?,
                 at_ms: now_ms,
                 deleted: change.fields.is_none(),
                 fields: change.fields.unwrap_or_default(),

@@ -2,7 +2,8 @@
 //! message a person can read (the node's own wording, which names what was
 //! wrong and what to do).
 
-use porfiry_mesh::node::NodeError;
+use porfiry_mesh::invite::{PresentError, Refusal};
+use porfiry_mesh::node::{InvitationError, NodeError};
 
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, uniffi::Error)]
@@ -48,5 +49,32 @@ impl From<NodeError> for PorfiryError {
         } else {
             PorfiryError::Internal(e.to_string())
         }
+    }
+}
+
+/// A failed `join` or `join_device` as the app sees it: what is not a code
+/// at all is [`PorfiryError::BadInput`]; anything else (refused, used,
+/// expired, the inviter not reached) is [`PorfiryError::Invitation`] with
+/// the node's reason, worded for an app where the node's own wording names
+/// a terminal command: a friend's invitation presented to link a device,
+/// and a device code presented to become a friend.
+pub(crate) fn invitation_error(e: InvitationError) -> PorfiryError {
+    match e {
+        InvitationError::Code(_) => PorfiryError::BadInput(e.to_string()),
+        InvitationError::Present(PresentError::Refused(Refusal::NotADeviceCode)) => {
+            PorfiryError::Invitation(
+                "this code invites a friend, it does not link a device: join with it as a \
+                 friend, or ask the other device for a device code"
+                    .into(),
+            )
+        }
+        InvitationError::Present(PresentError::Refused(Refusal::DeviceCode)) => {
+            PorfiryError::Invitation(
+                "this code links a device of the same person, it does not make a friend: \
+                 join it as a device, or ask for an invitation to become a friend"
+                    .into(),
+            )
+        }
+        other => PorfiryError::Invitation(other.to_string()),
     }
 }

@@ -11,7 +11,8 @@
 //! one error enum), [`views`] (the records returned), [`listeners`] (the
 //! traits the app implements), [`app_tools`] (the app's own toolsets),
 //! [`chat`] (turns and their handles),
-//! [`chat_store`] (chat histories kept in the database), [`clubs`], [`model_pull`] (a model from a friend's node),
+//! [`chat_store`] (chat histories kept in the database), [`clubs`],
+//! [`devices`] (the person's other nodes), [`model_pull`] (a model from a friend's node),
 //! `running` (the started parts), [`node`] (the object and its lifecycle),
 //! `sync` (one bounded catch-up), [`think_policy`] and `thinking` (the
 //! cognitive core under a phone's rules), [`logging`] (`PORFIRY_LOG`).
@@ -22,6 +23,7 @@ pub mod app_tools;
 pub mod chat;
 pub mod chat_store;
 pub mod clubs;
+pub mod devices;
 pub mod error;
 pub mod listeners;
 pub mod logging;
@@ -42,6 +44,6 @@ pub use model_pull::{ModelPullListener, PulledModel};
 pub use node::PorfiryNode;
 pub use settings::{ModelSource, NodeProfile, NodeSettings};
 pub use views::{
-    ChatAnswer, ChatEntry, ChatSessionInfo, Club, Friend, FriendLink, Note, Status, SyncReport,
-    ThinkingStatus, TickView,
+    ChatAnswer, ChatEntry, ChatSessionInfo, Club, Device, Friend, FriendLink, Note, Status,
+    SyncReport, ThinkingStatus, TickView,
 };

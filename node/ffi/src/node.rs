@@ -330,17 +330,14 @@ impl PorfiryNode {
 
     /// Presents an invitation code; once the inviter admits this node it
     /// is a friend here (named `name`, if given) and the two replicate.
+    /// What is not a code is [`PorfiryError::BadInput`]; a refused code (a
+    /// device code among them) is [`PorfiryError::Invitation`], naming why.
     pub async fn join(&self, code: String, name: Option<String>) -> Result<Friend, PorfiryError> {
         self.on_node(move |node| async move {
             node.join(code.trim(), name)
                 .await
                 .map(Friend::from)
-                .map_err(|e| match e {
-                    porfiry_mesh::node::InvitationError::Code(_) => {
-                        PorfiryError::BadInput(e.to_string())
-                    }
-                    _ => PorfiryError::Invitation(e.to_string()),
-                })
+                .map_err(crate::error::invitation_error)
         })
         .await
     }

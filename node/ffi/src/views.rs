@@ -1,8 +1,9 @@
-//! The records the bindings return: notes, friends, the node's status, a
-//! sync's report and a chat's answer, each a plain copy of the node's own
+//! The records the bindings return: notes, friends, devices, the node's
+//! status, a sync's report and a chat's answer, each a plain copy of the node's own
 //! view (`porfiry_mesh::node::views`) in types every binding language has.
 
 use porfiry_mesh::FriendView;
+use porfiry_mesh::devices::DeviceListing;
 use porfiry_mesh::node::{FriendCatchup, NodeStatus, NoteView};
 use porfiry_mesh::sharing::clubs::ClubListing;
 
@@ -89,6 +90,35 @@ impl From<FriendView> for Friend {
             addresses: f.addresses,
             groups: f.groups,
             allow_offload: f.allow_offload,
+        }
+    }
+}
+
+/// Another node of the same person (a device): the two share the
+/// long-term memory, and nobody else gets it.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Device {
+    /// Its peer id.
+    pub peer_id: String,
+    /// What this node calls it (its friend name), if anything.
+    pub name: Option<String>,
+    /// When the link that makes it a device was signed (Unix ms).
+    pub linked_since_ms: u64,
+    /// When this node last saw it connected (Unix ms); `None` if never.
+    pub last_sync_ms: Option<u64>,
+    /// How far it is behind: memory versions written here since it was
+    /// last seen (all of them if never).
+    pub behind: u64,
+}
+
+impl From<DeviceListing> for Device {
+    fn from(d: DeviceListing) -> Self {
+        Device {
+            peer_id: d.peer,
+            name: Some(d.name).filter(|n| !n.is_empty()),
+            linked_since_ms: d.linked_since_ms,
+            last_sync_ms: d.last_sync_ms,
+            behind: d.behind,
         }
     }
 }
@@ -285,4 +315,36 @@ pub struct ThinkingStatus {
     pub ticks_last_hour: u32,
     /// The budget: ticks an hour.
     pub ticks_per_hour: u32,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_device_is_its_listing_with_an_empty_name_as_none() {
+        let listing = DeviceListing {
+            peer: "12D3KooWphone".into(),
+            name: String::new(),
+            linked_since_ms: 1_700_000_000_000,
+            last_sync_ms: Some(1_700_000_500_000),
+            behind: 7,
+        };
+        let device = Device::from(listing.clone());
+        assert_eq!(
+            device,
+            Device {
+                peer_id: "12D3KooWphone".into(),
+                name: None,
+                linked_since_ms: 1_700_000_000_000,
+                last_sync_ms: Some(1_700_000_500_000),
+                behind: 7,
+            }
+        );
+        let named = Device::from(DeviceListing {
+            name: "home".into(),
+            ..listing
+        });
+        assert_eq!(named.name.as_deref(), Some("home"));
+    }
 }

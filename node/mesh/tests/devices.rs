@@ -169,6 +169,14 @@ async fn linked_devices_share_the_memory_and_a_friend_of_both_gets_none() {
             .then_some(())
     })
     .await;
+    // Connected and caught up, the phone is behind by nothing, though the
+    // server wrote versions since it was first seen.
+    eventually("the phone caught up, as the server sees it", || async {
+        let listed = server.devices().await.unwrap();
+        (listed.len() == 1 && listed[0].behind == 0 && listed[0].last_sync_ms.is_some())
+            .then_some(())
+    })
+    .await;
     // A note to friends reaches the friend meanwhile, so it was connected
     // and catching up all along.
     phone

@@ -9,7 +9,7 @@
 //! A bench program, not criterion: `cargo bench -p porfiry-offload --bench offload`.
 
 #[allow(missing_docs)]
-#[path = "../../mesh/tests/mesh_support/mod.rs"]
+#[path = "../../net/tests/mesh_support/mod.rs"]
 mod mesh_support;
 
 use std::sync::Arc;

@@ -2,7 +2,7 @@
 //! stream through its `StreamControl`, the server's `serve_incoming` answers it
 //! with an in-process model; a phone hanging up drops the server's upstream.
 
-#[path = "../../mesh/tests/mesh_support/mod.rs"]
+#[path = "../../net/tests/mesh_support/mod.rs"]
 mod mesh_support;
 
 use std::sync::Arc;

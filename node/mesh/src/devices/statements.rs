@@ -99,6 +99,18 @@ pub fn unlink_device(
 
 /// This node's devices now, oldest link first.
 pub fn list_devices(store: &Store, me: &str) -> Result<Vec<DeviceListing>, DevicesError> {
+    list_devices_synced(store, me, &std::collections::BTreeMap::new())
+}
+
+/// [`list_devices`], where `synced` says when a running node last finished
+/// a catch-up with a device (peer → Unix ms): that, when later than its
+/// last seen time, is what it is behind from (a device connected and caught
+/// up is behind by nothing written before).
+pub fn list_devices_synced(
+    store: &Store,
+    me: &str,
+    synced: &std::collections::BTreeMap<String, u64>,
+) -> Result<Vec<DeviceListing>, DevicesError> {
     let book = store.device_book(me)?;
     let names = crate::friend_names::friend_names(store).map_err(|e| match e {
         crate::friends::FriendsError::Storage(e) => DevicesError::Storage(e),
@@ -118,7 +130,8 @@ pub fn list_devices(store: &Store, me: &str) -> Result<Vec<DeviceListing>, Devic
         })
         .collect();
     for d in &mut out {
-        d.last_sync_ms = store.find_friend(&d.peer)?.and_then(|f| f.row.last_seen);
+        let seen = store.find_friend(&d.peer)?.and_then(|f| f.row.last_seen);
+        d.last_sync_ms = seen.max(synced.get(&d.peer).copied());
         d.behind = store.mind_versions_since(me, d.last_sync_ms)?;
     }
     out.sort_by(|a, b| (a.linked_since_ms, &a.peer).cmp(&(b.linked_since_ms, &b.peer)));

@@ -10,9 +10,8 @@
 use std::collections::VecDeque;
 
 use super::fair_queue::FairQueue;
-use crate::net::events::FrameId;
 use crate::net::limits::MAX_WAITING_PER_PEER;
-use crate::net::{MeshEvent, PeerId};
+use crate::net::{FrameId, MeshEvent, PeerId};
 
 /// Events (other than frames) the order holds before the stage stops
 /// taking more from the driver: they are handed on ahead of every frame,

@@ -52,9 +52,9 @@ use super::outgoing::Outgoing;
 use super::refused_file::{RefusedAuthor, RefusedSchedule};
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
-use crate::net::handle::FrameTaker;
 use crate::net::{
-    MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile, StreamControl,
+    FrameTaker, MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile,
+    StreamControl,
 };
 use crate::sharing::reach::{Announced, own_reach};
 use porfiry_storage::db::Db;

@@ -37,8 +37,7 @@ use super::engine_clock::EngineTime;
 use super::error::ReplicationError;
 use super::parallel_verify::verify_parallel;
 use super::receive_order::{Next, ReceiveOrder};
-use crate::net::MeshEvent;
-use crate::net::handle::FrameTaker;
+use crate::net::{FrameTaker, MeshEvent};
 
 /// Frames verified ahead of the loop: one being stored while the next
 /// waits is all the overlap two cores can use; a second spare evens out
@@ -158,15 +157,14 @@ pub fn spawn_verify_stage(
 
 #[cfg(test)]
 mod tests {
-    use libp2p::PeerId;
     use porfiry_protocol::wire::{WireItem, WireMessage};
     use porfiry_protocol::{Audience, NodeKey, sign};
     use porfiry_skills::{Clock, ManualClock, SystemClock};
     use porfiry_storage::Note;
 
     use super::*;
-    use crate::net::events::FrameId;
     use crate::net::limits::MAX_WAITING_PER_PEER;
+    use crate::net::{FrameId, PeerId};
     use crate::replication::fair_queue::FAIR_QUANTUM_BYTES;
     use crate::sharing::publish::note_draft;
 

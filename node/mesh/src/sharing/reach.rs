@@ -33,7 +33,7 @@ use crate::net::{Multiaddr, PeerId};
 /// this machine, so they are told only when there is nothing else (nodes
 /// that all run on one machine).
 pub fn reach_list(addresses: &[Multiaddr]) -> Vec<String> {
-    use libp2p::multiaddr::Protocol;
+    use crate::net::Protocol;
     let is_circuit = |a: &Multiaddr| a.iter().any(|p| matches!(p, Protocol::P2pCircuit));
     let is_loopback = |a: &Multiaddr| match a.iter().next() {
         Some(Protocol::Ip4(ip)) => ip.is_loopback(),

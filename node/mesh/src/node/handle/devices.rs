@@ -14,7 +14,7 @@ use super::invitations::InvitationError;
 use super::{NodeHandle, db_err};
 use crate::devices::exchange::redeem_device;
 use crate::devices::join::present_device_code;
-use crate::devices::statements::{DeviceListing, list_devices, store_link};
+use crate::devices::statements::{DeviceListing, list_devices_synced, store_link};
 use crate::invite::secret::Refusal;
 use crate::invite::{InvitationRequest, InviteCode, PresentError, Secret};
 use crate::net::PeerId;
@@ -100,12 +100,26 @@ impl NodeHandle {
         })
     }
 
-    /// This person's other devices.
+    /// This person's other devices, each behind by what was written here
+    /// since it was last seen or caught up with: a device connected now,
+    /// with a catch-up done, gets every new version live, so it is behind
+    /// by nothing.
     pub async fn devices(&self) -> Result<Vec<DeviceListing>, NodeError> {
         let me = self.inner.peer_id.clone();
+        let now = self.now();
+        let synced: std::collections::BTreeMap<String, u64> = self
+            .status()
+            .await?
+            .friends
+            .into_iter()
+            .filter_map(|f| {
+                let at = f.last_catchup_ms?;
+                Some((f.peer_id, if f.connected { now } else { at }))
+            })
+            .collect();
         self.inner
             .db
-            .read(move |s| list_devices(s, &me))
+            .read(move |s| list_devices_synced(s, &me, &synced))
             .await
             .map_err(db_err)?
             .map_err(NodeError::from)

@@ -7,10 +7,10 @@
 mod mesh_support;
 
 use mesh_support::{WAIT, friends_pair, wait_for};
-use porfiry_mesh::net::limits::{
+use porfiry_net::limits::{
     MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER, MAX_TRANSPORT_FRAME_BYTES,
 };
-use porfiry_mesh::net::{Keypair, MeshCommand, MeshEvent, SendTag};
+use porfiry_net::{Keypair, MeshCommand, MeshEvent, SendTag};
 use tokio::time::timeout;
 
 const MIB: usize = 1024 * 1024;

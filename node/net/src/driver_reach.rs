@@ -35,13 +35,13 @@ use libp2p::swarm::{DialError, SwarmEvent};
 use libp2p::{Multiaddr, PeerId, dcutr, identify, mdns, relay};
 
 use super::MeshDriver;
-use crate::net::behaviour::MeshBehaviourEvent;
-use crate::net::events::MeshEvent;
-use crate::net::limits::PUNCH_PORT;
-use crate::net::links::{LinkRecord, Links, Unreachable, connection_relay};
-use crate::net::reach::{ReachConfig, Reservations, circuit_listen_address, dial_addresses};
-use crate::net::redial::Jitter;
-use crate::net::unreachable::{UnreachableLog, error_text, why_unreachable};
+use crate::behaviour::MeshBehaviourEvent;
+use crate::events::MeshEvent;
+use crate::limits::PUNCH_PORT;
+use crate::links::{LinkRecord, Links, Unreachable, connection_relay};
+use crate::reach::{ReachConfig, Reservations, circuit_listen_address, dial_addresses};
+use crate::redial::Jitter;
+use crate::unreachable::{UnreachableLog, error_text, why_unreachable};
 
 /// Why a friend is not dialled at all: nothing to dial it at.
 const NO_PATH: &str = "no address known and no friend that relays for us is connected (it must dial us, or a friend relay for us)";
@@ -130,9 +130,7 @@ fn dial_reason(error: &DialError) -> String {
 /// port the relay saw is one it dials from (`ReachConfig::punch_port`).
 /// Where the OS refuses (a phone that may not watch its interfaces), the
 /// node runs on without hole punching and says so. True when bound.
-pub(super) fn bind_punch_port(
-    swarm: &mut libp2p::Swarm<crate::net::behaviour::MeshBehaviour>,
-) -> bool {
+pub(super) fn bind_punch_port(swarm: &mut libp2p::Swarm<crate::behaviour::MeshBehaviour>) -> bool {
     use libp2p::multiaddr::Protocol;
     let address = Multiaddr::empty()
         .with(Protocol::Ip4(std::net::Ipv4Addr::UNSPECIFIED))

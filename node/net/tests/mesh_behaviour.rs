@@ -8,11 +8,11 @@ use libp2p::request_response::{self, Message};
 use libp2p::swarm::dial_opts::{DialOpts, PeerCondition};
 use libp2p::swarm::{DialError, ListenError, Swarm, SwarmEvent};
 use libp2p_swarm_test::SwarmExt;
-use porfiry_mesh::net::behaviour::{MeshBehaviour, MeshBehaviourEvent, ReachParts};
-use porfiry_mesh::net::codec::Frame;
-use porfiry_mesh::net::gate::{InviteDoor, NotAFriend};
-use porfiry_mesh::net::limits::{MAX_ESTABLISHED_PER_PEER, MAX_TRANSPORT_FRAME_BYTES};
-use porfiry_mesh::net::{Profile, ReachConfig};
+use porfiry_net::behaviour::{MeshBehaviour, MeshBehaviourEvent, ReachParts};
+use porfiry_net::codec::Frame;
+use porfiry_net::gate::{InviteDoor, NotAFriend};
+use porfiry_net::limits::{MAX_ESTABLISHED_PER_PEER, MAX_TRANSPORT_FRAME_BYTES};
+use porfiry_net::{Profile, ReachConfig};
 
 fn new_swarm() -> Swarm<MeshBehaviour> {
     new_swarm_with_door(InviteDoor::default())

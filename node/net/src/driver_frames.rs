@@ -8,9 +8,9 @@ use libp2p::PeerId;
 use libp2p::request_response::{self, Message, OutboundRequestId};
 
 use super::{MeshDriver, Tracked};
-use crate::net::codec::Frame;
-use crate::net::events::{MeshEvent, SendFailure, SendTag};
-use crate::net::outbox::QueueFull;
+use crate::codec::Frame;
+use crate::events::{MeshEvent, SendFailure, SendTag};
+use crate::outbox::QueueFull;
 
 impl MeshDriver {
     pub(super) fn send_tracked(&mut self, peer: PeerId, frames: Vec<Vec<u8>>, tag: SendTag) {

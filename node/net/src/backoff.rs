@@ -1,5 +1,5 @@
 //! The one exponential backoff of the node, with injected jitter: LLM retries
-//! (`llm::retry`) and mesh redials (`mesh::redial`) both wait with it.
+//! (the agent's `llm::retry`) and mesh redials (`redial`) both wait with it.
 //!
 //! Pure arithmetic. The random part comes in as a [`Jitter`] that the caller
 //! draws at the IO edge ([`Jitter::random`]), so tests pass exact fractions.

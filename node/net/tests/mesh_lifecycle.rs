@@ -5,7 +5,7 @@
 mod mesh_support;
 
 use mesh_support::{Node, WAIT, loopback, server, wait_for};
-use porfiry_mesh::net::{
+use porfiry_net::{
     Keypair, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, PeerId, SendFailure,
 };
 use tokio::time::timeout;

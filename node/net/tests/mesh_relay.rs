@@ -18,9 +18,9 @@ use libp2p::swarm::dial_opts::DialOpts;
 use mesh_support::{
     FAST, Node, WAIT, capture_warnings, connected, listening, loopback, received, start, wait_for,
 };
-use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::net::swarm::build_swarm;
-use porfiry_mesh::net::{
+use porfiry_net::limits::MAX_TRANSPORT_FRAME_BYTES;
+use porfiry_net::swarm::build_swarm;
+use porfiry_net::{
     InviteDoor, Keypair, Link, LinkRecord, LinksFile, LinksWatch, MeshConfig, MeshEvent, Multiaddr,
     PeerId, Profile, ReachConfig, RelayLimits, StreamControl,
 };
@@ -241,7 +241,7 @@ async fn a_hidden_friend_is_reached_through_a_friends_relay() {
 fn stranger_swarm(
     key: Keypair,
     friends: &[PeerId],
-) -> libp2p::Swarm<porfiry_mesh::net::behaviour::MeshBehaviour> {
+) -> libp2p::Swarm<porfiry_net::behaviour::MeshBehaviour> {
     let mut swarm = build_swarm(
         key,
         Profile::Phone,
@@ -260,7 +260,7 @@ fn stranger_swarm(
 
 /// Drives `swarm` until the listener `id` closes, failing if it got an address.
 async fn listener_closes(
-    swarm: &mut libp2p::Swarm<porfiry_mesh::net::behaviour::MeshBehaviour>,
+    swarm: &mut libp2p::Swarm<porfiry_net::behaviour::MeshBehaviour>,
     id: ListenerId,
 ) {
     timeout(WAIT, async {

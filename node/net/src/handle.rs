@@ -97,8 +97,9 @@ pub struct FrameTaker {
 }
 
 impl FrameTaker {
-    /// A taker sending into `taken` (the driver's end, or a test's).
-    pub(crate) fn new(taken: mpsc::Sender<FrameId>) -> Self {
+    /// A taker sending into `taken` (the driver's end, or a test's: the
+    /// consumer's tests in `porfiry-mesh` read what it sends).
+    pub fn new(taken: mpsc::Sender<FrameId>) -> Self {
         Self { taken }
     }
 

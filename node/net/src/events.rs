@@ -156,8 +156,13 @@ pub enum MeshEvent {
 }
 
 /// A received frame waiting to be taken ([`MeshEvent::FrameToTake`]).
+///
+/// The number is the driver's count of frames handed out. Only the driver
+/// makes real ones; the field is public so the consumer's tests (in
+/// `porfiry-mesh`) can make their own, and an id the driver never handed
+/// out is ignored when taken.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct FrameId(pub(crate) u64);
+pub struct FrameId(pub u64);
 
 /// Why a frame we sent was not acknowledged.
 #[derive(Debug, Clone, PartialEq, Eq)]

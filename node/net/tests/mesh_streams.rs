@@ -10,8 +10,8 @@ mod mesh_support;
 
 use futures::{AsyncReadExt, AsyncWriteExt};
 use mesh_support::{Node, WAIT, friends_pair, server, start};
-use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::net::{Keypair, MeshConfig, MeshError, MeshEvent};
+use porfiry_net::limits::MAX_TRANSPORT_FRAME_BYTES;
+use porfiry_net::{Keypair, MeshConfig, MeshError, MeshEvent};
 use tokio::time::timeout;
 
 /// Keeps a driver's event queue drained so it never blocks on it.

@@ -11,11 +11,11 @@
 mod mesh_support;
 
 use mesh_support::{WAIT, connected, listening, loopback, phone, start, wait_for};
-use porfiry_mesh::net::limits::{
+use porfiry_net::limits::{
     MAX_IN_FLIGHT_PER_PEER, MAX_QUEUED_BYTES_PER_PEER, MAX_TRANSPORT_FRAME_BYTES,
     MAX_WAITING_PER_PEER,
 };
-use porfiry_mesh::net::{Keypair, MeshCommand, MeshConfig, MeshEvent, PeerId, SendTag};
+use porfiry_net::{Keypair, MeshCommand, MeshConfig, MeshEvent, PeerId, SendTag};
 use tokio::time::timeout;
 
 /// The next frame to take from `from`: its first byte and its event.

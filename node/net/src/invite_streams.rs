@@ -1,7 +1,7 @@
 //! Raw streams on `/porfiry/invite/1`: the one protocol a guest (a stranger
 //! admitted while an invitation is open, see [`super::gate`]) may speak.
 //! The bytes on them are the invitation service's business
-//! (`crate::invite::wire`); this file only opens and accepts the streams.
+//! (`porfiry_mesh::invite::wire`); this file only opens and accepts the streams.
 
 use std::fmt;
 

@@ -17,8 +17,8 @@ use libp2p::PeerId;
 use libp2p::swarm::SwarmEvent;
 
 use super::MeshDriver;
-use crate::net::behaviour::MeshBehaviourEvent;
-use crate::net::reach::is_interface_address;
+use crate::behaviour::MeshBehaviourEvent;
+use crate::reach::is_interface_address;
 
 impl MeshDriver {
     /// Sees `event` before the driver handles it: on a roaming node, an

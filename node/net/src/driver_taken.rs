@@ -21,8 +21,8 @@ use libp2p::PeerId;
 use libp2p::request_response::ResponseChannel;
 
 use super::MeshDriver;
-use crate::net::events::{FrameId, MeshEvent};
-use crate::net::limits::MAX_WAITING_PER_PEER;
+use crate::events::{FrameId, MeshEvent};
+use crate::limits::MAX_WAITING_PER_PEER;
 
 /// A frame handed out and not yet taken.
 #[derive(Debug)]

@@ -1,4 +1,6 @@
 //! The libp2p mesh driver: the only place in the workspace that knows libp2p.
+//! `porfiry-mesh` re-exports it as `porfiry_mesh::net` (and [`backoff`] as
+//! `porfiry_mesh::backoff`); it depends on no other workspace crate.
 //!
 //! A node runs one [`MeshDriver`] task. The rest of the node talks to it
 //! through a [`MeshHandle`] (commands: add/remove friend, send a frame,
@@ -16,8 +18,11 @@
 //! [`invite_streams`] (`/porfiry/invite/1` streams), [`model_streams`] (`/porfiry/model/1` streams), [`handle`] (the command handle), [`driver`] (the task), [`error`],
 //! [`relay`] (`--relay`: circuits for friends only), [`reach`] (relay
 //! reservations, circuit addresses, LAN discovery settings), [`links`]
-//! (direct / relayed / not connected per friend, `links.json`).
+//! (direct / relayed / not connected per friend, `links.json`), [`backoff`]
+//! (the one jittered exponential backoff, for redials here and model retries
+//! in the agent).
 
+pub mod backoff;
 pub mod behaviour;
 pub mod codec;
 pub(crate) mod config;
@@ -42,9 +47,9 @@ pub use codec::FrameError;
 pub use config::{Friend, MeshConfig, Profile};
 pub use driver::MeshDriver;
 pub use error::MeshError;
-pub use events::{MeshCommand, MeshEvent, SendFailure, SendTag};
+pub use events::{FrameId, MeshCommand, MeshEvent, SendFailure, SendTag};
 pub use gate::{GUEST_WINDOW, InviteDoor, MAX_GUESTS};
-pub use handle::MeshHandle;
+pub use handle::{FrameTaker, MeshHandle};
 pub use invite_streams::{INVITE_PROTOCOL, IncomingInvites};
 pub use links::{LINKS_FILE_NAME, Link, LinkRecord, LinksFile};
 pub use model_streams::{IncomingModelStreams, MODEL_PROTOCOL};

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use porfiry_mesh::net::{
+use porfiry_net::{
     Backoff, Keypair, MeshConfig, MeshDriver, MeshEvent, MeshHandle, Multiaddr, PeerId,
 };
 use tokio::sync::mpsc::Receiver;

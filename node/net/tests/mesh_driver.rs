@@ -9,10 +9,10 @@ use futures::StreamExt;
 use libp2p::request_response;
 use libp2p::swarm::SwarmEvent;
 use mesh_support::{WAIT, capture_warnings, friends_pair, received, wait_for};
-use porfiry_mesh::net::behaviour::MeshBehaviourEvent;
-use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::net::swarm::build_swarm;
-use porfiry_mesh::net::{FrameError, Keypair, MeshEvent, Profile, SendFailure};
+use porfiry_net::behaviour::MeshBehaviourEvent;
+use porfiry_net::limits::MAX_TRANSPORT_FRAME_BYTES;
+use porfiry_net::swarm::build_swarm;
+use porfiry_net::{FrameError, Keypair, MeshEvent, Profile, SendFailure};
 use tokio::time::timeout;
 
 #[tokio::test]
@@ -66,8 +66,8 @@ async fn stranger_is_refused_logged_and_its_frame_never_delivered() {
         Profile::Phone,
         MAX_TRANSPORT_FRAME_BYTES,
         libp2p_stream::Behaviour::new(),
-        porfiry_mesh::net::InviteDoor::default(),
-        porfiry_mesh::net::ReachConfig::default(),
+        porfiry_net::InviteDoor::default(),
+        porfiry_net::ReachConfig::default(),
         Default::default(),
     )
     .unwrap();

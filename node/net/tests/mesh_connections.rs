@@ -7,8 +7,8 @@ mod mesh_support;
 use std::collections::BTreeSet;
 
 use mesh_support::{listening, loopback, phone, received, wait_for};
-use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::net::{Keypair, MeshConfig, MeshEvent, PeerId, ReachConfig};
+use porfiry_net::limits::MAX_TRANSPORT_FRAME_BYTES;
+use porfiry_net::{Keypair, MeshConfig, MeshEvent, PeerId, ReachConfig};
 
 const FRIENDS: usize = 100;
 

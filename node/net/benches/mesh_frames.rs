@@ -9,9 +9,7 @@
 use std::time::{Duration, Instant};
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use porfiry_mesh::net::{
-    Keypair, MeshConfig, MeshDriver, MeshEvent, MeshHandle, Multiaddr, PeerId,
-};
+use porfiry_net::{Keypair, MeshConfig, MeshDriver, MeshEvent, MeshHandle, Multiaddr, PeerId};
 use tokio::runtime::Runtime;
 use tokio::sync::mpsc::Receiver;
 

@@ -6,8 +6,8 @@
 mod mesh_support;
 
 use mesh_support::{WAIT, connected, friends_pair, phone, received, server, start, wait_for};
-use porfiry_mesh::net::limits::MAX_TRANSPORT_FRAME_BYTES;
-use porfiry_mesh::net::{Keypair, MeshConfig, MeshEvent, SendFailure};
+use porfiry_net::limits::MAX_TRANSPORT_FRAME_BYTES;
+use porfiry_net::{Keypair, MeshConfig, MeshEvent, SendFailure};
 use tokio::time::timeout;
 
 #[tokio::test]

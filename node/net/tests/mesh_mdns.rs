@@ -7,7 +7,7 @@
 mod mesh_support;
 
 use mesh_support::{WAIT, start, wait_for};
-use porfiry_mesh::net::{Keypair, MeshConfig, MeshEvent, PeerId, ReachConfig};
+use porfiry_net::{Keypair, MeshConfig, MeshEvent, PeerId, ReachConfig};
 use tokio::time::timeout;
 
 /// `IFF_UP | IFF_MULTICAST` from `<linux/if.h>`.

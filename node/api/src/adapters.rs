@@ -606,43 +606,14 @@ impl NodeApi for NodeAdapter {
     }
 
     fn mind(&self) -> BoxFuture<'_, NodeResult> {
-        use crate::limits::{MIND_DIARY, MIND_GOALS, MIND_TASKS, MIND_TICKS};
-        use porfiry_storage::{DiaryEntry, Goal, ListQuery, Task, TickRecord};
         let me = self.node.peer_id().to_owned();
         Box::pin(async move {
-            let read = self
-                .node
+            self.node
                 .db()
-                .read(
-                    move |s| -> Result<serde_json::Value, porfiry_storage::StorageError> {
-                        use porfiry_protocol::mind::MindTable;
-                        let paused: Option<bool> = s.config_get(THINKING_PAUSED_KEY)?;
-                        let goals = s.list::<Goal>(&ListQuery::recent(MIND_GOALS))?;
-                        let tasks = s.list::<Task>(&ListQuery::recent(MIND_TASKS))?;
-                        let diary = s.list::<DiaryEntry>(&ListQuery::recent(MIND_DIARY))?;
-                        // Which device wrote what each row shows now, where
-                        // another did (a row written here is not listed).
-                        let goal_ids: Vec<i64> = goals.iter().map(|r| r.id).collect();
-                        let task_ids: Vec<i64> = tasks.iter().map(|r| r.id).collect();
-                        let diary_ids: Vec<i64> = diary.iter().map(|r| r.id).collect();
-                        let written_on = serde_json::json!({
-                            "goals": s.mind_writers(MindTable::Goal, &goal_ids, &me)?,
-                            "tasks": s.mind_writers(MindTable::Task, &task_ids, &me)?,
-                            "diary": s.mind_writers(MindTable::Diary, &diary_ids, &me)?,
-                        });
-                        Ok(serde_json::json!({
-                            "paused": paused.unwrap_or(false),
-                            "goals": goals,
-                            "tasks": tasks,
-                            "ticks": s.list::<TickRecord>(&ListQuery::recent(MIND_TICKS))?,
-                            "diary": diary,
-                            "written_on": written_on,
-                        }))
-                    },
-                )
+                .read(move |s| crate::mind_view::mind_view(s, &me))
                 .await
-                .map_err(internal)?;
-            read.map_err(internal)
+                .map_err(internal)?
+                .map_err(internal)
         })
     }
 

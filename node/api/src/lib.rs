@@ -25,6 +25,7 @@ pub(crate) mod errors;
 pub(crate) mod feed;
 pub(crate) mod history;
 pub mod limits;
+pub(crate) mod mind_view;
 pub(crate) mod prepared;
 pub(crate) mod routes;
 pub(crate) mod server;

@@ -5,7 +5,6 @@
 //! used twice, or a friend's code used to link, is refused; after an
 //! unlink nothing more flows.
 
-use std::future::Future;
 use std::time::Duration;
 
 use porfiry_mesh::data_dir::DataDir;
@@ -18,30 +17,8 @@ use porfiry_mesh::{Node, NodeConfig, NodeHandle, NodeJoin};
 use porfiry_protocol::ItemKind;
 use porfiry_storage::Store;
 
-/// How long a condition may take: loopback links and catch-ups take
-/// milliseconds; 60 s only trips on a real hang on a loaded 2-core machine.
-const DEADLINE: Duration = Duration::from_secs(60);
-
-/// Between two looks at a condition.
-const POLL: Duration = Duration::from_millis(25);
-
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(POLL).await;
-    }
-}
+mod node_support;
+use node_support::eventually;
 
 fn spawn(dir: &DataDir) -> (NodeHandle, NodeJoin) {
     let listen: Vec<Multiaddr> = vec!["/ip4/127.0.0.1/tcp/0".parse().unwrap()];

@@ -3,8 +3,6 @@
 //! bad input is refused with typed errors and stores nothing, and shutdown
 //! leaves a whole file.
 
-use std::future::Future;
-use std::time::Duration;
 
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::net::{Multiaddr, Profile};
@@ -15,32 +13,8 @@ use porfiry_protocol::{ItemKind, NodeKey};
 use porfiry_skills::{Clock, SystemClock};
 use porfiry_storage::{Note, Sharing, Store};
 
-/// How long a condition may take before the test fails: connection and
-/// catch-up on loopback take milliseconds; 30 s only trips on a real hang
-/// on a loaded 2-core machine.
-const DEADLINE: Duration = Duration::from_secs(30);
-
-/// Between two looks at a condition.
-const POLL: Duration = Duration::from_millis(20);
-
-/// Polls `check` until it gives `Some`, failing after `DEADLINE`.
-async fn eventually<T, F, Fut>(what: &str, mut check: F) -> T
-where
-    F: FnMut() -> Fut,
-    Fut: Future<Output = Option<T>>,
-{
-    let deadline = tokio::time::Instant::now() + DEADLINE;
-    loop {
-        if let Some(v) = check().await {
-            return v;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        tokio::time::sleep(POLL).await;
-    }
-}
+mod node_support;
+use node_support::eventually;
 
 /// Items in the node's file but its own address items (`reachable_at`): a
 /// server signs one once its addresses have settled for 500 ms, which a

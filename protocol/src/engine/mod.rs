@@ -81,7 +81,7 @@ use crate::club::ClubBook;
 use crate::devices::DeviceBook;
 use crate::item::id::ItemId;
 use crate::item::record::ItemRecord;
-use crate::policy::FriendView;
+use crate::policy::{FriendView, ItemRoute, may_send};
 use hop_check::HopChecks;
 use index::Index;
 use lacks::Lacks;
@@ -377,6 +377,12 @@ impl Engine {
         }
         self.sync_timers(now_ms, out);
         self.resync_due(now_ms, out);
+    }
+
+    /// [`may_send`] with this engine's node, club book and device book:
+    /// whether `view` may receive the item routed as `route` now.
+    fn allows(&self, route: &ItemRoute<'_>, view: &FriendView<'_>, now_ms: u64) -> bool {
+        may_send(&self.local, route, view, &self.clubs, &self.devices, now_ms)
     }
 
     fn request_wake(&mut self, out: &mut Vec<Output>) {

@@ -13,7 +13,7 @@ use crate::club::ClubBook;
 use crate::devices::DeviceBook;
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
-use crate::policy::{FriendView, ItemRoute, club_entitled, device_entitled, may_send};
+use crate::policy::{FriendView, ItemRoute, club_entitled, device_entitled};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, WireMessage};
 
 /// Items waiting for the next push, and the friends known to hold them
@@ -126,14 +126,7 @@ impl Engine {
                     // The session's end checks its hops if the friend holds it.
                     if !meta.is_by(local)
                         && offers_hops(&meta)
-                        && may_send(
-                            &self.local,
-                            &meta.route(),
-                            &view,
-                            &self.clubs,
-                            &self.devices,
-                            now_ms,
-                        )
+                        && self.allows(&meta.route(), &view, now_ms)
                     {
                         offered.push((peer.clone(), *id));
                     }
@@ -146,21 +139,15 @@ impl Engine {
                 {
                     continue;
                 }
-                let admitted = may_send(
-                    &self.local,
-                    &meta.route(),
-                    &view,
-                    &self.clubs,
-                    &self.devices,
-                    now_ms,
-                ) || (*by_catch_up
-                    && catch_up_announce(
-                        &self.local,
-                        &meta.route(),
-                        &view,
-                        &self.clubs,
-                        &self.devices,
-                    ));
+                let admitted = self.allows(&meta.route(), &view, now_ms)
+                    || (*by_catch_up
+                        && catch_up_announce(
+                            &self.local,
+                            &meta.route(),
+                            &view,
+                            &self.clubs,
+                            &self.devices,
+                        ));
                 if !admitted {
                     continue;
                 }
@@ -215,16 +202,9 @@ impl Engine {
             let offer = a.hops.checked_sub(1);
             if let Some(meta) = self.index.get(&a.id) {
                 let ours = meta.hops_left.saturating_sub(1).min(meta.max_hops);
-                let admitted = self.friend_view(peer).is_some_and(|view| {
-                    may_send(
-                        &self.local,
-                        &meta.route(),
-                        &view,
-                        &self.clubs,
-                        &self.devices,
-                        now_ms,
-                    )
-                });
+                let admitted = self
+                    .friend_view(peer)
+                    .is_some_and(|view| self.allows(&meta.route(), &view, now_ms));
                 if ours > a.hops && admitted {
                     counter.push(Announce {
                         id: a.id,
@@ -334,16 +314,7 @@ impl Engine {
         let mut refused = 0;
         for id in ids {
             match self.index.get(id) {
-                Some(meta)
-                    if may_send(
-                        &self.local,
-                        &meta.route(),
-                        &view,
-                        &self.clubs,
-                        &self.devices,
-                        now_ms,
-                    ) =>
-                {
+                Some(meta) if self.allows(&meta.route(), &view, now_ms) => {
                     items.push(Announce {
                         id: *id,
                         hops: meta.hops_left,

@@ -27,7 +27,7 @@ use super::output::{Event, Output, SyncRole};
 use super::peer_map::PeerMap;
 use super::session_send::SendCursor;
 use crate::item::id::ItemId;
-use crate::policy::{may_send, same_peer};
+use crate::policy::same_peer;
 use crate::range_sync::{Reconciler, ShortId, SyncSet};
 use crate::wire::{Announce, MAX_IDS_PER_MESSAGE, MAX_REASON_BYTES, SYNC_FRAME_BYTES, WireMessage};
 
@@ -169,23 +169,9 @@ impl Engine {
             // Hops are not asked for either: the friend holds what we hold
             // with none left as much as the rest, so both sets have it.
             route.hops_left = route.hops_left.max(1);
-            if may_send(
-                &self.local,
-                &route,
-                &view,
-                &self.clubs,
-                &self.devices,
-                now_ms,
-            ) {
+            if self.allows(&route, &view, now_ms) {
                 if lacking.is_some_and(|l| l.contains(id)) {
-                    if !may_send(
-                        &self.local,
-                        &meta.route(),
-                        &view,
-                        &self.clubs,
-                        &self.devices,
-                        now_ms,
-                    ) {
+                    if !self.allows(&meta.route(), &view, now_ms) {
                         // It lacks it and cannot have it from us: leave it
                         // out as its set does (`lacks.rs`).
                         continue;
@@ -320,18 +306,11 @@ impl Engine {
         have.iter()
             .filter_map(|&id| {
                 let meta = self.index.get(&id)?;
-                may_send(
-                    &self.local,
-                    &meta.route(),
-                    &view,
-                    &self.clubs,
-                    &self.devices,
-                    now_ms,
-                )
-                .then_some(Announce {
-                    id,
-                    hops: meta.hops_left,
-                })
+                self.allows(&meta.route(), &view, now_ms)
+                    .then_some(Announce {
+                        id,
+                        hops: meta.hops_left,
+                    })
             })
             .collect()
     }
@@ -388,16 +367,7 @@ impl Engine {
             let Some(meta) = self.index.get(id) else {
                 continue;
             };
-            if offers_hops(&meta)
-                && may_send(
-                    &self.local,
-                    &meta.route(),
-                    &view,
-                    &self.clubs,
-                    &self.devices,
-                    now_ms,
-                )
-            {
+            if offers_hops(&meta) && self.allows(&meta.route(), &view, now_ms) {
                 announces.push(Announce {
                     id: *id,
                     hops: meta.hops_left,

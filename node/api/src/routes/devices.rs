@@ -13,7 +13,7 @@ use serde::Deserialize;
 use crate::body::JsonBody;
 use crate::errors::ApiError;
 use crate::state::ApiState;
-use crate::web::routes::qr_svg;
+use crate::web::routes::{code_made, valid_for};
 
 /// How long a device code from the page works unless asked otherwise: the
 /// person holds both devices, so an hour is plenty, and a code seen by
@@ -41,14 +41,8 @@ pub async fn link(
     let valid_text = body
         .valid_for
         .unwrap_or_else(|| DEVICE_CODE_VALID.to_owned());
-    let valid_for = porfiry_mesh::invite::duration::parse_valid_for(&valid_text)
-        .map_err(|e| ApiError::BadRequest(format!("valid_for {e}")))?;
-    let code = state.node().link_device(valid_for).await?;
-    let qr = qr_svg(&code)?;
-    Ok((
-        StatusCode::CREATED,
-        Json(serde_json::json!({ "code": code, "qr_svg": qr, "valid_for": valid_text })),
-    ))
+    let code = state.node().link_device(valid_for(&valid_text)?).await?;
+    code_made(code, valid_text)
 }
 
 /// `POST /api/devices/join`.

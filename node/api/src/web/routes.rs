@@ -187,10 +187,25 @@ pub async fn invite(
     let valid_text = body
         .valid_for
         .unwrap_or_else(|| PAGE_INVITATION_VALID.to_owned());
-    let valid_for = porfiry_mesh::invite::duration::parse_valid_for(&valid_text)
-        .map_err(|e| ApiError::BadRequest(format!("valid_for {e}")))?;
+    let valid_for = valid_for(&valid_text)?;
     let name = body.name.unwrap_or_default().trim().to_owned();
     let code = state.node().invite(name, body.groups, valid_for).await?;
+    code_made(code, valid_text)
+}
+
+/// A `valid_for` value (`30m`, `24h`, …) as `porfiry invite --valid-for`
+/// takes it; a 400 saying why when it is not one.
+pub fn valid_for(text: &str) -> Result<std::time::Duration, ApiError> {
+    porfiry_mesh::invite::duration::parse_valid_for(text)
+        .map_err(|e| ApiError::BadRequest(format!("valid_for {e}")))
+}
+
+/// The answer to a one-time code made (an invitation, a device link):
+/// `201 {"code", "qr_svg", "valid_for"}`.
+pub fn code_made(
+    code: String,
+    valid_text: String,
+) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let qr = qr_svg(&code)?;
     Ok((
         StatusCode::CREATED,

@@ -3,7 +3,6 @@
 //! bad input is refused with typed errors and stores nothing, and shutdown
 //! leaves a whole file.
 
-
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::net::{Multiaddr, Profile};
 use porfiry_mesh::{

@@ -87,3 +87,22 @@ fn the_signature_is_vouched_for_not_checked() {
     assert_eq!(back.payload_bytes(), a.payload_bytes());
     assert_eq!(back.signature_bytes(), b.signature_bytes());
 }
+
+/// `VerifiedItem::stored_payload`: a stored envelope's payload comes back
+/// as signed, without a second signature check (the store verified it on
+/// the way in); bytes that are not a canonical envelope are refused.
+#[test]
+fn a_stored_envelope_gives_back_its_payload() {
+    let item = sample_item(2, "stored");
+    let payload = VerifiedItem::stored_payload(item.envelope_bytes()).unwrap();
+    assert_eq!(&payload, item.payload());
+    // The signature is not checked again: a store only holds what it
+    // verified.
+    let unsigned = encode_envelope(item.payload_bytes(), &[0; 64]).unwrap();
+    assert_eq!(
+        &VerifiedItem::stored_payload(&unsigned).unwrap(),
+        item.payload()
+    );
+    assert!(VerifiedItem::stored_payload(b"not an envelope").is_err());
+    assert!(VerifiedItem::stored_payload(&item.envelope_bytes()[..20]).is_err());
+}

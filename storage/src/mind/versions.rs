@@ -43,19 +43,17 @@ fn bad(id: ItemId, reason: impl Into<String>) -> StorageError {
     StorageError::invalid(format!("mind record {id}"), reason)
 }
 
-fn decode(stored: &StoredItem) -> Result<(VerifiedItem, MindRecord)> {
+/// The memory version a stored `mind_record` item carries. Its signature
+/// was verified when it came (or made when it was signed here), so only the
+/// payload is decoded ([`VerifiedItem::stored_payload`]).
+fn decode(stored: &StoredItem) -> Result<MindRecord> {
     let id = stored.record.id;
-    // Stored bytes are the envelope as verified on receipt; decoding checks
-    // them again (the signature too), as club changes do.
-    let item = VerifiedItem::decode(&stored.payload, 0).map_err(|e| bad(id, e.to_string()))?;
-    if item.id() != id {
-        return Err(bad(id, "payload does not match the item id"));
+    let payload =
+        VerifiedItem::stored_payload(&stored.payload).map_err(|e| bad(id, e.to_string()))?;
+    match payload.body {
+        Body::MindRecord(r) => Ok(r),
+        _ => Err(bad(id, "not a mind_record body")),
     }
-    let Body::MindRecord(r) = item.body() else {
-        return Err(bad(id, "not a mind_record body"));
-    };
-    let record = r.clone();
-    Ok((item, record))
 }
 
 impl Store {
@@ -112,9 +110,10 @@ impl Store {
     /// Records the `mind_record` item `stored` (just inserted) as a version
     /// of its record and shows the winner. Called by `insert_items`.
     pub(crate) fn record_mind_version(&self, stored: &StoredItem) -> Result<()> {
-        let (item, record) = decode(stored)?;
-        let id = item.id();
-        let version = VersionRef::of(id, item.author_peer_id(), &record);
+        let record = decode(stored)?;
+        let id = stored.record.id;
+        let author = stored.record.author.as_str();
+        let version = VersionRef::of(id, author, &record);
         let mut versions = self.record_versions(&record.key, None)?;
         let outcome = versions.insert(version.clone());
         if let Some(gone) = outcome.evicted {
@@ -191,7 +190,7 @@ impl Store {
             self.mind_version(&winner)?
                 .ok_or_else(|| bad(winner, "the winning version's item is not held"))?
         };
-        match self.show(&shown.key.clone(), &shown, item.author_peer_id()) {
+        match self.show(&shown.key.clone(), &shown, author) {
             // A device wrote fields this node cannot take (a column of a
             // newer schema, a wrong type): the version is kept, the row
             // stays as it was, and the batch's other items are stored.
@@ -208,7 +207,7 @@ impl Store {
         let Some(stored) = self.get_item(id)? else {
             return Ok(None);
         };
-        Ok(Some(decode(&stored)?.1))
+        Ok(Some(decode(&stored)?))
     }
 
     /// Writes the winner `shown` into the record's row, or deletes the row
@@ -345,7 +344,7 @@ impl Store {
                     break;
                 };
                 authors.push(stored.record.author.clone());
-                versions.push(decode(&stored)?.1);
+                versions.push(decode(&stored)?);
             }
             let (Ok(versions), Ok(authors)) = (
                 <[MindRecord; 2]>::try_from(versions),

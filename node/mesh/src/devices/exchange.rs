@@ -61,13 +61,10 @@ pub fn redeem_device(
             what: "device link".into(),
             reason: e.to_string(),
         };
-        let addresses = s
+        // A friend already: keep its addresses and groups.
+        let (addresses, groups) = s
             .find_friend(&peer.to_string())?
-            .map(|f| f.row.addresses)
-            .unwrap_or_default();
-        let groups = s
-            .find_friend(&peer.to_string())?
-            .map(|f| f.row.groups)
+            .map(|f| (f.row.addresses, f.row.groups))
             .unwrap_or_default();
         let friend = check_friend(&peer.to_string(), &addresses, &groups).map_err(|e| fail(&e))?;
         save_friend(s, &key.peer_id(), &friend, now_ms).map_err(|e| fail(&e))?;

@@ -82,8 +82,8 @@ pub fn publish_mind(
                 what: "mind record".into(),
                 reason: e.to_string(),
             })?;
-            // One at a time: the next change of the same record (a row
-            // deleted after its write) takes this version's vector.
+            // Stored at once, in this transaction: the outbox entry it
+            // replaces is gone only together with it.
             s.insert_items(&[stored_record(&item, item.max_hops(), None)])?;
             items.push(item);
         }

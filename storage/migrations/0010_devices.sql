@@ -112,6 +112,9 @@ CREATE TABLE mind_outbox (
 );
 CREATE UNIQUE INDEX mind_outbox_writes ON mind_outbox (tbl, local_id) WHERE key IS NULL;
 CREATE UNIQUE INDEX mind_outbox_deletions ON mind_outbox (key) WHERE key IS NOT NULL;
+-- The publisher reads a table's entries in order: without it each batch of
+-- 256 scanned the whole outbox six times (a first link's 50,000 entries).
+CREATE INDEX mind_outbox_order ON mind_outbox (tbl, seq);
 
 CREATE TABLE mind_applying (
     one INTEGER PRIMARY KEY CHECK (one = 1)

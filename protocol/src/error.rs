@@ -171,6 +171,11 @@ pub enum ItemError {
     /// devices: a person's memory never leaves its devices.
     #[error("a mind_record item must have audience devices")]
     MindBeyondDevices,
+    /// A `mind_record` version whose vector does not count its own
+    /// writer: every version a device writes bumps its own entry, so one
+    /// without it claims history its writer never made.
+    #[error("a mind_record version's vector must count its author ({0})")]
+    MindWithoutAuthor(String),
     /// A deleted mind record (a tombstone) that still carries fields.
     #[error("a deleted mind record carries {0} fields; a tombstone has none")]
     TombstoneWithFields(usize),

@@ -119,6 +119,13 @@ impl Payload {
         if matches!(self.body, Body::MindRecord(_)) && self.audience != Audience::Devices {
             return Err(ItemError::MindBeyondDevices);
         }
+        // Each version counts its own writer (`next_vv` bumps it).
+        if let Body::MindRecord(r) = &self.body {
+            let author = self.author.peer_id_string();
+            if r.vv.get(&author) == 0 {
+                return Err(ItemError::MindWithoutAuthor(author));
+            }
+        }
         // Addresses are for the author's friends and never travel further.
         if matches!(self.body, Body::ReachableAt(_))
             && (self.audience != Audience::Friends || self.max_hops != 1)

@@ -184,10 +184,11 @@ pub fn device_statement() -> impl Strategy<Value = DeviceStatement> {
 }
 
 /// The key to sign `d` with: `key(DEVICE_SIGNER)` for a device statement
-/// (only its sides may publish it), else the key of `seed`.
+/// (only its sides may publish it) and a memory version (its vector counts
+/// that device), else the key of `seed`.
 pub fn signer(d: &PayloadDraft, seed: [u8; 32]) -> NodeKey {
     match d.body {
-        Body::DeviceLink(_) => key(DEVICE_SIGNER),
+        Body::DeviceLink(_) | Body::MindRecord(_) => key(DEVICE_SIGNER),
         _ => NodeKey::from_seed(seed),
     }
 }
@@ -209,11 +210,15 @@ pub fn mind_record() -> impl Strategy<Value = MindRecord> {
         prop::collection::btree_map("[a-z_]{1,12}", value, 0..5),
     )
         .prop_map(|(table, key, devices, at_ms, deleted, fields)| {
+            // Signed by `key(DEVICE_SIGNER)` (see [`signer`]), whose own
+            // entry every version counts.
             let mut vv = VersionVector::new();
+            vv.bump(&self::key(DEVICE_SIGNER).peer_id().to_string())
+                .expect("one device");
             for (seed, writes) in devices {
                 let device = NodeKey::from_seed(seed).peer_id().to_string();
                 for _ in 0..writes {
-                    vv.bump(&device).expect("at most 3 devices");
+                    vv.bump(&device).expect("at most 4 devices");
                 }
             }
             MindRecord {

@@ -268,7 +268,8 @@ fn check_refuses_each_broken_limit() {
 
 #[test]
 fn the_largest_record_still_fits_an_envelope() {
-    let key = crate::identity::NodeKey::from_seed([9; 32]);
+    // The writer is one of the devices its vector counts.
+    let key = crate::identity::NodeKey::from_seed([10; 32]);
     let mut r = vector();
     r.vv = VersionVector::new();
     for i in 0..crate::mind::version::MAX_DEVICES_PER_PERSON {
@@ -330,17 +331,28 @@ fn the_content_hash_covers_the_fields_and_nothing_else() {
 fn a_mind_record_travels_to_the_persons_devices_only() {
     use crate::item::audience::Audience;
     let key = crate::identity::NodeKey::from_seed([4; 32]);
+    let mut body = vector();
+    body.vv.bump(&key.peer_id().to_string()).unwrap();
     let draft = |audience| crate::item::payload::PayloadDraft {
         created_ms: 1,
         audience,
         max_hops: 2,
         expires_ms: None,
         replaces: None,
-        body: Body::MindRecord(vector()),
+        body: Body::MindRecord(body.clone()),
     };
     let item = crate::item::verified::sign(&key, &draft(Audience::Devices)).unwrap();
     let back = crate::item::verified::VerifiedItem::decode(item.envelope_bytes(), 2).unwrap();
-    assert_eq!(back.body(), &Body::MindRecord(vector()));
+    assert_eq!(back.body(), &Body::MindRecord(body.clone()));
+    // A version that does not count its own writer is refused.
+    let foreign = crate::item::payload::PayloadDraft {
+        body: Body::MindRecord(vector()),
+        ..draft(Audience::Devices)
+    };
+    assert_eq!(
+        crate::item::verified::sign(&key, &foreign).err(),
+        Some(ItemError::MindWithoutAuthor(key.peer_id().to_string()))
+    );
     for other in [
         Audience::Public,
         Audience::Friends,

@@ -227,13 +227,23 @@ impl Store {
     }
 
     /// Deletes the row of record `key` (a winning tombstone), unpublished,
-    /// and forgets the row ids the deletion removed (its own, and a
-    /// concept's links, which the schema deletes with it).
+    /// and forgets the row ids the deletion removes: the row's (every
+    /// record mapped to it: two devices' concepts of one name share a row)
+    /// and, for a concept, those of the links the schema deletes with it,
+    /// so a new row that reuses an id is never taken for an old record.
     fn delete_mind_row(&self, key: &RecordKey, table: MindTable) -> Result<()> {
         let Some((_, Some(local_id))) = self.mind_row_of(key)? else {
             return Ok(());
         };
         self.transaction(|s| {
+            if table == MindTable::Concept {
+                s.conn
+                    .prepare_cached(
+                        "UPDATE mind_records SET local_id = NULL WHERE tbl = 'link' AND local_id IN
+                         (SELECT id FROM links WHERE from_concept = ?1 OR to_concept = ?1)",
+                    )?
+                    .execute([local_id])?;
+            }
             s.conn
                 .execute("INSERT OR IGNORE INTO mind_applying VALUES (1)", [])?;
             s.conn.execute(
@@ -241,29 +251,13 @@ impl Store {
                 [local_id],
             )?;
             s.conn.execute("DELETE FROM mind_applying", [])?;
-            s.conn.execute(
-                "UPDATE mind_records SET local_id = NULL, waiting = 0 WHERE key = ?",
-                [key.as_slice()],
-            )?;
-            s.forget_gone_rows()
+            s.conn
+                .prepare_cached(
+                    "UPDATE mind_records SET local_id = NULL, waiting = 0 WHERE tbl = ? AND local_id = ?",
+                )?
+                .execute(params![table.as_str(), local_id])?;
+            Ok(())
         })
-    }
-
-    /// Clears the row ids of records whose rows are gone (deleted with a
-    /// concept, or here by hand while no device was linked), so a new row
-    /// that reuses the id is never taken for the old record.
-    pub(crate) fn forget_gone_rows(&self) -> Result<()> {
-        for t in MindTable::ALL {
-            self.conn.execute(
-                &format!(
-                    "UPDATE mind_records SET local_id = NULL WHERE tbl = ?1 AND local_id IS NOT NULL
-                     AND local_id NOT IN (SELECT id FROM {})",
-                    sql_table(t)
-                ),
-                [t.as_str()],
-            )?;
-        }
-        Ok(())
     }
 
     /// Retries records whose winner waited for a record it refers to (at

@@ -471,3 +471,47 @@ fn a_device_that_wrote_twice_apart_gets_one_task_naming_every_pair() {
         texts(&server, "SELECT title || ' ' || status FROM goals")
     );
 }
+
+#[test]
+fn a_concept_deleted_on_a_device_takes_its_links_here_and_their_ids_are_free() {
+    let (_a, phone) = temp_store();
+    let (_b, server) = temp_store();
+    exec(
+        &phone,
+        "INSERT INTO concepts (name, created, updated) VALUES ('cat', 1, 1), ('animal', 1, 1);
+         INSERT INTO links (from_concept, to_concept, relation, created, updated) VALUES (1, 2, 'is_a', 1, 1);",
+    );
+    deliver(&server, &publish(&phone, 1, 10), 1);
+    let link_id: i64 = raw(&server)
+        .query_row("SELECT id FROM links", [], |r| r.get(0))
+        .unwrap();
+    let old_link = server.mind_key_of(MindTable::Link, link_id).unwrap();
+    assert!(old_link.is_some());
+    // Only the concept's tombstone arrives here first: the schema deletes
+    // its link with it, and the link's record no longer names that row.
+    exec(&phone, "DELETE FROM concepts WHERE name = 'cat'");
+    let gone = publish(&phone, 1, 20);
+    let concept_only: Vec<VerifiedItem> = gone
+        .into_iter()
+        .filter(|i| matches!(i.body(), Body::MindRecord(r) if r.table == MindTable::Concept))
+        .collect();
+    deliver(&server, &concept_only, 1);
+    assert!(texts(&server, "SELECT relation FROM links").is_empty());
+    assert_eq!(server.mind_key_of(MindTable::Link, link_id).unwrap(), None);
+    // A new link that takes the id is a new record.
+    exec(
+        &server,
+        &format!(
+            "INSERT INTO links (id, from_concept, to_concept, relation, created, updated) VALUES ({link_id}, 2, 2, 'same', 1, 1)"
+        ),
+    );
+    let sent = publish(&server, 2, 30);
+    let key = sent
+        .iter()
+        .find_map(|i| match i.body() {
+            Body::MindRecord(r) if r.table == MindTable::Link => Some(r.key),
+            _ => None,
+        })
+        .unwrap();
+    assert_ne!(Some(key), old_link);
+}

@@ -6,13 +6,12 @@
 //! outbox keeps every changed row (one entry per row, so it is bounded by
 //! the tables) until the first link, which then publishes the whole memory.
 
-use porfiry_protocol::devices::DEVICES_MAX_HOPS;
 use porfiry_protocol::mind::MindRecord;
-use porfiry_protocol::{Audience, Body, NodeKey, PayloadDraft, VerifiedItem, sign};
+use porfiry_protocol::{Body, NodeKey, VerifiedItem};
 use porfiry_skills::Language;
 use porfiry_storage::{StorageError, Store};
 
-use super::statements::DevicesError;
+use super::statements::{DevicesError, devices_item};
 use super::texts::conflict_task;
 use crate::sharing::item_rows::stored_record;
 
@@ -33,26 +32,19 @@ pub struct MindPublished {
     pub versions: Vec<VerifiedItem>,
     /// Conflict tasks made.
     pub conflicts: usize,
-    /// Changes still waiting in the outbox (another call drains them).
-    pub left: u64,
 }
 
 /// Publishes up to [`MIND_PUBLISH_BATCH`] changes and makes up to
 /// [`CONFLICTS_PER_CALL`] conflict tasks, as the node `key` at `now_ms`,
-/// in the node's language. With no device linked it publishes nothing
-/// and leaves the outbox as it is.
+/// in the node's language. Call it only while the node has a device (the
+/// replication loop asks its engine's device book, so a node without one
+/// does no work per scan and keeps its outbox for its first link).
 pub fn publish_mind(
     store: &Store,
     key: &NodeKey,
     now_ms: u64,
 ) -> Result<MindPublished, DevicesError> {
     let me = key.peer_id().to_string();
-    if store.device_book(&me)?.device_count() == 0 {
-        return Ok(MindPublished {
-            left: store.mind_outbox_len()?,
-            ..MindPublished::default()
-        });
-    }
     let versions = store.transaction(|s| {
         let mut items = Vec::new();
         for entry in s.mind_outbox(MIND_PUBLISH_BATCH)? {
@@ -67,20 +59,11 @@ pub fn publish_mind(
                 deleted: change.fields.is_none(),
                 fields: change.fields.unwrap_or_default(),
             };
-            let item = sign(
-                key,
-                &PayloadDraft {
-                    created_ms: now_ms,
-                    audience: Audience::Devices,
-                    max_hops: DEVICES_MAX_HOPS,
-                    expires_ms: None,
-                    replaces: None,
-                    body: Body::MindRecord(record),
-                },
-            )
-            .map_err(|e| StorageError::Invalid {
-                what: "mind record".into(),
-                reason: e.to_string(),
+            let item = devices_item(key, Body::MindRecord(record), now_ms).map_err(|e| {
+                StorageError::Invalid {
+                    what: "mind record".into(),
+                    reason: e.to_string(),
+                }
             })?;
             // Stored at once, in this transaction: the outbox entry it
             // replaces is gone only together with it.
@@ -104,6 +87,5 @@ pub fn publish_mind(
     Ok(MindPublished {
         versions,
         conflicts,
-        left: store.mind_outbox_len()?,
     })
 }

@@ -45,6 +45,27 @@ pub struct DeviceListing {
     pub behind: u64,
 }
 
+/// `body` signed by `key` at `now_ms` for this person's devices (audience
+/// `devices`, `DEVICES_MAX_HOPS`): how every device link and memory version
+/// is made.
+pub fn devices_item(
+    key: &NodeKey,
+    body: Body,
+    now_ms: u64,
+) -> Result<VerifiedItem, porfiry_protocol::ItemError> {
+    sign(
+        key,
+        &PayloadDraft {
+            created_ms: now_ms,
+            audience: Audience::Devices,
+            max_hops: DEVICES_MAX_HOPS,
+            expires_ms: None,
+            replaces: None,
+            body,
+        },
+    )
+}
+
 /// Signs `statement` as `key`'s `device_link` item at `now_ms` and stores
 /// it (the daemon sends it to the person's devices). Returns the item.
 pub fn store_statement(
@@ -54,17 +75,7 @@ pub fn store_statement(
     now_ms: u64,
 ) -> Result<VerifiedItem, DevicesError> {
     statement.verify()?;
-    let item = sign(
-        key,
-        &PayloadDraft {
-            created_ms: now_ms,
-            audience: Audience::Devices,
-            max_hops: DEVICES_MAX_HOPS,
-            expires_ms: None,
-            replaces: None,
-            body: Body::DeviceLink(statement),
-        },
-    )?;
+    let item = devices_item(key, Body::DeviceLink(statement), now_ms)?;
     store.insert_items(&[stored_record(&item, item.max_hops(), None)])?;
     Ok(item)
 }

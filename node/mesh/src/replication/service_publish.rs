@@ -40,6 +40,11 @@ impl Node {
     /// hands them to the engine. A failure is logged: the changes stay
     /// queued for the next scan.
     async fn publish_mind(&mut self, now: u64) -> Result<(), ReplicationError> {
+        // The engine's book says whether there is anyone to publish to; a
+        // node without devices does nothing here on its scans.
+        if self.engine.devices().device_count() == 0 {
+            return Ok(());
+        }
         for _ in 0..MIND_BATCHES_PER_SCAN {
             let key = self.key.clone();
             let published = self.db.write(move |s| publish_mind(s, &key, now)).await?;
@@ -50,12 +55,11 @@ impl Node {
                     return Ok(());
                 }
             };
-            let more = published.left > 0 && published.versions.len() == MIND_PUBLISH_BATCH;
+            let more = published.versions.len() == MIND_PUBLISH_BATCH;
             if !published.versions.is_empty() || published.conflicts > 0 {
                 tracing::debug!(
                     versions = published.versions.len(),
                     conflicts = published.conflicts,
-                    left = published.left,
                     "memory published to this person's devices"
                 );
             }

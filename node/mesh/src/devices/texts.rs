@@ -45,6 +45,27 @@ fn quote(v: &MindRecord, other: &MindRecord) -> String {
     out
 }
 
+/// Most characters of each version quoted in the task's title: the core
+/// sees a pinned task by its title alone (context 1), so the title names
+/// both versions, short enough to stay one line.
+pub const TITLE_QUOTE_CHARS: usize = 40;
+
+/// A version's main text cut to [`TITLE_QUOTE_CHARS`], quoted.
+fn title_quote(v: &MindRecord) -> String {
+    match v.fields.get(main_field(v.table)) {
+        Some(MindValue::Text(t)) => {
+            let cut: String = t.chars().take(TITLE_QUOTE_CHARS).collect();
+            let more = if t.chars().count() > TITLE_QUOTE_CHARS {
+                "…"
+            } else {
+                ""
+            };
+            format!("\"{cut}{more}\"")
+        }
+        _ => "\"\"".to_owned(),
+    }
+}
+
 fn short(peer: &str) -> &str {
     peer.get(peer.len().saturating_sub(8)..).unwrap_or(peer)
 }
@@ -74,7 +95,11 @@ pub fn conflict_task(language: Language, c: &OpenConflict) -> (String, String) {
     let key = hex::encode(&c.record[..4]);
     match language {
         Language::Ru => (
-            format!("resolve_conflict: {what} {key}"),
+            format!(
+                "resolve_conflict: {what} {key}: {} / {}",
+                title_quote(a),
+                title_quote(b)
+            ),
             format!(
                 "Два устройства изменили эту запись ({what} {key}), пока не были связаны. \
                  Версия устройства …{}: {}. Версия устройства …{}: {}. \
@@ -86,7 +111,11 @@ pub fn conflict_task(language: Language, c: &OpenConflict) -> (String, String) {
             ),
         ),
         _ => (
-            format!("resolve_conflict: {what} {key}"),
+            format!(
+                "resolve_conflict: {what} {key}: {} / {}",
+                title_quote(a),
+                title_quote(b)
+            ),
             format!(
                 "Two devices changed this record ({what} {key}) while apart. \
                  Device …{}'s version: {}. Device …{}'s version: {}. \
@@ -134,7 +163,10 @@ mod tests {
             authors: ["12D3KooWphone111".into(), "12D3KooWserver22".into()],
         };
         let (title, text) = conflict_task(Language::En, &c);
-        assert_eq!(title, "resolve_conflict: diary entry 07070707");
+        assert_eq!(
+            title,
+            "resolve_conflict: diary entry 07070707: \"bought milk\" / \"bought bread\""
+        );
         assert!(text.contains("\"bought milk\""), "{text}");
         assert!(text.contains("\"bought bread\"; priority=2"), "{text}");
         assert!(
@@ -142,7 +174,10 @@ mod tests {
             "{text}"
         );
         let (title, text) = conflict_task(Language::Ru, &c);
-        assert_eq!(title, "resolve_conflict: запись дневника 07070707");
+        assert_eq!(
+            title,
+            "resolve_conflict: запись дневника 07070707: \"bought milk\" / \"bought bread\""
+        );
         assert!(text.contains("Два устройства") && text.contains("\"bought milk\""));
     }
 
@@ -156,7 +191,9 @@ mod tests {
             versions: [version(&long, 0), version("short", 0)],
             authors: ["a".into(), "b".into()],
         };
-        let (_, text) = conflict_task(Language::En, &c);
+        let (title, text) = conflict_task(Language::En, &c);
         assert_eq!(text.matches('ж').count(), QUOTE_CHARS);
+        assert_eq!(title.matches('ж').count(), TITLE_QUOTE_CHARS);
+        assert!(title.contains("ж…\" / \"short\""), "{title}");
     }
 }

@@ -83,3 +83,44 @@ fn a_devices_item_is_for_this_nodes_devices_only() {
         "no book, no devices"
     );
 }
+
+/// At the size a family's server has: 300 friends, two of them the
+/// person's devices, and 2,000 memory items beside 100 public notes. Each
+/// device is offered every memory item; each of the other 298 friends is
+/// offered the public notes and not one memory item.
+#[test]
+fn among_three_hundred_friends_only_the_devices_get_the_memory() {
+    let (_dir, store) = temp_store();
+    let me = peer(1);
+    let mut book = DeviceBook::new(&me);
+    for device in [2, 3] {
+        let link = LinkProposal::new(&key(1), &peer(device), 50)
+            .unwrap()
+            .countersign(&key(device))
+            .unwrap();
+        book.insert_link(&link).unwrap();
+    }
+    let memory: Vec<StoredItem> = (0..2_000)
+        .map(|i| row(1, Audience::Devices, None, &format!("entry {i}")))
+        .collect();
+    let public: Vec<StoredItem> = (0..100)
+        .map(|i| row(1, Audience::Public, None, &format!("note {i}")))
+        .collect();
+    for chunk in memory.chunks(500).chain(public.chunks(100)) {
+        store.insert_items(chunk).unwrap();
+    }
+    let offered = |friend: &str| {
+        store
+            .item_keys_for_friend(&me, friend, &[], &ClubBook::new(), &book, 200)
+            .unwrap()
+            .len()
+    };
+    for device in [2, 3] {
+        assert_eq!(offered(&peer(device)), 2_100);
+    }
+    for n in 10..308u16 {
+        let seed: [u8; 32] = std::array::from_fn(|i| if i < 2 { n.to_be_bytes()[i] } else { 7 });
+        let friend = NodeKey::from_seed(seed).peer_id().to_string();
+        assert_eq!(offered(&friend), 100, "friend {n}");
+    }
+}

@@ -310,14 +310,15 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
         task
     });
     tracing::info!(profile = ?args.profile, "node running; Ctrl-C to stop");
+    // The handlers before READY: a supervisor may stop the node at once.
+    let shutdown = crate::commands::signal::shutdown_signal();
+    tokio::pin!(shutdown);
     // Under systemd (`Type=notify`): ready now, and the watchdog fed while
     // the database answers; nothing is sent outside systemd.
     service_notify::ready(&format!("peer id {}", node.peer_id()));
     let watchdog = service_notify::spawn_watchdog(&node);
     let mut listening = node.listening();
     let mut printed = 0;
-    let shutdown = crate::commands::signal::shutdown_signal();
-    tokio::pin!(shutdown);
     let stopped = loop {
         tokio::select! {
             () = &mut shutdown => {

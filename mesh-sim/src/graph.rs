@@ -1,6 +1,7 @@
-//! The friend graph: complete, explicit, or a connected random regular
-//! graph drawn from a seeded generator, plus breadth-first distances for
-//! working out who is entitled to an item.
+//! The friend graph: complete, explicit, a connected random regular graph
+//! drawn from a seeded generator, or one of the shapes in `shapes` (ring,
+//! small world, clusters), plus breadth-first distances for working out who
+//! is entitled to an item.
 
 use std::collections::{BTreeSet, VecDeque};
 
@@ -9,6 +10,8 @@ use rand::Rng;
 use crate::error::SimError;
 use crate::limits::MAX_GRAPH_ATTEMPTS;
 use crate::scenario::GraphSpec;
+
+mod shapes;
 
 /// How many random pair draws may fail in a row before a random regular
 /// draw restarts: only a nearly finished draw gets stuck this long.
@@ -48,6 +51,11 @@ impl Graph {
                 Ok(g)
             }
             GraphSpec::RandomRegular { degree } => Graph::random_regular(n, *degree, rng),
+            GraphSpec::Ring { degree } => Ok(Graph::ring(n, *degree)),
+            GraphSpec::SmallWorld { degree, rewire } => {
+                Graph::small_world(n, *degree, *rewire, rng)
+            }
+            GraphSpec::Clusters { count, bridges } => Graph::clusters(n, *count, *bridges, rng),
         }
     }
 

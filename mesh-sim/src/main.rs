@@ -6,6 +6,10 @@
 //! `mesh-sim minds SCENARIO.toml [--seed N] [--out DIR] [--twin] [--seeds N]`
 //! runs cognitive cores over the same simulation and writes `result.json`
 //! and `timeseries.csv` (`mesh_sim::minds`);
+//! `mesh-sim minds sweep SCENARIO.toml --param KEY=V1,V2 … [--seeds N]
+//! [--seed S] [--shard I/N] --out DIR` runs one folder per (parameters,
+//! seed) and `mesh-sim minds merge DIR [--out FILE]` joins them
+//! (`mesh_sim::minds::sweep`);
 //! `mesh-sim redundancy` prints our payload copies per node per item for
 //! issue 4's set-up (the gossipsub side is `cargo bench --bench redundancy`).
 
@@ -57,9 +61,14 @@ enum Cmd {
     },
     /// Run many cognitive cores on one virtual clock, sharing strategies
     /// through the replication engine; write result.json, timeseries.csv.
+    /// `minds sweep` and `minds merge` run and join parameter sweeps.
+    #[command(args_conflicts_with_subcommands = true)]
     Minds {
+        /// `sweep` or `merge`; none runs SCENARIO.
+        #[command(subcommand)]
+        action: Option<MindsCmd>,
         /// The minds scenario TOML file.
-        scenario: PathBuf,
+        scenario: Option<PathBuf>,
         /// Seed; defaults to the scenario's own.
         #[arg(long)]
         seed: Option<u64>,
@@ -87,6 +96,49 @@ enum Cmd {
         /// Seed.
         #[arg(long, default_value_t = 4)]
         seed: u64,
+    },
+}
+
+#[derive(Subcommand)]
+enum MindsCmd {
+    /// Run SCENARIO over every combination of --param values × seeds, one
+    /// folder DIR/<run-id>/ each (result.json, params.json,
+    /// timeseries.csv); a run whose result.json exists is skipped. Runs are
+    /// numbered in a fixed order: the first --param outermost, the last
+    /// varying fastest, the seeds innermost.
+    Sweep {
+        /// The minds scenario TOML file.
+        scenario: PathBuf,
+        /// A scenario field and its values, as `policy.adversaries=0,0.05,0.2`
+        /// (repeat for more keys). Keys: graph (complete, random:DEGREE,
+        /// ring:DEGREE, small_world:DEGREE:REWIRE, clusters:COUNT:BRIDGES),
+        /// nodes.count, policy.adversaries, policy.drift, policy.self_escape,
+        /// policy.user_notes, policy.invent, policy.share_at_rating,
+        /// policy.adopt, policy.adopt_at_rating, policy.effectiveness.CLASS.
+        #[arg(long = "param", value_name = "KEY=V1,V2,…")]
+        params: Vec<String>,
+        /// First seed; defaults to the scenario's own.
+        #[arg(long)]
+        seed: Option<u64>,
+        /// Seeds per combination: seed, seed + 1, …
+        #[arg(long, value_name = "N", default_value_t = 1)]
+        seeds: usize,
+        /// Run only shard I of N: run r belongs to shard r % N == I, I
+        /// counted from 0 (`--shard $SLURM_ARRAY_TASK_ID/8`).
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+        /// The sweep folder (created if missing; shared by all shards).
+        #[arg(long)]
+        out: PathBuf,
+    },
+    /// Join a finished sweep folder into sweep.json (mean and 95 % interval
+    /// per parameter combination) and sweep.csv (one row per run).
+    Merge {
+        /// The sweep folder.
+        dir: PathBuf,
+        /// Where sweep.json goes (sweep.csv beside it); default DIR/sweep.json.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
     },
 }
 
@@ -173,6 +225,67 @@ fn minds(
     print_out(&text)
 }
 
+/// `mesh-sim minds sweep` and `merge`: every argument is checked before a
+/// file is written.
+fn minds_sweep(action: MindsCmd) -> anyhow::Result<()> {
+    use mesh_sim::minds::MindsScenario;
+    use mesh_sim::minds::sweep::{RunState, Shard, merge_dir, prepare, run_sweep};
+    match action {
+        MindsCmd::Sweep {
+            scenario,
+            params,
+            seed,
+            seeds,
+            shard,
+            out,
+        } => {
+            let s = MindsScenario::load(&scenario)?;
+            let shard = shard.as_deref().map_or(Ok(Shard::ALL), Shard::parse)?;
+            let plan = prepare(&s, &params, seed.unwrap_or(s.seed), seeds)?;
+            let total = plan.runs.len();
+            let report = run_sweep(&s, &plan, shard, &out, &mut |run, state| {
+                let line = match state {
+                    RunState::Ran(took) => format!(
+                        "run {}/{total} {}: {:.1} s",
+                        run.index + 1,
+                        run.id,
+                        took.as_secs_f64()
+                    ),
+                    RunState::Skipped => {
+                        format!("run {}/{total} {}: done before", run.index + 1, run.id)
+                    }
+                };
+                // Progress only: a reader that went away stops nothing.
+                let _ = print_out(&line);
+            })?;
+            print_out(&format!(
+                "{}: shard {}/{}: {} of {} runs ran, {} done before; wrote {}",
+                s.name,
+                shard.index,
+                shard.count,
+                report.ran,
+                report.shard_runs,
+                report.skipped,
+                out.display()
+            ))
+        }
+        MindsCmd::Merge { dir, out } => {
+            let (summary, files) = merge_dir(&dir, out.as_deref())?;
+            let mut text = format!(
+                "{}: {} runs, {} parameter combinations × {} seeds",
+                summary.scenario,
+                summary.runs,
+                summary.combinations.len(),
+                summary.seeds
+            );
+            for file in files {
+                text += &format!("\nwrote {}", file.display());
+            }
+            print_out(&text)
+        }
+    }
+}
+
 fn main() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
@@ -229,12 +342,22 @@ fn main() -> anyhow::Result<()> {
             print_out(&text)?;
         }
         Cmd::Minds {
+            action: Some(action),
+            ..
+        } => minds_sweep(action)?,
+        Cmd::Minds {
+            action: None,
             scenario,
             seed,
             out,
             twin,
             seeds,
-        } => minds(&scenario, seed, &out, twin, seeds)?,
+        } => {
+            let Some(scenario) = scenario else {
+                anyhow::bail!("mesh-sim minds: give SCENARIO.toml, or `sweep` or `merge`");
+            };
+            minds(&scenario, seed, &out, twin, seeds)?;
+        }
         Cmd::Redundancy {
             nodes,
             degree,

@@ -79,6 +79,29 @@ pub enum GraphSpec {
         /// The friendships.
         edges: Vec<[usize; 2]>,
     },
+    /// A ring lattice: each node is friends with the `degree / 2` nearest
+    /// nodes on either side (node numbers wrap around).
+    Ring {
+        /// Friends per node (even).
+        degree: usize,
+    },
+    /// A Watts–Strogatz small world: the ring of `degree`, each edge's far
+    /// end moved to a random node with chance `rewire`, drawn until connected.
+    SmallWorld {
+        /// Friends per node before rewiring (even).
+        degree: usize,
+        /// Chance each edge is rewired (0..=1).
+        rewire: f64,
+    },
+    /// `count` clusters of consecutive nodes, near-equal in size, everyone
+    /// friends within a cluster, and `bridges` random friendships between
+    /// each cluster and the next (the clusters form a ring).
+    Clusters {
+        /// Clusters (each of at least two nodes).
+        count: usize,
+        /// Friendships between neighbouring clusters.
+        bridges: usize,
+    },
 }
 
 /// A group and its members.

@@ -12,6 +12,18 @@ fn invalid(field: &'static str, detail: impl Into<String>) -> SimError {
     }
 }
 
+/// A ring's (or small world's) degree: even, below the node count.
+fn ring_degree(degree: usize, n: usize) -> Result<(), SimError> {
+    if degree < 2 || degree >= n || degree % 2 == 1 {
+        Err(invalid(
+            "graph.degree",
+            format!("must be even and in 2..{n}"),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
 impl Scenario {
     /// Checks every field the simulator relies on; the error names the
     /// field and what would be accepted.
@@ -62,6 +74,33 @@ impl Scenario {
                     Err(invalid(
                         "graph.degree",
                         format!("degree × nodes ({degree} × {n}) must be even"),
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            GraphSpec::Ring { degree } => ring_degree(*degree, n),
+            GraphSpec::SmallWorld { degree, rewire } => {
+                ring_degree(*degree, n)?;
+                if (0.0..=1.0).contains(rewire) {
+                    Ok(())
+                } else {
+                    Err(invalid(
+                        "graph.rewire",
+                        format!("{rewire} is not a probability in 0..=1"),
+                    ))
+                }
+            }
+            GraphSpec::Clusters { count, bridges } => {
+                if !(2..=n / 2).contains(count) {
+                    Err(invalid(
+                        "graph.count",
+                        format!("must be in 2..={} (two nodes a cluster at least)", n / 2),
+                    ))
+                } else if !(1..=n / count).contains(bridges) {
+                    Err(invalid(
+                        "graph.bridges",
+                        format!("must be in 1..={} (the smallest cluster's size)", n / count),
                     ))
                 } else {
                     Ok(())
@@ -255,11 +294,21 @@ impl Scenario {
             let n = max_nodes;
             s.nodes.count = n;
             s.nodes.phones.retain(|&p| p < n);
-            if let GraphSpec::RandomRegular { degree } = &mut s.graph {
-                *degree = (*degree).min(n - 1);
-                if (*degree * n) % 2 == 1 {
-                    *degree -= 1;
+            match &mut s.graph {
+                GraphSpec::RandomRegular { degree } => {
+                    *degree = (*degree).min(n - 1);
+                    if (*degree * n) % 2 == 1 {
+                        *degree -= 1;
+                    }
                 }
+                GraphSpec::Ring { degree } | GraphSpec::SmallWorld { degree, .. } => {
+                    *degree = (*degree).min(n - 1) / 2 * 2;
+                }
+                GraphSpec::Clusters { count, bridges } => {
+                    *count = (*count).min(n / 2);
+                    *bridges = (*bridges).min(n / *count);
+                }
+                GraphSpec::Complete | GraphSpec::Explicit { .. } => {}
             }
             for g in &mut s.groups {
                 g.members.retain(|&m| m < n);

@@ -176,3 +176,34 @@ fn shrinking_keeps_a_valid_scenario() {
     small.validate().expect("still valid");
     assert_eq!((small.nodes.count, small.items.count), (4, 2));
 }
+
+#[test]
+fn ring_small_world_and_clusters_check_their_fields_and_run() {
+    let graph = |spec: &str| GOOD.replace("kind = \"random_regular\"\ndegree = 3", spec);
+    let cases = [
+        ("kind = \"ring\"\ndegree = 3", "graph.degree"),
+        ("kind = \"ring\"\ndegree = 6", "graph.degree"),
+        (
+            "kind = \"small_world\"\ndegree = 2\nrewire = 1.5",
+            "graph.rewire",
+        ),
+        ("kind = \"clusters\"\ncount = 4\nbridges = 1", "graph.count"),
+        (
+            "kind = \"clusters\"\ncount = 2\nbridges = 4",
+            "graph.bridges",
+        ),
+    ];
+    for (spec, field) in cases {
+        assert_eq!(field_of(&graph(spec)), field, "{spec}");
+    }
+    for spec in [
+        "kind = \"ring\"\ndegree = 2",
+        "kind = \"small_world\"\ndegree = 4\nrewire = 0.3",
+        "kind = \"clusters\"\ncount = 2\nbridges = 2",
+    ] {
+        let s = Scenario::from_toml(&graph(spec)).expect(spec);
+        let world = mesh_sim::World::build(&s, 1).expect(spec);
+        assert!(world.graph.is_connected(), "{spec}");
+        s.shrunk(4, 2).validate().expect("shrunk stays valid");
+    }
+}

@@ -17,6 +17,7 @@
 //! - [`knowhow`]: sharing what worked, adopting friends' strategies, adversaries.
 //! - [`run`]: one world on one seed.
 //! - [`result`]: twins, seeds, `result.json`, `timeseries.csv`.
+//! - [`sweep`]: `sweep` over parameters and seeds in shards, and `merge`.
 
 pub mod knowhow;
 pub mod mind;
@@ -24,6 +25,7 @@ pub mod policy;
 pub mod result;
 pub mod run;
 pub mod scenario;
+pub mod sweep;
 
 pub use result::{MindsOptions, MindsOutcome, MindsResult, run_minds, write_outcome};
 pub use run::{Figures, MindsError, run_world};

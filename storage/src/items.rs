@@ -181,7 +181,8 @@ fn read_err(e: rusqlite::Error) -> StorageError {
 impl Store {
     /// Stores items in one transaction; returns how many were new. An id
     /// already present, repeated in the batch, or withdrawn by its author is
-    /// skipped without error. A new retraction or replacing item withdraws
+    /// skipped without error, and so is a memory version this node pruned
+    /// (see `Store::prune_mind`). A new retraction or replacing item withdraws
     /// its target in the same transaction: the target (if by the same
     /// author) is deleted and tombstoned. A malformed record refuses the
     /// whole batch, storing nothing.
@@ -222,7 +223,7 @@ impl Store {
                     .expires_ms
                     .map(|e| int_param("expires_ms", e))
                     .transpose()?;
-                let n = stmt
+                let mut n = stmt
                     .execute(params![
                         it.id.as_bytes(),
                         it.author,
@@ -248,8 +249,14 @@ impl Store {
                     s.record_device_statement(stored)?;
                 }
                 if n > 0 && it.kind == ItemKind::MindRecord {
-                    s.record_mind_version(stored)?;
-                    minds += 1;
+                    if s.record_mind_version(stored)? {
+                        minds += 1;
+                    } else {
+                        // A memory version pruning forgot, offered again
+                        // by a device that was away: not taken back.
+                        s.delete_item(&it.id)?;
+                        n = 0;
+                    }
                 }
                 if n > 0 {
                     for target in it.supersedes() {

@@ -63,10 +63,14 @@ const MIGRATIONS: &[Migration] = &[
         version: 10,
         sql: include_str!("../migrations/0010_devices.sql"),
     },
+    Migration {
+        version: 11,
+        sql: include_str!("../migrations/0011_mind_pruned.sql"),
+    },
 ];
 
 /// The newest schema version this build knows.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// Every table of the current schema, in the order `porfiry status` shows them.
 pub const TABLES: &[&str] = &[
@@ -108,6 +112,7 @@ pub const TABLES: &[&str] = &[
     "mind_conflicts",
     "mind_outbox",
     "mind_applying",
+    "mind_pruned",
 ];
 
 /// Reads `PRAGMA user_version`.

@@ -3,11 +3,14 @@
 //! `/porfiry/invite/1`; a diary entry and a goal written on one reach the
 //! other's tables, and a friend of both never gets a byte of them; a code
 //! used twice, or a friend's code used to link, is refused; after an
-//! unlink nothing more flows.
+//! unlink nothing more flows; a deletion is pruned by the node's clock once
+//! its time to live has passed.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use porfiry_mesh::data_dir::DataDir;
+use porfiry_mesh::devices::prune::MIND_PRUNE_EVERY_MS;
 use porfiry_mesh::invite::InviteService;
 use porfiry_mesh::invite::secret::Refusal;
 use porfiry_mesh::invite::{InvitationRequest, PresentError};
@@ -15,6 +18,8 @@ use porfiry_mesh::net::{Multiaddr, Profile};
 use porfiry_mesh::node::InvitationError;
 use porfiry_mesh::{Node, NodeConfig, NodeHandle, NodeJoin};
 use porfiry_protocol::ItemKind;
+use porfiry_protocol::mind::TOMBSTONE_TTL_MS;
+use porfiry_skills::{Clock, ManualClock, SystemClock};
 use porfiry_storage::Store;
 
 mod node_support;
@@ -48,6 +53,13 @@ fn exec(dir: &DataDir, sql: &str) {
         .unwrap()
         .execute_batch(sql)
         .unwrap();
+}
+
+fn count(dir: &DataDir, sql: &str) -> i64 {
+    rusqlite::Connection::open(dir.db_path())
+        .unwrap()
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap()
 }
 
 fn kind_count(dir: &DataDir, kind: ItemKind) -> usize {
@@ -207,6 +219,73 @@ async fn linked_devices_share_the_memory_and_a_friend_of_both_gets_none() {
         (phone, phone_join),
         (friend, friend_join),
     ] {
+        node.shutdown();
+        join.await.unwrap();
+    }
+}
+
+/// The versions of diary records a node holds.
+const DIARY_VERSIONS: &str = "SELECT COUNT(*) FROM mind_versions v
+     JOIN mind_records r ON r.key = v.key WHERE r.tbl = 'diary'";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deletion_is_pruned_by_the_node_clock_once_its_time_to_live_has_passed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let [server_dir, phone_dir] = ["server", "phone"].map(|n| DataDir::new(tmp.path().join(n)));
+    let clock = ManualClock::new(SystemClock::utc().now());
+    let listen: Vec<Multiaddr> = vec!["/ip4/127.0.0.1/tcp/0".parse().unwrap()];
+    let (server, server_join) = Node::spawn(NodeConfig {
+        clock: Arc::new(clock.clone()),
+        ..NodeConfig::new(server_dir.clone(), Profile::Server, listen)
+    })
+    .unwrap();
+    let (phone, phone_join) = spawn(&phone_dir);
+    let invites = InviteService::start(&server).unwrap();
+    wait_listening(&server).await;
+    let code = server.link_device(Duration::from_secs(600)).await.unwrap();
+    phone.join_device(&code).await.unwrap();
+
+    exec(
+        &phone_dir,
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('to forget', 1, 1)",
+    );
+    eventually("the entry on the server", || async {
+        (texts(&server_dir, "SELECT text FROM diary_entries") == ["to forget"]).then_some(())
+    })
+    .await;
+    exec(&phone_dir, "DELETE FROM diary_entries");
+    eventually("the deletion on the server", || async {
+        (texts(&server_dir, "SELECT text FROM diary_entries").is_empty()
+            && count(&server_dir, DIARY_VERSIONS) == 2)
+            .then_some(())
+    })
+    .await;
+    let items = kind_count(&server_dir, ItemKind::MindRecord);
+
+    // A day past the time to live by the server's clock; any commit wakes
+    // its loop, which finds the pass due.
+    clock.advance_ms(i64::try_from(TOMBSTONE_TTL_MS + MIND_PRUNE_EVERY_MS).unwrap());
+    exec(
+        &server_dir,
+        "INSERT INTO config (key, value, updated) VALUES ('test.wake', '1', 1)",
+    );
+    eventually("the deletion pruned on the server", || async {
+        (count(&server_dir, DIARY_VERSIONS) == 0).then_some(())
+    })
+    .await;
+    assert_eq!(kind_count(&server_dir, ItemKind::MindRecord), items - 2);
+    assert_eq!(
+        count(
+            &server_dir,
+            "SELECT COUNT(*) FROM mind_pruned WHERE deleted_at IS NOT NULL"
+        ),
+        1
+    );
+    // The phone's clock has not moved: it keeps both.
+    assert_eq!(count(&phone_dir, DIARY_VERSIONS), 2);
+
+    invites.stop();
+    for (node, join) in [(server, server_join), (phone, phone_join)] {
         node.shutdown();
         join.await.unwrap();
     }

@@ -5,13 +5,16 @@
 //! (`mind_versions`), merged by the protocol's rule. Files by job:
 //! [`columns`] (what travels), [`rows`] (row ↔ fields, record ↔ row),
 //! [`outbox`] (what this device changed), [`versions`] (what arrived, the
-//! winner shown, conflicts queued).
+//! winner shown, conflicts queued), [`prune`] (what is forgotten after the
+//! time to live, and never taken back).
 
 mod columns;
 mod outbox;
+mod prune;
 mod rows;
 mod versions;
 
 pub use outbox::{MindChange, OutboxEntry};
+pub use prune::{MIND_PRUNE_BATCH, MindPruned};
 pub use rows::{RecordKey, Written};
 pub use versions::{MAX_WAITING_RETRIES_PER_BATCH, OpenConflict};

@@ -59,7 +59,11 @@ fn decode(stored: &StoredItem) -> Result<MindRecord> {
 impl Store {
     /// The versions of record `key` held here, in the order they came (the
     /// first `upto` of them; `None`: all).
-    fn record_versions(&self, key: &RecordKey, upto: Option<i64>) -> Result<RecordVersions> {
+    pub(super) fn record_versions(
+        &self,
+        key: &RecordKey,
+        upto: Option<i64>,
+    ) -> Result<RecordVersions> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT item_id, author, at_ms, vv, deleted, digest FROM mind_versions
              WHERE key = ?1 AND (?2 IS NULL OR seq <= ?2) ORDER BY seq",
@@ -108,12 +112,18 @@ impl Store {
     }
 
     /// Records the `mind_record` item `stored` (just inserted) as a version
-    /// of its record and shows the winner. Called by `insert_items`.
-    pub(crate) fn record_mind_version(&self, stored: &StoredItem) -> Result<()> {
+    /// of its record and shows the winner; `false`, changing nothing, for
+    /// a version pruning forgot (or would forget at once), which the caller
+    /// then deletes ([`Store::mind_version_forgotten`]). Called by
+    /// `insert_items`.
+    pub(crate) fn record_mind_version(&self, stored: &StoredItem) -> Result<bool> {
         let record = decode(stored)?;
         let id = stored.record.id;
         let author = stored.record.author.as_str();
         let version = VersionRef::of(id, author, &record);
+        if self.mind_version_forgotten(&record.key, &version)? {
+            return Ok(false);
+        }
         let mut versions = self.record_versions(&record.key, None)?;
         let outcome = versions.insert(version.clone());
         if let Some(gone) = outcome.evicted {
@@ -161,14 +171,14 @@ impl Store {
         }
         let own = stored.record.received_from.is_none();
         let Some(winner) = versions.winner().map(|w| w.id) else {
-            return Ok(());
+            return Ok(true);
         };
         // The row shows the winner already, unless the winner changed or
         // our own change (written into the row) lost to a version that
         // came while it waited.
         let lost_own = own && winner != id;
         if !outcome.winner_changed && !lost_own {
-            return Ok(());
+            return Ok(true);
         }
         self.conn
             .prepare_cached("UPDATE mind_records SET winner = ? WHERE key = ?")?
@@ -177,12 +187,12 @@ impl Store {
         // shows it already. (Our own version that lost to one that came
         // while it waited is shown below, like any winner.)
         if winner == id && own {
-            return Ok(());
+            return Ok(true);
         }
         // A change made here waits to be published: writing the winner now
         // would lose it; its publication settles the row.
         if !own && self.mind_change_waits(&record.key)? {
-            return Ok(());
+            return Ok(true);
         }
         let shown = if winner == id {
             record
@@ -196,9 +206,9 @@ impl Store {
             // stays as it was, and the batch's other items are stored.
             Err(e) if e.is_row_refusal() => {
                 tracing::warn!(error = %e, "a device's memory record cannot be shown here");
-                Ok(())
+                Ok(true)
             }
-            other => other,
+            other => other.map(|()| true),
         }
     }
 

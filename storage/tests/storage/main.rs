@@ -13,6 +13,7 @@ mod items;
 mod migrate;
 mod mind;
 mod mind_converge;
+mod mind_prune;
 mod note_checks;
 mod notes;
 mod open;

@@ -66,7 +66,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 10);
+    assert_eq!(SCHEMA_VERSION, 11);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
     // Every memory row written before version 10 waits to be published to
@@ -206,6 +206,7 @@ fn a_version_three_file_with_repeated_names_upgrades() {
              DROP TABLE mind_conflicts;
              DROP TABLE mind_outbox;
              DROP TABLE mind_applying;
+             DROP TABLE mind_pruned;
              DROP TRIGGER mind_diary_write;
              DROP TRIGGER mind_diary_edit;
              DROP TRIGGER mind_diary_delete;

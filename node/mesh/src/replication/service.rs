@@ -27,7 +27,8 @@
 //! (`VerifiedItem::vouch_own`).
 //!
 //! Publishing our own items is in `service_publish.rs`; telling friends our
-//! addresses and restarting catch-up over a moved link in `service_reach.rs`.
+//! addresses and restarting catch-up over a moved link in `service_reach.rs`;
+//! pruning the memory shared with devices in `service_prune.rs`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::future::Future;
@@ -52,6 +53,7 @@ use super::outgoing::Outgoing;
 use super::refused_file::{RefusedAuthor, RefusedSchedule};
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
+use crate::devices::prune::PruneSchedule;
 use crate::net::{
     FrameTaker, MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile,
     StreamControl,
@@ -61,6 +63,8 @@ use porfiry_storage::db::Db;
 
 #[path = "service_disk.rs"]
 mod service_disk;
+#[path = "service_prune.rs"]
+mod service_prune;
 #[path = "service_publish.rs"]
 mod service_publish;
 #[path = "service_reach.rs"]
@@ -253,6 +257,7 @@ pub async fn run_node(
         disk_full_peers: Vec::new(),
         engine_config: engine_config_again,
         taker,
+        mind_prune: PruneSchedule::new(now),
     };
     let result = node
         .run(&mut arrivals, &mut commands, &mut changes, shutdown)
@@ -343,6 +348,9 @@ struct Node {
     engine_config: EngineConfig,
     /// Tells the driver a frame was taken (see `verify_stage`).
     taker: FrameTaker,
+    /// When the memory shared with devices is pruned next
+    /// (`service_prune.rs`).
+    mind_prune: PruneSchedule,
 }
 
 impl Node {

@@ -48,10 +48,16 @@ impl Node {
     pub(super) fn next_timer(&self) -> Option<u64> {
         let reach = self.reach_due.as_ref().map(|(at, _)| *at);
         let refused = self.refused_file.as_ref().and(self.refused_due.due_ms());
-        [self.wake, reach, refused, self.disk_check_due()]
-            .into_iter()
-            .flatten()
-            .min()
+        [
+            self.wake,
+            reach,
+            refused,
+            self.disk_check_due(),
+            self.mind_prune_due(),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
     }
 
     pub(super) async fn on_timer(&mut self) -> Result<(), ReplicationError> {
@@ -67,6 +73,9 @@ impl Node {
         }
         if self.disk_check_due().is_some_and(|at| at <= now) {
             self.check_disk().await?;
+        }
+        if self.mind_prune_due().is_some_and(|at| at <= now) {
+            self.prune_mind().await?;
         }
         Ok(())
     }

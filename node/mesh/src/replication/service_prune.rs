@@ -1,0 +1,61 @@
+//! The replication loop prunes the memory shared with this person's
+//! devices (`Store::prune_mind`) on its own timer, by the node's clock, as
+//! [`crate::devices::prune::PruneSchedule`] says: nothing while the node
+//! has no device (as publishing does nothing then), a pass a day
+//! otherwise, a few batches per turn of the loop.
+//!
+//! The engine is not told (it has no input for forgetting an item): it
+//! goes on listing a pruned item until the node starts again, so a
+//! catch-up may offer one, which `SendChunk` skips as it skips any item
+//! gone meanwhile, and one a device offers back is a duplicate to it until
+//! then; after a start storage refuses it (`Store::insert_items`).
+
+use super::Node;
+use crate::devices::prune::MIND_PRUNE_BATCHES_PER_TURN;
+use crate::replication::error::ReplicationError;
+
+impl Node {
+    /// When the next pruning batch is due, if any.
+    pub(super) fn mind_prune_due(&self) -> Option<u64> {
+        self.mind_prune
+            .due_ms(self.engine.devices().device_count() > 0)
+    }
+
+    /// Runs up to [`MIND_PRUNE_BATCHES_PER_TURN`] pruning batches at the
+    /// node's time now and logs a finished pass. A failure is logged and
+    /// the pass tried again the next day.
+    pub(super) async fn prune_mind(&mut self) -> Result<(), ReplicationError> {
+        let now = self.now();
+        for _ in 0..MIND_PRUNE_BATCHES_PER_TURN {
+            let after = self.mind_prune.after();
+            let batch = self
+                .db
+                .write(move |s| s.prune_mind(now, after.as_ref()))
+                .await?;
+            let batch = match batch {
+                Ok(b) => b,
+                Err(e) => {
+                    tracing::warn!(error = %e, "cannot prune the memory shared with this person's devices");
+                    self.mind_prune.failed(now);
+                    return Ok(());
+                }
+            };
+            let Some(pass) = self.mind_prune.done(now, &batch) else {
+                continue;
+            };
+            if pass.versions > 0 {
+                tracing::info!(
+                    records = pass.records,
+                    versions = pass.versions,
+                    items = pass.items,
+                    deletions = pass.deletions,
+                    "memory pruned: deletions and superseded versions past their time to live"
+                );
+            } else {
+                tracing::debug!(records = pass.records, "memory pruning: nothing to forget");
+            }
+            return Ok(());
+        }
+        Ok(())
+    }
+}

@@ -9,7 +9,8 @@
 //! model) streams and Stop closes the upstream request; the conversation
 //! survives a reload; a phone's answer written by its server's model says
 //! "via anna's server"; the Mind tab shows the core's ticks and diary and
-//! its switch pauses and resumes thinking; a wrong Host, no cookie and a replayed link are
+//! its switch pauses and resumes thinking; the Node tab makes a backup for download (the
+//! passphrase twice); a wrong Host, no cookie and a replayed link are
 //! refused with a page that says what to do.
 //!
 //! Needs Debian's `chromium` and `chromium-driver` (`.ci/run` installs
@@ -432,6 +433,47 @@ async fn the_mind_tab_shows_the_cores_ticks_and_diary_as_it_thinks() {
     wait_for("thinking paused", || paused(&node) == Some(true));
     switch.click().await.unwrap();
     wait_for("thinking resumed", || paused(&node) == Some(false));
+    browser.close().await;
+    node.terminate();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_node_tab_makes_a_backup_for_download() {
+    let mut node = MeshNode::init("A");
+    node.start(&["--profile", "phone", "--api", "127.0.0.1:0"]);
+    let browser = Browser::start(1024, 768).await;
+    browser.client.goto(&login_link(&node)).await.unwrap();
+    browser.button("Node").await.click().await.unwrap();
+    let pass = browser.labelled("Backup passphrase").await;
+    let again = browser.labelled("The same again").await;
+    pass.send_keys("a family passphrase").await.unwrap();
+    again.send_keys("a family passphrase!").await.unwrap();
+    browser
+        .button("Download a backup")
+        .await
+        .click()
+        .await
+        .unwrap();
+    browser
+        .wait_text("node", "The two passphrases differ.")
+        .await;
+    again.clear().await.unwrap();
+    again.send_keys("a family passphrase").await.unwrap();
+    browser
+        .button("Download a backup")
+        .await
+        .click()
+        .await
+        .unwrap();
+    // The node sealed it and the page holds it behind a download link
+    // named for the node.
+    let saved = format!("Backup saved: porfiry-{}-", &node.peer_id[..12]);
+    let link = browser.wait_text("backup-done", &saved).await;
+    let name = link.text().await.unwrap();
+    assert!(name.ends_with(".porfiry-backup"), "{name}");
+    let href = link.attr("href").await.unwrap().unwrap_or_default();
+    assert!(href.starts_with("blob:"), "{href}");
+    browser.screenshot("family-page-backup.png").await;
     browser.close().await;
     node.terminate();
 }

@@ -9,8 +9,8 @@ use futures::{SinkExt as _, StreamExt as _};
 use porfiry_storage::{KeptTurnRecord, Sharing};
 
 use super::backend::{
-    Agent, AgentSession, BoxFuture, ModelSource, NodeApi, NodeApiError, NodeResult, NoteRequest,
-    NotesRequest, TurnDelta, TurnError, TurnReply,
+    Agent, AgentSession, BackupDownload, BoxFuture, ModelSource, NodeApi, NodeApiError, NodeResult,
+    NoteRequest, NotesRequest, TurnDelta, TurnError, TurnReply,
 };
 use super::feed;
 use super::limits::{DELTA_CHANNEL, MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
@@ -235,6 +235,10 @@ impl AgentSession for ChatAgentSession {
 pub struct NodeAdapter {
     node: NodeHandle,
     links_file: Option<std::path::PathBuf>,
+    /// The settings file a backup takes along (`run`'s `--config`).
+    settings_file: Option<std::path::PathBuf>,
+    /// What a backup's manifest says made it.
+    made_by: String,
 }
 
 impl NodeAdapter {
@@ -243,6 +247,8 @@ impl NodeAdapter {
         Self {
             node,
             links_file: None,
+            settings_file: None,
+            made_by: crate::backup::DEFAULT_MADE_BY.to_owned(),
         }
     }
 
@@ -251,9 +257,22 @@ impl NodeAdapter {
     /// wrote it to `links_file` (`links.json` in the data dir).
     pub fn with_links_file(node: NodeHandle, links_file: std::path::PathBuf) -> Self {
         Self {
-            node,
             links_file: Some(links_file),
+            ..Self::new(node)
         }
+    }
+
+    /// This adapter, whose backups (`POST /api/backup`) take along
+    /// `settings_file` (the settings file the node runs with, if any) and
+    /// say they were made by `made_by` (`porfiry --version`).
+    pub fn with_backup_settings(
+        mut self,
+        settings_file: Option<std::path::PathBuf>,
+        made_by: impl Into<String>,
+    ) -> Self {
+        self.settings_file = settings_file;
+        self.made_by = made_by.into();
+        self
     }
 
     /// `friends` with each one's link record merged in as `"link"`.
@@ -676,6 +695,24 @@ impl NodeApi for NodeAdapter {
                 .unlink_device(&peer)
                 .await
                 .map_err(|e| self.node_error(e))
+        })
+    }
+
+    fn backup(&self, passphrase: String) -> BoxFuture<'_, NodeResult<BackupDownload>> {
+        Box::pin(async move {
+            let Some(dir) = self.node.data_dir() else {
+                return Err(NodeApiError::BadInput(
+                    "backups are not supported by this node: it keeps no data dir".to_owned(),
+                ));
+            };
+            let settings = self.settings_file.clone();
+            crate::backup::make(
+                dir.to_path_buf(),
+                settings,
+                self.made_by.clone(),
+                passphrase,
+            )
+            .await
         })
     }
 }

@@ -308,6 +308,26 @@ pub trait NodeApi: Send + Sync + 'static {
         let _ = peer;
         Box::pin(async { Err(unsupported("devices")) })
     }
+    /// Makes the node's encrypted backup, as `porfiry backup` does, sealed
+    /// with `passphrase` (already checked); off the async runtime.
+    fn backup(&self, passphrase: String) -> BoxFuture<'_, NodeResult<BackupDownload>> {
+        let _ = passphrase;
+        Box::pin(async { Err(unsupported("making backups")) })
+    }
+}
+
+/// A backup made for download: an unnamed temporary file, read from its
+/// start (its space is freed when it is closed).
+#[derive(Debug)]
+pub struct BackupDownload {
+    /// The sealed backup.
+    pub file: std::fs::File,
+    /// Its length in bytes.
+    pub bytes: u64,
+    /// The node's peer id.
+    pub peer_id: String,
+    /// When it was made (Unix ms).
+    pub made_ms: u64,
 }
 
 /// What `GET /api/notes` asks for, its syntax checked by the route.

@@ -65,6 +65,9 @@ pub enum ApiError {
     /// The disk is full: nothing was written → 507.
     #[error("{0}")]
     DiskFull(String),
+    /// The same work is already under way (a backup) → 409.
+    #[error("{0}")]
+    InProgress(String),
 }
 
 /// Seconds a client is asked to wait after a busy answer: an on-device
@@ -85,6 +88,7 @@ impl ApiError {
             ApiError::Upstream(_) => StatusCode::BAD_GATEWAY,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             ApiError::DiskFull(_) => StatusCode::INSUFFICIENT_STORAGE,
+            ApiError::InProgress(_) => StatusCode::CONFLICT,
         }
     }
 
@@ -96,7 +100,8 @@ impl ApiError {
             | ApiError::BadRequest(_)
             | ApiError::UnknownRoute { .. }
             | ApiError::MethodNotAllowed { .. }
-            | ApiError::NotFound(_) => "invalid_request_error",
+            | ApiError::NotFound(_)
+            | ApiError::InProgress(_) => "invalid_request_error",
             ApiError::NoModel
             | ApiError::Busy(_)
             | ApiError::Upstream(_)
@@ -119,6 +124,7 @@ impl ApiError {
             ApiError::Upstream(_) => "upstream_model_error",
             ApiError::Internal(_) => "internal_error",
             ApiError::DiskFull(_) => "disk_full",
+            ApiError::InProgress(_) => "in_progress",
         }
     }
 
@@ -197,6 +203,7 @@ mod tests {
                 502,
                 "upstream_model_error",
             ),
+            (ApiError::InProgress("x".into()), 409, "in_progress"),
         ];
         for (error, status, code) in cases {
             assert_eq!(error.status().as_u16(), status, "{error}");

@@ -11,13 +11,16 @@
 //! **What it offers**: [`serve`] / [`router`] over an [`ApiState`] (the
 //! token, an [`Agent`] and a [`NodeApi`]); the adapters that make those two
 //! from a `porfiry_agent::ChatEngine` and a `porfiry_mesh::NodeHandle`
-//! ([`adapters`]); the token file ([`token`]) and the limits ([`limits`]).
+//! ([`adapters`]); the token file ([`token`]) and the limits ([`limits`]);
+//! the node's encrypted backup as a download (`POST /api/backup`, made by
+//! the `porfiry_backup` crate as `porfiry backup` makes it).
 //! **What it must not do**: parse command-line flags or start the node
 //! (`porfiry run` does both and hands the API what it serves).
 
 pub mod adapters;
 pub(crate) mod auth;
 pub mod backend;
+pub(crate) mod backup;
 pub(crate) mod body;
 pub(crate) mod client_text;
 pub(crate) mod conversations;

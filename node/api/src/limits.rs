@@ -72,3 +72,14 @@ pub const MIND_TICKS: u32 = 10;
 
 /// Diary entries it shows, for the same reason.
 pub const MIND_DIARY: u32 = 10;
+
+/// Backups made at once (`POST /api/backup`): one. Each holds 64 MiB for
+/// its key derivation and a copy of the database on disk; a person makes
+/// one at a time, so a second while one is made is refused (409), not
+/// queued.
+pub const MAX_BACKUPS_AT_ONCE: usize = 1;
+
+/// Bytes read from the backup file per piece of the download: 64 KiB, the
+/// backup's own chunk, so a backup of any size streams through a small,
+/// fixed buffer.
+pub const BACKUP_DOWNLOAD_CHUNK: usize = 64 * 1024;

@@ -10,7 +10,7 @@ use axum::routing::{delete, get, post};
 
 use super::auth::require_token;
 use super::limits::MAX_BODY_BYTES;
-use super::routes::{chat, devices, fallback, models, node};
+use super::routes::{backup, chat, devices, fallback, models, node};
 use super::state::ApiState;
 use super::web::events;
 use super::web::routes as web;
@@ -44,6 +44,7 @@ pub fn router(state: ApiState) -> Router {
         .route("/api/devices", get(devices::list).post(devices::link))
         .route("/api/devices/join", post(devices::join))
         .route("/api/devices/{peer}", delete(devices::unlink))
+        .route("/api/backup", post(backup::download))
         .fallback(fallback::not_found)
         .method_not_allowed_fallback(fallback::method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -1,8 +1,8 @@
 //! The API's shared state: the node, the agent (when a model is
 //! configured), the token, the sessions with the turn records and the
 //! conversations of clients that name no session, the family page's
-//! sign-ins and language, the clock, and the few settings tests change
-//! (the keep-alive interval).
+//! sign-ins and language, the clock, the backups under way, and the few
+//! settings tests change (the keep-alive interval).
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use super::backend::{Agent, NodeApi, NodeApiError};
 use super::conversations::Conversations;
-use super::limits::{KEEPALIVE_INTERVAL, MAX_SESSIONS, SESSION_IDLE_TTL};
+use super::limits::{KEEPALIVE_INTERVAL, MAX_BACKUPS_AT_ONCE, MAX_SESSIONS, SESSION_IDLE_TTL};
 use super::sessions::{SessionStore, Shared};
 use super::token::ApiToken;
 use super::turn::SessionSlot;
@@ -38,6 +38,8 @@ struct Inner {
     next_id: AtomicU64,
     signins: Mutex<SignIns>,
     language: Language,
+    /// Permits for backups under way ([`MAX_BACKUPS_AT_ONCE`]).
+    backups: tokio::sync::Semaphore,
 }
 
 impl ApiState {
@@ -75,6 +77,7 @@ impl ApiState {
                 next_id: AtomicU64::new(1),
                 signins: Mutex::new(SignIns::new()),
                 language,
+                backups: tokio::sync::Semaphore::new(MAX_BACKUPS_AT_ONCE),
             }),
         }
     }
@@ -145,6 +148,12 @@ impl ApiState {
         if let Err(e) = self.node().save_page_sessions(kept, now).await {
             tracing::warn!(error = %e, "family page sessions not kept: a restart signs browsers out");
         }
+    }
+
+    /// A permit to make a backup while it is held; `None` while
+    /// [`MAX_BACKUPS_AT_ONCE`] are being made.
+    pub fn backup_permit(&self) -> Option<tokio::sync::SemaphorePermit<'_>> {
+        self.inner.backups.try_acquire().ok()
     }
 
     /// The node.

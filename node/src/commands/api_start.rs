@@ -85,6 +85,9 @@ pub struct ApiPlan {
     pub addr: Option<SocketAddr>,
     /// Whether the agent's requests carry their reply grammar (`--constrained`).
     pub constrained: bool,
+    /// The settings file the page's backup takes along, as `porfiry backup`
+    /// does (`run` sets it to the file it read).
+    pub settings_file: Option<std::path::PathBuf>,
 }
 
 impl ApiPlan {
@@ -99,6 +102,7 @@ impl ApiPlan {
         Ok(Self {
             addr,
             constrained: llm.constrained.mode().builds_grammars(),
+            settings_file: None,
         })
     }
 }
@@ -217,10 +221,15 @@ pub async fn serve_node(
         language,
         plan.constrained,
     )?);
-    let node = Arc::new(porfiry_api::adapters::NodeAdapter::with_links_file(
-        node.clone(),
-        dir.root().join(porfiry_mesh::net::LINKS_FILE_NAME),
-    ));
+    // The page's backup takes the settings file along, as `porfiry backup`
+    // does, and names this binary's version in its manifest.
+    let node = Arc::new(
+        porfiry_api::adapters::NodeAdapter::with_links_file(
+            node.clone(),
+            dir.root().join(porfiry_mesh::net::LINKS_FILE_NAME),
+        )
+        .with_backup_settings(plan.settings_file.clone(), crate::cli::VERSION),
+    );
     let clock: Arc<dyn Clock> = Arc::new(porfiry_agent::chat::SystemClock::utc());
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let mut running = start(

@@ -8,9 +8,10 @@ use clap::Parser as _;
 use super::*;
 use crate::cli::{Cli, Command};
 use crate::commands::backup::write_backup;
-use crate::commands::backup_crypt::KdfCost;
+use porfiry_backup::KdfCost;
 use porfiry_mesh::friends::open;
 use porfiry_mesh::notes::all_notes;
+use porfiry_protocol::NodeKey;
 
 /// A cheap KDF (the real cost is tested in `backup_crypt`).
 const CHEAP: KdfCost = KdfCost {

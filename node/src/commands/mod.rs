@@ -1,12 +1,11 @@
 //! One file per `porfiry` subcommand, and the flags several share
 //! (`llm_flags`, `model_file_flags`, `offload_flags`, `reach_flags`, `api_start`),
 //! `run`'s config file (`run_config`), systemd's notifications
-//! (`service_notify`), and backup's encryption and passphrase
-//! (`backup_crypt`, `passphrase`).
+//! (`service_notify`), and backup's passphrase (`passphrase`; the backup
+//! itself is the `porfiry_backup` crate's).
 
 pub mod api_start;
 pub mod backup;
-pub mod backup_crypt;
 pub mod chat;
 pub mod club;
 pub mod constrained_flag;

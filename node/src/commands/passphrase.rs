@@ -1,6 +1,8 @@
 //! The backup passphrase: read from `--passphrase-file PATH` (its first
 //! line) or asked on the terminal without echo — twice for a new backup,
-//! so a typo cannot seal a backup nobody can open.
+//! so a typo cannot seal a backup nobody can open. The rules it follows
+//! (not empty, the minimum length of a new one) are `porfiry_backup`'s,
+//! shared with the family page's backup.
 
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
@@ -8,12 +10,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context as _, bail};
 use clap::Args;
 
-/// Longest passphrase file read: 4 KiB; a passphrase is a line, and
-/// anything longer is the wrong file.
-pub const MAX_PASSPHRASE_BYTES: u64 = 4096;
-/// Shortest passphrase a new backup takes: 8 characters. The file may be
-/// stolen, and Argon2 slows each guess but cannot save a 4-letter word.
-pub const MIN_NEW_PASSPHRASE_CHARS: usize = 8;
+pub use porfiry_backup::passphrase::{MAX_PASSPHRASE_BYTES, Purpose, check};
 
 /// `--passphrase-file`.
 #[derive(Debug, Clone, Default, Args)]
@@ -22,15 +19,6 @@ pub struct PassphraseArgs {
     /// the terminal (for scripts; keep the file private).
     #[arg(long, value_name = "PATH")]
     pub passphrase_file: Option<PathBuf>,
-}
-
-/// What the passphrase is for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Purpose {
-    /// Sealing a new backup: asked twice, at least the minimum length.
-    Seal,
-    /// Opening a backup.
-    Open,
 }
 
 /// The passphrase, from the file or the terminal.
@@ -56,17 +44,6 @@ pub fn from_file(path: &Path) -> anyhow::Result<String> {
         );
     }
     Ok(text.lines().next().unwrap_or("").to_owned())
-}
-
-/// Whether `pass` will do for `purpose`.
-pub fn check(pass: &str, purpose: Purpose) -> anyhow::Result<()> {
-    if pass.is_empty() {
-        bail!("the passphrase is empty");
-    }
-    if purpose == Purpose::Seal && pass.chars().count() < MIN_NEW_PASSPHRASE_CHARS {
-        bail!("the passphrase is shorter than {MIN_NEW_PASSPHRASE_CHARS} characters");
-    }
-    Ok(())
 }
 
 /// Asks on the terminal (`/dev/tty`), without echo.
@@ -102,13 +79,5 @@ mod tests {
         );
         let missing = from_file(&tmp.path().join("none")).unwrap_err();
         assert!(format!("{missing:#}").contains("none"), "{missing:#}");
-    }
-
-    #[test]
-    fn a_new_backup_needs_a_passphrase_of_the_minimum_length() {
-        assert!(check("", Purpose::Open).is_err());
-        assert!(check("short", Purpose::Open).is_ok());
-        assert!(check("short", Purpose::Seal).is_err());
-        assert!(check("eight ch", Purpose::Seal).is_ok());
     }
 }

@@ -176,7 +176,12 @@ pub async fn run(dir: &DataDir, args: &RunArgs) -> Result<(), RunError> {
     // Flags first: a bad address must not create a node.
     let listen = listen_addresses(args)?;
     let reach = args.reach.to_config(args.profile)?;
-    let api = ApiPlan::from_args(&args.api, &args.llm)?;
+    let mut api = ApiPlan::from_args(&args.api, &args.llm)?;
+    // The settings `run` read, for the page's backup (as `porfiry backup`).
+    api.settings_file = args.config.clone().or_else(|| {
+        let default = std::path::PathBuf::from(crate::commands::run_config::DEFAULT_CONFIG_PATH);
+        default.exists().then_some(default)
+    });
     // What the offload server and the model choice get (issue 10).
     // A friend's name after --llm-peer becomes its peer id (issue 12).
     let offload = OffloadPlan::from_args(&args.llm, &args.offload.with_peer_resolved(dir)?)?;

@@ -1,5 +1,6 @@
 //! The API's handlers, one file per area.
 
+pub(crate) mod backup;
 pub(crate) mod chat;
 pub(crate) mod devices;
 pub(crate) mod fallback;

@@ -1,7 +1,8 @@
 //! Router tests over in-process fakes of the agent and the node: auth,
 //! errors, the wire format, sessions, streaming, keep-alive, cancellation,
-//! and one real loopback server.
+//! one real loopback server, and the backup download over a real node.
 
+mod backup;
 mod devices;
 mod events_in_order;
 mod fakes;

@@ -155,6 +155,22 @@ pub struct PageTexts {
     pub failed: &'static str,
     /// No notes yet.
     pub no_notes: &'static str,
+    /// The node tab's backup heading.
+    pub backup: &'static str,
+    /// What a backup holds and how to use it.
+    pub backup_hint: &'static str,
+    /// The passphrase box.
+    pub backup_passphrase: &'static str,
+    /// The box that repeats it.
+    pub backup_again: &'static str,
+    /// Make and save the backup.
+    pub download_backup: &'static str,
+    /// The two boxes differ.
+    pub backup_mismatch: &'static str,
+    /// While the node makes it.
+    pub backup_making: &'static str,
+    /// The saved file's link; `{name}` is its file name.
+    pub backup_ready: &'static str,
 }
 
 /// A page that says why a request was refused and what to do.
@@ -271,6 +287,14 @@ static EN: PageTexts = PageTexts {
     version: "Version",
     failed: "That did not work:",
     no_notes: "No notes yet.",
+    backup: "Backup",
+    backup_hint: "One encrypted file with this node's key, friends, memory, skills and settings (not the model files). On a new machine: porfiry restore FILE --data-dir DIR. Without the passphrase nobody can open it, you included.",
+    backup_passphrase: "Backup passphrase",
+    backup_again: "The same again",
+    download_backup: "Download a backup",
+    backup_mismatch: "The two passphrases differ.",
+    backup_making: "Making the backup…",
+    backup_ready: "Backup saved: {name}",
 };
 
 static RU: PageTexts = PageTexts {
@@ -345,6 +369,14 @@ static RU: PageTexts = PageTexts {
     version: "Версия",
     failed: "Не получилось:",
     no_notes: "Заметок пока нет.",
+    backup: "Резервная копия",
+    backup_hint: "Один зашифрованный файл: ключ узла, друзья, память, навыки и настройки (без файлов моделей). На новой машине: porfiry restore ФАЙЛ --data-dir ПАПКА. Без пароля его не откроет никто, и вы тоже.",
+    backup_passphrase: "Пароль резервной копии",
+    backup_again: "Ещё раз",
+    download_backup: "Скачать резервную копию",
+    backup_mismatch: "Пароли не совпадают.",
+    backup_making: "Создаю резервную копию…",
+    backup_ready: "Копия сохранена: {name}",
 };
 
 static EN_REFUSALS: RefusalTexts = RefusalTexts {
@@ -451,6 +483,7 @@ mod tests {
             let line = page(language).reply_to;
             assert!(line.contains("{who}") && line.contains("{what}"), "{line}");
             assert!(page(language).via.contains("{name}"));
+            assert!(page(language).backup_ready.contains("{name}"));
         }
     }
 

@@ -1,6 +1,6 @@
 // The family page: feed, chat with the node's agent, friends and
-// invitations, the node's facts. Plain JavaScript, no build step; every
-// request goes to this node's own API with the session cookie. Texts come
+// invitations, the node's facts and its backup. Plain JavaScript, no build
+// step; every request goes to this node's own API with the session cookie. Texts come
 // from the JSON the server writes into the page (English or Russian).
 "use strict";
 
@@ -34,12 +34,15 @@ async function api(path, options) {
     init.headers["Content-Type"] = "application/json";
   }
   const response = await fetch(path, init);
-  if (!response.ok) {
-    let message = response.status + " " + response.statusText;
-    try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
-    throw new Error(message);
-  }
+  if (!response.ok) throw await failure(response);
   return response.status === 204 ? null : response.json();
+}
+
+// A refused request's error: the API's message, else its status.
+async function failure(response) {
+  let message = response.status + " " + response.statusText;
+  try { message = (await response.json()).error.message; } catch (_) { /* not JSON */ }
+  return new Error(message);
 }
 
 function showError(id, error) {
@@ -357,6 +360,49 @@ async function loadNode() {
   } catch (e) { $("node-facts").replaceChildren(el("p", { class: "error" }, T.failed + " " + e.message)); }
 }
 
+// ---- backup ----
+// The node seals its backup with the passphrase and answers the file; the
+// page keeps it as a blob (a backup is tens of MB at most) behind a download
+// link, which it clicks once and leaves on the page to save it again.
+let backupUrl = null;
+
+async function downloadBackup(event) {
+  event.preventDefault();
+  const passphrase = $("backup-pass").value;
+  if (passphrase !== $("backup-again").value) {
+    showError("backup-error", new Error(T.backup_mismatch));
+    return;
+  }
+  $("backup-button").disabled = true;
+  $("backup-making").hidden = false;
+  try {
+    const response = await fetch("/api/backup", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ passphrase }),
+    });
+    if (!response.ok) throw await failure(response);
+    const blob = await response.blob();
+    const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+    const name = named ? named[1] : "porfiry.porfiry-backup";
+    if (backupUrl) URL.revokeObjectURL(backupUrl);
+    backupUrl = URL.createObjectURL(blob);
+    const link = $("backup-link");
+    link.href = backupUrl;
+    link.download = name;
+    link.textContent = T.backup_ready.replace("{name}", () => name);
+    $("backup-done").hidden = false;
+    $("backup-pass").value = "";
+    $("backup-again").value = "";
+    showError("backup-error", null);
+    link.click();
+  } catch (e) { showError("backup-error", e); }
+  finally {
+    $("backup-button").disabled = false;
+    $("backup-making").hidden = true;
+  }
+}
+
 // "phone (3 behind), laptop (0 behind)": this person's other devices and how
 // many memory versions written here each has yet to get.
 function devicesText(devices) {
@@ -492,6 +538,7 @@ function start() {
   $("invite").addEventListener("click", invite);
   $("join-form").addEventListener("submit", joinWith);
   $("thinking").addEventListener("change", switchThinking);
+  $("backup-form").addEventListener("submit", downloadBackup);
   drawChat();
   showTab(TABS.includes(location.hash.slice(1)) ? location.hash.slice(1) : "feed");
   audienceOptions();

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use porfiry_mesh::data_dir::DataDir;
-use porfiry_mesh::devices::prune::MIND_PRUNE_EVERY_MS;
+use porfiry_mesh::devices::prune::{MIND_PRUNE_EVERY_MS, MIND_PRUNED_AT_KEY};
 use porfiry_mesh::invite::InviteService;
 use porfiry_mesh::invite::secret::Refusal;
 use porfiry_mesh::invite::{InvitationRequest, PresentError};
@@ -281,6 +281,15 @@ async fn a_deletion_is_pruned_by_the_node_clock_once_its_time_to_live_has_passed
         ),
         1
     );
+    // The pass's time is kept, so a restart waits a day before the next.
+    let noted = format!(
+        "SELECT COUNT(*) FROM config WHERE key = '{MIND_PRUNED_AT_KEY}' \
+         AND CAST(value AS INTEGER) >= {TOMBSTONE_TTL_MS}"
+    );
+    eventually("the pass's time noted", || async {
+        (count(&server_dir, &noted) == 1).then_some(())
+    })
+    .await;
     // The phone's clock has not moved: it keeps both.
     assert_eq!(count(&phone_dir, DIARY_VERSIONS), 2);
 

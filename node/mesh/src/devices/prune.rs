@@ -10,9 +10,14 @@ use porfiry_storage::mind::{MindPruned, RecordKey};
 /// How often a pass starts: deletions live for 90 days
 /// (`TOMBSTONE_TTL_MS`), so a day late costs about 1% more time on disk,
 /// while a pass a day over a 50,000-record memory is a few hundred short
-/// transactions. The first pass starts with the node, so a phone that never
-/// runs a whole day still prunes.
+/// transactions. The last pass's time is kept ([`MIND_PRUNED_AT_KEY`]), so
+/// a phone whose app is started many times a day passes once a day, and
+/// one that never runs a whole day still prunes at its next start.
 pub const MIND_PRUNE_EVERY_MS: u64 = 24 * 60 * 60 * 1000;
+
+/// The node setting (`config` table) holding when the last pass ended
+/// (Unix ms, the node's clock).
+pub const MIND_PRUNED_AT_KEY: &str = "mind.pruned_at_ms";
 
 /// Batches (`MIND_PRUNE_BATCH` records each) one turn of the loop prunes
 /// before it answers friends again: 512 records, tens of milliseconds;
@@ -31,10 +36,17 @@ pub struct PruneSchedule {
 }
 
 impl PruneSchedule {
-    /// A first pass due at `now_ms` (the node's start).
-    pub fn new(now_ms: u64) -> PruneSchedule {
+    /// The schedule at the node's start (`now_ms`): the next pass a day
+    /// after the last one ended (`last_pass_ms`, from
+    /// [`MIND_PRUNED_AT_KEY`]), at once when there was none or it was a
+    /// day ago. A last pass in the future (a clock set back) counts as
+    /// ending now, so the wait is never longer than a day.
+    pub fn new(now_ms: u64, last_pass_ms: Option<u64>) -> PruneSchedule {
+        let due_ms = last_pass_ms.map_or(now_ms, |last| {
+            last.min(now_ms).saturating_add(MIND_PRUNE_EVERY_MS)
+        });
         PruneSchedule {
-            due_ms: now_ms,
+            due_ms,
             ..PruneSchedule::default()
         }
     }
@@ -95,7 +107,7 @@ mod tests {
 
     #[test]
     fn nothing_is_due_without_a_device() {
-        let s = PruneSchedule::new(1_000);
+        let s = PruneSchedule::new(1_000, None);
         assert_eq!(s.due_ms(false), None);
         assert_eq!(s.due_ms(true), Some(1_000));
         assert_eq!(s.after(), None);
@@ -103,7 +115,7 @@ mod tests {
 
     #[test]
     fn a_pass_goes_on_at_once_from_where_it_stopped_then_waits_a_day() {
-        let mut s = PruneSchedule::new(1_000);
+        let mut s = PruneSchedule::new(1_000, None);
         assert_eq!(s.done(1_000, &batch(3, Some(7))), None);
         assert_eq!(s.after(), Some([7; 16]));
         assert_eq!(s.due_ms(true), Some(1_000));
@@ -125,8 +137,22 @@ mod tests {
     }
 
     #[test]
+    fn a_start_after_a_recent_pass_waits_for_the_rest_of_the_day() {
+        let day = MIND_PRUNE_EVERY_MS;
+        // The last pass ended an hour before this start: due 23 hours on.
+        let s = PruneSchedule::new(10 * day, Some(10 * day - 3_600_000));
+        assert_eq!(s.due_ms(true), Some(11 * day - 3_600_000));
+        // Two days ago: due at once (a time in the past).
+        let s = PruneSchedule::new(10 * day, Some(8 * day));
+        assert!(s.due_ms(true).is_some_and(|due| due <= 10 * day));
+        // A clock set back: no longer than a day from now.
+        let s = PruneSchedule::new(10 * day, Some(20 * day));
+        assert_eq!(s.due_ms(true), Some(11 * day));
+    }
+
+    #[test]
     fn a_failed_batch_drops_the_pass_until_the_next_day() {
-        let mut s = PruneSchedule::new(1_000);
+        let mut s = PruneSchedule::new(1_000, None);
         s.done(1_000, &batch(3, Some(7)));
         s.failed(2_000);
         assert_eq!(s.after(), None);

@@ -53,7 +53,7 @@ use super::outgoing::Outgoing;
 use super::refused_file::{RefusedAuthor, RefusedSchedule};
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
-use crate::devices::prune::PruneSchedule;
+use crate::devices::prune::{MIND_PRUNED_AT_KEY, PruneSchedule};
 use crate::net::{
     FrameTaker, MeshCommand, MeshConfig, MeshDriver, MeshError, MeshEvent, Multiaddr, Profile,
     StreamControl,
@@ -230,6 +230,16 @@ pub async fn run_node(
     let (changes_tx, mut changes) = mpsc::channel(1);
     let _watch = spawn_watch(ChangeWatcher::start(&db).await?, poll_intervals, changes_tx)?;
     let now = time.now();
+    // When the memory was last pruned, so a restart does not prune again.
+    let pruned_at = db
+        .read(|s| s.config_get::<u64>(MIND_PRUNED_AT_KEY))
+        .await
+        .map_err(|e| e.to_string())
+        .and_then(|r| r.map_err(|e| e.to_string()))
+        .unwrap_or_else(|e| {
+            tracing::warn!("cannot read when the memory was last pruned: {e}");
+            None
+        });
     let mut node = Node {
         time,
         key,
@@ -257,7 +267,7 @@ pub async fn run_node(
         disk_full_peers: Vec::new(),
         engine_config: engine_config_again,
         taker,
-        mind_prune: PruneSchedule::new(now),
+        mind_prune: PruneSchedule::new(now, pruned_at),
     };
     let result = node
         .run(&mut arrivals, &mut commands, &mut changes, shutdown)

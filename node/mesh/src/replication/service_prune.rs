@@ -11,7 +11,7 @@
 //! then; after a start storage refuses it (`Store::insert_items`).
 
 use super::Node;
-use crate::devices::prune::MIND_PRUNE_BATCHES_PER_TURN;
+use crate::devices::prune::{MIND_PRUNE_BATCHES_PER_TURN, MIND_PRUNED_AT_KEY};
 use crate::replication::error::ReplicationError;
 
 impl Node {
@@ -43,6 +43,14 @@ impl Node {
             let Some(pass) = self.mind_prune.done(now, &batch) else {
                 continue;
             };
+            let saved = self
+                .db
+                .write(move |s| s.config_set(MIND_PRUNED_AT_KEY, &now, now))
+                .await?;
+            if let Err(e) = saved {
+                // The next start prunes again; nothing is lost.
+                tracing::warn!(error = %e, "cannot note when the memory was pruned");
+            }
             if pass.versions > 0 {
                 tracing::info!(
                     records = pass.records,

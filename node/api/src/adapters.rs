@@ -9,8 +9,8 @@ use futures::{SinkExt as _, StreamExt as _};
 use porfiry_storage::{KeptTurnRecord, Sharing};
 
 use super::backend::{
-    Agent, AgentSession, BackupDownload, BoxFuture, ModelSource, NodeApi, NodeApiError, NodeResult,
-    NoteRequest, NotesRequest, TurnDelta, TurnError, TurnReply,
+    Agent, AgentSession, BackupDownload, BoxFuture, FriendSettings, ModelSource, NodeApi,
+    NodeApiError, NodeResult, NoteRequest, NotesRequest, TurnDelta, TurnError, TurnReply,
 };
 use super::feed;
 use super::limits::{DELTA_CHANNEL, MAX_TURN_RECORD_BYTES, MAX_TURN_RECORDS};
@@ -24,7 +24,9 @@ use porfiry_skills::{Caller, ChatMessage, Language, Role};
 
 use porfiry_agent::chat::session::check_message;
 use porfiry_agent::chat::{Action, ChatEngine, Clock, SendError, TraceEvent};
+use porfiry_mesh::friends::resolve_friend;
 use porfiry_mesh::node::{NodeError, NodeHandle, NotePost, Origin};
+use porfiry_model_share::set_share_models;
 
 /// The chat engine as the API's agent.
 pub struct ChatAgent {
@@ -307,6 +309,19 @@ fn invitation_error(error: porfiry_mesh::node::InvitationError) -> NodeApiError 
 }
 
 impl NodeAdapter {
+    /// Allows or refuses a friend's (by peer id or name) pulls of this
+    /// node's model files, with the setter `friends models PEER on|off`
+    /// uses; an unknown friend is 404.
+    async fn set_friend_models(&self, peer: String, on: bool) -> NodeResult<()> {
+        let now = self.node.now_ms();
+        self.node
+            .db()
+            .write(move |s| set_share_models(s, &resolve_friend(s, &peer)?, on, now))
+            .await
+            .map_err(|e| self.node_error(e.into()))?
+            .map_err(|e| self.node_error(e.into()))
+    }
+
     /// [`node_error`], a full disk named with the data dir and its free
     /// space (`porfiry_storage::disk::full_message`).
     fn node_error(&self, error: NodeError) -> NodeApiError {
@@ -541,15 +556,23 @@ impl NodeApi for NodeAdapter {
         peer: String,
         addresses: Vec<String>,
         groups: Vec<String>,
-        allow_offload: Option<bool>,
-        name: Option<String>,
+        settings: FriendSettings,
     ) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
-            let view = self
+            let FriendSettings {
+                name,
+                allow_offload,
+                allow_models,
+            } = settings;
+            let mut view = self
                 .node
                 .add_named_friend(&peer, addresses, groups, name, allow_offload)
                 .await
                 .map_err(|e| self.node_error(e))?;
+            if let Some(on) = allow_models {
+                self.set_friend_models(view.peer_id.clone(), on).await?;
+                view.allow_models = on;
+            }
             json(&view)
         })
     }
@@ -571,13 +594,13 @@ impl NodeApi for NodeAdapter {
         Some(self.node.db_changes())
     }
 
-    fn update_friend(
-        &self,
-        peer: String,
-        name: Option<String>,
-        allow_offload: Option<bool>,
-    ) -> BoxFuture<'_, NodeResult> {
+    fn update_friend(&self, peer: String, settings: FriendSettings) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
+            let FriendSettings {
+                name,
+                allow_offload,
+                allow_models,
+            } = settings;
             let mut peer = peer;
             if let Some(name) = name {
                 let view = self
@@ -592,6 +615,9 @@ impl NodeApi for NodeAdapter {
                     .set_friend_offload(&peer, on)
                     .await
                     .map_err(|e| self.node_error(e))?;
+            }
+            if let Some(on) = allow_models {
+                self.set_friend_models(peer.clone(), on).await?;
             }
             let friends = self.node.friends().await.map_err(|e| self.node_error(e))?;
             let view = friends

@@ -145,6 +145,18 @@ pub enum NodeApiError {
 /// A JSON answer of the node.
 pub type NodeResult<T = serde_json::Value> = Result<T, NodeApiError>;
 
+/// What adding or changing a friend sets; each `None` keeps what an
+/// existing friend has (a new one starts without a name or permission).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FriendSettings {
+    /// What this node calls it (local, never sent).
+    pub name: Option<String>,
+    /// May it offload requests onto this node's model.
+    pub allow_offload: Option<bool>,
+    /// May it pull this node's model files (`porfiry run --share-models`).
+    pub allow_models: Option<bool>,
+}
+
 /// The running node, as the API uses it. Answers are JSON as the node's
 /// view types serialize.
 pub trait NodeApi: Send + Sync + 'static {
@@ -182,22 +194,32 @@ pub trait NodeApi: Send + Sync + 'static {
             }),
         }
     }
-    /// Adds (or updates) a friend, setting its offload permission and its
-    /// local name (`None` keeps an existing friend's). An implementation
-    /// without names refuses `Some` rather than ignore it.
+    /// Adds (or updates) a friend, setting its local name and permissions
+    /// as `settings` says (`None` keeps an existing friend's; a new one
+    /// starts without). An implementation without names or the models
+    /// permission refuses `Some` rather than ignore it.
     fn add_named_friend(
         &self,
         peer: String,
         addresses: Vec<String>,
         groups: Vec<String>,
-        allow_offload: Option<bool>,
-        name: Option<String>,
+        settings: FriendSettings,
     ) -> BoxFuture<'_, NodeResult> {
-        match name {
-            None => self.add_friend_with_offload(peer, addresses, groups, allow_offload),
-            Some(_) => Box::pin(async {
+        let FriendSettings {
+            name,
+            allow_offload,
+            allow_models,
+        } = settings;
+        match (name, allow_models) {
+            (None, None) => self.add_friend_with_offload(peer, addresses, groups, allow_offload),
+            (Some(_), _) => Box::pin(async {
                 Err(NodeApiError::BadInput(
                     "name is not supported by this node".to_owned(),
+                ))
+            }),
+            (None, Some(_)) => Box::pin(async {
+                Err(NodeApiError::BadInput(
+                    "allow_models is not supported by this node".to_owned(),
                 ))
             }),
         }
@@ -212,15 +234,11 @@ pub trait NodeApi: Send + Sync + 'static {
     fn changes(&self) -> Option<tokio::sync::watch::Receiver<u64>> {
         None
     }
-    /// Renames a friend and/or sets its offload permission (`None` keeps
-    /// what it has); answers the friend as listed.
-    fn update_friend(
-        &self,
-        peer: String,
-        name: Option<String>,
-        allow_offload: Option<bool>,
-    ) -> BoxFuture<'_, NodeResult> {
-        let _ = (peer, name, allow_offload);
+    /// Renames a friend and/or sets its offload and models permissions as
+    /// `settings` says (`None` keeps what it has); answers the friend as
+    /// listed.
+    fn update_friend(&self, peer: String, settings: FriendSettings) -> BoxFuture<'_, NodeResult> {
+        let _ = (peer, settings);
         Box::pin(async { Err(unsupported("changing a friend")) })
     }
     /// Makes a one-time invitation code for a new friend called `name`

@@ -7,7 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use serde::Deserialize;
 
-use crate::backend::{NodeApiError, NoteRequest, NotesRequest};
+use crate::backend::{FriendSettings, NodeApiError, NoteRequest, NotesRequest};
 use crate::body::{JsonBody, QueryParams};
 use crate::errors::ApiError;
 use crate::limits::{DEFAULT_NOTES_LIMIT, MAX_NOTES_LIMIT};
@@ -143,6 +143,11 @@ pub struct FriendBody {
     /// an existing friend's permission (a new one starts without).
     #[serde(default)]
     pub allow_offload: Option<bool>,
+    /// Allow (or with `false` refuse) its pulls of this node's model files
+    /// (`porfiry run --share-models`); absent keeps an existing friend's
+    /// permission (a new one starts without).
+    #[serde(default)]
+    pub allow_models: Option<bool>,
     /// What this node calls it (local, never sent); absent keeps an
     /// existing friend's name.
     #[serde(default)]
@@ -160,8 +165,11 @@ pub async fn add_friend(
             body.peer,
             body.addresses,
             body.groups,
-            body.allow_offload,
-            body.name,
+            FriendSettings {
+                name: body.name,
+                allow_offload: body.allow_offload,
+                allow_models: body.allow_models,
+            },
         )
         .await?;
     Ok((StatusCode::CREATED, Json(friend)))

@@ -6,6 +6,7 @@ mod backup;
 mod devices;
 mod events_in_order;
 mod fakes;
+mod friend_models;
 mod loopback;
 mod node_routes;
 mod plain;

@@ -18,6 +18,7 @@ use super::assets;
 use super::guard::{cookie_name, session_cookie};
 use super::signin::{LoginRefusal, WEB_SESSION_TTL_MS};
 use super::texts::{self, Refusal};
+use crate::backend::FriendSettings;
 use crate::body::{JsonBody, QueryParams};
 use crate::errors::ApiError;
 use crate::state::ApiState;
@@ -241,23 +242,27 @@ pub struct FriendChange {
     /// Whether it may use this node's model.
     #[serde(default)]
     pub allow_offload: Option<bool>,
+    /// Whether it may pull this node's model files (`--share-models`).
+    #[serde(default)]
+    pub allow_models: Option<bool>,
 }
 
-/// Renames a friend and/or sets its offload permission.
+/// Renames a friend and/or sets its offload and models permissions.
 pub async fn change_friend(
     State(state): State<ApiState>,
     Path(peer): Path<String>,
     JsonBody(body): JsonBody<FriendChange>,
 ) -> Result<Json<serde_json::Value>, ApiError> {
-    if body.name.is_none() && body.allow_offload.is_none() {
+    if body.name.is_none() && body.allow_offload.is_none() && body.allow_models.is_none() {
         return Err(ApiError::BadRequest(
-            "nothing to change: give \"name\" and/or \"allow_offload\"".to_owned(),
+            "nothing to change: give \"name\", \"allow_offload\" and/or \"allow_models\""
+                .to_owned(),
         ));
     }
-    Ok(Json(
-        state
-            .node()
-            .update_friend(peer, body.name, body.allow_offload)
-            .await?,
-    ))
+    let settings = FriendSettings {
+        name: body.name,
+        allow_offload: body.allow_offload,
+        allow_models: body.allow_models,
+    };
+    Ok(Json(state.node().update_friend(peer, settings).await?))
 }

@@ -118,6 +118,8 @@ pub struct PageTexts {
     pub last_catchup: &'static str,
     /// May use this node's model.
     pub may_use_model: &'static str,
+    /// May pull this node's model files (`porfiry run --share-models`).
+    pub may_pull_models: &'static str,
     /// Rename a friend.
     pub rename: &'static str,
     /// Remove a friend.
@@ -269,6 +271,7 @@ static EN: PageTexts = PageTexts {
     since: "since",
     last_catchup: "last catch-up",
     may_use_model: "May use this node's model",
+    may_pull_models: "May copy this node's model files",
     rename: "Rename",
     remove: "Remove",
     confirm_remove: "Remove this friend? Their notes stay; they stop getting yours.",
@@ -351,6 +354,7 @@ static RU: PageTexts = PageTexts {
     since: "с",
     last_catchup: "последняя сверка",
     may_use_model: "Может пользоваться моделью этого узла",
+    may_pull_models: "Может скачивать файлы моделей этого узла",
     rename: "Переименовать",
     remove: "Удалить",
     confirm_remove: "Удалить друга? Его заметки останутся; ваши он получать перестанет.",

@@ -152,6 +152,13 @@ impl NodeHandle {
         &self.inner.db
     }
 
+    /// The node's clock now (Unix ms), for writes made through
+    /// [`NodeHandle::db`] that the handle has no call for (the API sets a
+    /// friend's models permission with `porfiry_model_share`'s setter).
+    pub fn now_ms(&self) -> u64 {
+        self.now()
+    }
+
     /// The addresses the node listens on (`<addr>/p2p/<id>`), growing as
     /// the transport reports them; `changed()` wakes on each.
     pub fn listening(&self) -> watch::Receiver<Vec<String>> {

@@ -258,6 +258,9 @@ function friendItem(f) {
   const offload = el("input", { type: "checkbox", id: "offload-" + f.peer_id });
   offload.checked = !!f.allow_offload;
   offload.addEventListener("change", () => changeFriend(f.peer_id, { allow_offload: offload.checked }));
+  const models = el("input", { type: "checkbox", id: "models-" + f.peer_id });
+  models.checked = !!f.allow_models;
+  models.addEventListener("change", () => changeFriend(f.peer_id, { allow_models: models.checked }));
   const rename = el("button", { type: "button", "aria-label": T.rename + " " + name }, T.rename);
   rename.addEventListener("click", () => {
     const to = prompt(T.rename, f.name || "");
@@ -274,7 +277,8 @@ function friendItem(f) {
     el("div", {}, el("strong", {}, name), " · ", link),
     el("div", { class: "meta" }, f.peer_id + catchup),
     el("div", { class: "row" },
-      offload, el("label", { for: "offload-" + f.peer_id }, T.may_use_model), rename, remove));
+      offload, el("label", { for: "offload-" + f.peer_id }, T.may_use_model),
+      models, el("label", { for: "models-" + f.peer_id }, T.may_pull_models), rename, remove));
 }
 
 async function changeFriend(peer, body) {

@@ -53,20 +53,7 @@ async fn a_friends_window_waits_until_the_consumer_takes_its_frames() {
 
     // P sends one frame more than its window, as one tracked group.
     let count = MAX_IN_FLIGHT_PER_PEER + 1;
-    let tag = SendTag {
-        session: 1,
-        chunk: 0,
-        items: count as u32,
-    };
-    let frames = (0..count as u8).map(|i| vec![i; 16]).collect();
-    p.handle
-        .command(MeshCommand::SendTracked {
-            peer: s.peer,
-            frames,
-            tag,
-        })
-        .await
-        .unwrap();
+    let tag = send_group(&p, s.peer, 1, count, 16).await;
     let mut ids = Vec::new();
     for _ in 0..MAX_IN_FLIGHT_PER_PEER {
         let MeshEvent::FrameToTake { id, .. } = next_to_take(&mut s.events, p.peer).await else {
@@ -127,20 +114,7 @@ async fn without_the_setting_frames_are_acknowledged_on_arrival() {
     let mut p = phone(p_key, s.peer, &address, MAX_TRANSPORT_FRAME_BYTES);
     connected(&mut p, s.peer).await;
     let count = 2 * MAX_IN_FLIGHT_PER_PEER;
-    let tag = SendTag {
-        session: 2,
-        chunk: 0,
-        items: count as u32,
-    };
-    let frames = (0..count as u8).map(|i| vec![i; 16]).collect();
-    p.handle
-        .command(MeshCommand::SendTracked {
-            peer: s.peer,
-            frames,
-            tag,
-        })
-        .await
-        .unwrap();
+    send_group(&p, s.peer, 2, count, 16).await;
     // Nobody takes anything, and the whole group is delivered.
     let (done, _) = wait_for(&mut p.events, |e| matches!(e, MeshEvent::FrameDone { .. })).await;
     assert!(matches!(

@@ -11,14 +11,22 @@
 //! After every kill: `PRAGMA integrity_check` is ok; the recorded ticks
 //! are exactly 1..=N (none lost, none twice); every tick line and every
 //! diary id the process printed, and every entry there before, is still
-//! there; no diary text is doubled;
-//! a tick's command rows are recorded with it or not at all; at most one
-//! diary entry per kill is left by a tick killed between running its
-//! command and recording it. Each restart goes on from the last recorded
-//! tick (the core numbers it N + 1). At the end a clean run of
-//! `FINAL_TICKS` ticks adds exactly its ticks and entries.
+//! there; no diary text is doubled; a tick's command rows are recorded
+//! with it or not at all. A tick killed while its commands ran leaves its
+//! write-ahead journal (tick N + 1, its command with the outcome once it
+//! ended) and nothing else of its own; every diary entry is either a
+//! recorded tick's, with its `process_log` row, or that journal's command's
+//! (and there when the journal says the command finished). A held kill
+//! point (before the tick's commands) leaves no journal.
+//!
+//! Each restart first records a journaled tick under its number, its
+//! command's row `ok` with the journaled result, or `warning` saying the
+//! node stopped while it ran when the journal has no outcome, then goes on
+//! from the last recorded tick. At the end a clean run of `FINAL_TICKS`
+//! ticks adds exactly its ticks and entries, and leaves every entry with
+//! its row. The file checks are `core_crash_common`'s.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{BufRead, BufReader, Read};
 use std::process::{Child, Stdio};
 use std::sync::Arc;
@@ -28,12 +36,13 @@ use std::time::Duration;
 
 use porfiry_skills::Language;
 use porfiry_skills::cognition::texts::prompt::core_system_prompt;
-use porfiry_storage::limits::MAX_LIST_LIMIT;
-use porfiry_storage::{DiaryEntry, ListQuery, ProcessEntry, Record, Store, Stored, TickRecord};
 use porfiry_tests::mesh_node::MeshNode;
 use porfiry_tests::{Reply, Rule, ScriptedLlm, When};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
+
+mod core_crash_common;
+use core_crash_common::{Ledger, check, entry_text};
 
 /// Kills, each in a run of its own (the 50).
 const KILLS: usize = 50;
@@ -71,7 +80,8 @@ enum Point {
     /// Killed once the k-th tick line is read.
     TickLine(u64),
     /// Killed once the k-th `[trace] command diary_add|…` line is read:
-    /// the entry is written, the tick's record usually not yet.
+    /// the entry is written and journaled as finished (the trace line
+    /// follows the journal), the tick's record usually not yet.
     Command(u64),
 }
 
@@ -319,113 +329,20 @@ fn killed_run(node: &MeshNode, round: usize, point: Point, at: &str) -> Seen {
     seen
 }
 
-/// Every row of `T`, oldest first.
-fn all<T: Record>(store: &Store) -> Vec<Stored<T>> {
-    let mut rows = Vec::new();
-    loop {
-        let page = store
-            .list::<T>(&ListQuery {
-                limit: Some(MAX_LIST_LIMIT),
-                offset: u32::try_from(rows.len()).expect("few rows"),
-                oldest_first: true,
-                ..Default::default()
-            })
-            .expect("rows read");
-        let done = page.len() < MAX_LIST_LIMIT as usize;
-        rows.extend(page);
-        if done {
-            return rows;
-        }
-    }
-}
-
-/// What the file held at the last check, and what was acknowledged.
-#[derive(Default)]
-struct Ledger {
-    /// Recorded ticks (1..=ticks).
-    ticks: i64,
-    /// The script's diary entries: id → text.
-    diary: BTreeMap<i64, String>,
-    /// Of them, entries whose tick was killed before it was recorded.
-    orphans: usize,
-    /// Every tick number a run printed.
-    acked_ticks: BTreeSet<i64>,
-    /// Every diary row a run traced as written: id → text.
-    acked_diary: BTreeMap<i64, String>,
-}
-
-/// Checks the file after a run and moves the ledger on; returns how many
-/// ticks and script entries the run added.
-fn check(node: &MeshNode, ledger: &mut Ledger, seen: &Seen, at: &str) -> (i64, usize) {
-    let store = node.store();
-    store
-        .check_integrity()
-        .unwrap_or_else(|e| panic!("{at}: {e}"));
-    // Ticks: exactly 1..=N, and the run went on from the last recorded one.
-    let ticks: Vec<Stored<TickRecord>> = all(&store);
-    let numbers: Vec<i64> = ticks.iter().map(|t| t.row.tick).collect();
-    let n = i64::try_from(numbers.len()).expect("few ticks");
-    assert_eq!(numbers, (1..=n).collect::<Vec<_>>(), "{at}: ticks");
-    assert!(
-        n >= ledger.ticks,
-        "{at}: {n} ticks, {} before",
-        ledger.ticks
-    );
-    let resumed: Vec<i64> = (ledger.ticks + 1..).take(seen.ticks.len()).collect();
-    assert_eq!(seen.ticks, resumed, "{at}: the run's tick lines");
-    ledger.acked_ticks.extend(&seen.ticks);
-    assert!(
-        ledger.acked_ticks.last().is_none_or(|&t| t <= n),
-        "{at}: printed tick lost: {:?} > {n}",
-        ledger.acked_ticks.last()
-    );
-    // Diary: nothing there before or acknowledged missing, nothing doubled.
-    let diary: BTreeMap<i64, String> = all::<DiaryEntry>(&store)
-        .into_iter()
-        .filter(|d| d.row.text.starts_with(ENTRY))
-        .map(|d| (d.id, d.row.text))
-        .collect();
-    let texts: BTreeSet<&String> = diary.values().collect();
-    assert_eq!(texts.len(), diary.len(), "{at}: doubled entry: {diary:?}");
-    ledger.acked_diary.extend(seen.diary.iter().cloned());
-    for (id, text) in ledger.acked_diary.iter().chain(&ledger.diary) {
-        assert_eq!(diary.get(id), Some(text), "{at}: written entry #{id} lost");
-    }
-    // A tick's rows are all there or none: one diary_add row per command
-    // the recorded ticks ran, each with its entry, none twice.
-    let commands: Vec<String> = all::<ProcessEntry>(&store)
-        .into_iter()
-        .filter(|p| p.row.name == "diary_add")
-        .map(|p| {
-            let args = p.row.command["args"].as_str().unwrap_or_default();
-            args.split('|').next().unwrap_or_default().to_owned()
-        })
-        .collect();
-    let ran: u32 = ticks.iter().map(|t| t.row.commands_executed).sum();
-    assert_eq!(commands.len(), ran as usize, "{at}: command rows vs ticks");
-    let distinct: BTreeSet<&String> = commands.iter().collect();
-    assert_eq!(
-        distinct.len(),
-        commands.len(),
-        "{at}: command recorded twice"
-    );
-    assert!(
-        distinct.iter().all(|c| texts.contains(c)),
-        "{at}: row without entry"
-    );
-    // An entry without its command row: its tick was killed after the
-    // command ran and before it was recorded; one kill, at most one.
-    let orphans = diary.len() - commands.len();
-    assert!(
-        orphans == ledger.orphans || orphans == ledger.orphans + 1,
-        "{at}: {orphans} unrecorded entries, {} before",
-        ledger.orphans
-    );
-    let added = (n - ledger.ticks, diary.len() - ledger.diary.len());
-    ledger.ticks = n;
-    ledger.diary = diary;
-    ledger.orphans = orphans;
-    added
+/// What the kills left, for the closing line.
+#[derive(Debug, Default)]
+struct Tally {
+    /// Kills by kind.
+    kinds: BTreeMap<&'static str, usize>,
+    /// Command kills that found the tick recorded already.
+    command_recorded: usize,
+    /// Command kills in the window between the command and the record:
+    /// a journal with the command finished.
+    command_journaled: usize,
+    /// Kills of any kind that left a journal with a command unfinished.
+    unfinished: usize,
+    /// Journals a start recorded.
+    recovered: usize,
 }
 
 #[test]
@@ -433,36 +350,67 @@ fn fifty_seeded_kills_mid_tick_lose_and_double_nothing() {
     let node = MeshNode::init("thinker");
     let mut rng = ChaCha8Rng::seed_from_u64(SEED);
     let mut ledger = Ledger::default();
-    let mut kinds = BTreeMap::<&str, usize>::new();
-    let mut cut = 0;
+    let mut tally = Tally::default();
     for round in 0..KILLS {
         let point = Point::draw(&mut rng);
         let at = format!("seed {SEED} round {round} ({point:?})");
         let seen = killed_run(&node, round, point, &at);
-        let orphans = ledger.orphans;
-        let (ticks, entries) = check(&node, &mut ledger, &seen, &at);
+        let added = check(&node, &mut ledger, &seen, &at);
+        tally.recovered += usize::from(added.recovered);
         if let Some(k) = point.held() {
-            // Held in tick k: ticks 1..k done whole, tick k wrote nothing
-            // (its command waits for the held reply or evaluation).
-            let done = i64::try_from(k - 1).expect("small");
-            assert_eq!(ticks, done, "{at}: ticks");
-            assert_eq!(entries, k as usize - 1, "{at}: entries");
+            // Held in tick k: ticks 1..k done whole (after the journaled
+            // one), tick k wrote nothing (its command waits for the held
+            // reply or evaluation) and left no journal.
+            let done = i64::try_from(k - 1).expect("small") + i64::from(added.recovered);
+            assert_eq!(added.ticks, done, "{at}: ticks");
+            assert_eq!(added.entries, k as usize - 1, "{at}: entries");
             assert_eq!(seen.diary.len() as u64, k - 1, "{at}: traced entries");
+            assert!(ledger.journal.is_none(), "{at}: {:?}", ledger.journal);
         }
-        if ledger.orphans > orphans {
-            cut += 1;
+        if let Point::Command(k) = point {
+            // The k-th command was traced as written, after its outcome
+            // was journaled: its tick is recorded with its row, or
+            // journaled with the command finished.
+            let text = &seen.diary[usize::try_from(k - 1).expect("small")].1;
+            let journaled = ledger
+                .journal
+                .iter()
+                .flat_map(|j| &j.commands)
+                .find(|c| entry_text(&c.args) == text);
+            match journaled {
+                Some(command) => {
+                    assert!(
+                        command.outcome.as_ref().is_some_and(|o| o.ok),
+                        "{at}: traced but not journaled as finished: {command:?}"
+                    );
+                    tally.command_journaled += 1;
+                }
+                None => {
+                    assert!(added.rows.contains_key(text), "{at}: {text:?} lost");
+                    tally.command_recorded += 1;
+                }
+            }
         }
-        *kinds.entry(point.kind()).or_default() += 1;
+        if ledger
+            .journal
+            .iter()
+            .flat_map(|j| &j.commands)
+            .any(|c| c.outcome.is_none())
+        {
+            tally.unfinished += 1;
+        }
+        *tally.kinds.entry(point.kind()).or_default() += 1;
     }
-    eprintln!(
-        "{KILLS} kills {kinds:?}; {cut} between a command and its tick's record; {} ticks recorded",
-        ledger.ticks
+    eprintln!("{KILLS} kills: {tally:?}; {} ticks recorded", ledger.ticks);
+    // Not vacuous: kills landed between a command and its tick's record
+    // and a start recorded their journals (where kills land depends on
+    // scheduling, so only one is required).
+    assert!(
+        tally.command_journaled >= 1,
+        "no kill landed between a command and its record"
     );
-    // Not vacuous: kills cut ticks between their command and their record
-    // (14, 18 and 17 of the 18 `Command` kills in three runs; where they
-    // land depends on scheduling, so only one is required).
-    assert!(cut >= 1, "no kill landed between a command and its record");
-    // The clean run: FINAL_TICKS more ticks, one entry each, nothing else.
+    // The clean run: the journaled tick if one is left, FINAL_TICKS more
+    // ticks, one entry each, nothing else, and no journal left.
     let at = format!("seed {SEED} clean run");
     let (tx, events) = channel();
     let llm = model(KILLS, None, &tx);
@@ -475,9 +423,9 @@ fn fifty_seeded_kills_mid_tick_lose_and_double_nothing() {
     }
     let status = run.0.wait().expect("reaped");
     assert!(status.success(), "{at}: {status}:\n{}", seen.last_lines());
-    let before = ledger.orphans;
-    let (ticks, entries) = check(&node, &mut ledger, &seen, &at);
-    assert_eq!(ticks, FINAL_TICKS as i64, "{at}");
-    assert_eq!(entries, FINAL_TICKS as usize, "{at}");
-    assert_eq!(ledger.orphans, before, "{at}");
+    let added = check(&node, &mut ledger, &seen, &at);
+    let ticks = FINAL_TICKS as i64 + i64::from(added.recovered);
+    assert_eq!(added.ticks, ticks, "{at}");
+    assert_eq!(added.entries, FINAL_TICKS as usize, "{at}");
+    assert!(ledger.journal.is_none(), "{at}: {:?}", ledger.journal);
 }

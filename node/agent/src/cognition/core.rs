@@ -1,8 +1,10 @@
 //! The cognitive core: the continuous thinking cycle (seed 003) on the
 //! node's database, models and toolset registry. [`CognitiveCore::tick`]
-//! runs one tick (load → prompt → model → reflexes → validated commands →
-//! record → stagnation check); [`CognitiveCore::run`] repeats it with the
-//! pause or idle wait between ticks until shut down or a tick budget ends.
+//! runs one tick (load → prompt → model → reflexes → validated commands,
+//! journaled ahead → record → stagnation check); [`CognitiveCore::run`]
+//! repeats it with the pause or idle wait between ticks until shut down or
+//! a tick budget ends. [`CognitiveCore::start`] first records a tick the
+//! node stopped in while its commands ran.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,6 +20,7 @@ use tokio::sync::broadcast;
 use crate::cognition::asker::FriendsAsker;
 use crate::cognition::embedder::Embedder;
 use crate::cognition::error::CoreError;
+use crate::cognition::journal::{JournalIo, TickJournal, run_journaled};
 use crate::cognition::limits::MAX_COMMANDS_RUN;
 use crate::cognition::load::{LoadRequest, Loaded, load};
 use crate::cognition::mechanisms::StagnationIo;
@@ -97,17 +100,33 @@ pub struct CognitiveCore {
 impl CognitiveCore {
     /// A core continuing after the last recorded tick. Process rows left
     /// running by an earlier run of the node are closed as errors saying so;
-    /// open questions to friends stay open until answered or timed out.
+    /// open questions to friends stay open until answered or timed out. A
+    /// tick the node stopped in while its commands ran is recorded first,
+    /// from its journal ([`crate::cognition::journal::recover`]).
     pub async fn start(parts: CoreParts, config: CoreConfig) -> Result<Self, CoreError> {
         let now = parts.clock.now().unix_ms();
         let language = config.language;
-        let last = parts
+        let (recovered, last) = parts
             .db
             .write(move |store: &Store| {
                 porfiry_toolsets::acting::close_orphans(store, now, language)?;
-                Ok::<_, porfiry_storage::StorageError>(store.last_tick()?.map(|t| t.row.tick))
+                let recovered = crate::cognition::journal::recover(store, language, now)?;
+                let last = store.last_tick()?.map(|t| t.row.tick);
+                Ok::<_, porfiry_storage::StorageError>((recovered, last))
             })
             .await??;
+        if let Some(r) = &recovered {
+            tracing::warn!(
+                tick = r.tick,
+                "the node stopped during tick {}'s commands; recorded it from its journal, {} of {} commands finished",
+                r.tick,
+                r.finished,
+                r.commands
+            );
+            parts
+                .trace
+                .line(format_args!("recovered interrupted tick: {r:?}"));
+        }
         let effects = Arc::new(
             parts
                 .registry
@@ -311,6 +330,7 @@ impl CognitiveCore {
             .filter(|p| prompt.shown_processes.contains(&p.id))
             .map(|p| p.id)
             .collect();
+        let prompt_tokens = prompt.tokens;
         let mut tick = Tick::new(TickStart {
             tick: number,
             started_ms: started.unix_ms(),
@@ -336,17 +356,44 @@ impl CognitiveCore {
         });
         let main_voice: Result<Voice, String> =
             main.and_then(|entry| self.models.voice(&entry).map_err(|e| e.to_string()));
+        let mode = match loaded.cycle.notes {
+            porfiry_skills::cognition::NotesMode::Manual => "manual",
+            porfiry_skills::cognition::NotesMode::Auto { .. } => "auto",
+        };
+        // What the journal of the tick's commands needs besides them.
+        let mut journal = TickJournal {
+            tick: number,
+            started_ms: started.unix_ms(),
+            updated_ms: started.unix_ms(),
+            model: model_name.clone(),
+            mode: mode.to_owned(),
+            reply: String::new(),
+            prompt_tokens: u32::try_from(prompt_tokens).unwrap_or(u32::MAX),
+            model_calls: 0,
+            shown_processes: shown_processes.clone(),
+            commands: Vec::new(),
+        };
         let report = loop {
             match tick.next(self.parts.clock.now().unix_ms()) {
                 TickStep::CallModel(request) => {
+                    journal.model_calls = journal.model_calls.saturating_add(1);
                     let answer = match &main_voice {
                         Ok(voice) => ask_main(voice, &request).await,
                         Err(e) => Err(e.clone()),
                     };
                     self.parts.trace.reply(&answer);
+                    if let Ok(reply) = &answer {
+                        journal.reply.clone_from(reply);
+                    }
                     tick.model_answered(answer);
                 }
                 TickStep::Reflect(reflection) => {
+                    let calls = 1
+                        + reflection.validators.len()
+                        + usize::from(reflection.cognitive.is_some());
+                    journal.model_calls = journal
+                        .model_calls
+                        .saturating_add(u32::try_from(calls).unwrap_or(u32::MAX));
                     let validators = loaded
                         .validators
                         .iter()
@@ -358,24 +405,21 @@ impl CognitiveCore {
                     };
                     tick.reflected(answers);
                 }
-                TickStep::Run(commands) => {
-                    let ctx_now = self.parts.clock.now();
-                    let mut results = Vec::with_capacity(commands.len());
-                    for command in commands.iter().take(MAX_COMMANDS_RUN) {
-                        let result = self.runner.run(command, number, ctx_now.clone()).await;
-                        self.parts.trace.command(command, &result);
-                        results.push(result);
-                    }
+                TickStep::Run(mut commands) => {
+                    commands.truncate(MAX_COMMANDS_RUN);
+                    let io = JournalIo {
+                        db: &self.parts.db,
+                        runner: &self.runner,
+                        trace: &self.parts.trace,
+                        clock: &*self.parts.clock,
+                    };
+                    let results = run_journaled(&io, journal.clone(), &commands).await?;
                     tick.ran(results);
                 }
                 TickStep::Finish(report) => break *report,
             }
         };
         let facts_model = model_name.clone();
-        let mode = match loaded.cycle.notes {
-            porfiry_skills::cognition::NotesMode::Manual => "manual",
-            porfiry_skills::cognition::NotesMode::Auto { .. } => "auto",
-        };
         let language = self.config.language;
         let now_ms = self.parts.clock.now().unix_ms();
         let to_record = report.clone();

@@ -10,6 +10,10 @@ pub use porfiry_mesh::seed::SYSTEM_PROMPT_NAME;
 /// between ticks).
 pub const REQUESTED_CONFIG_KEY: &str = "context.requested";
 
+/// `config` key of the journal of the tick whose commands are running
+/// ([`crate::cognition::journal`]); gone once the tick is recorded.
+pub const TICK_JOURNAL_CONFIG_KEY: &str = "core.tick_journal";
+
 /// Records context 3 keeps asking for: the budget would cut more anyway
 /// on a phone, and the model re-reads what it needs.
 pub const MAX_REQUESTED_RECORDS: usize = 20;

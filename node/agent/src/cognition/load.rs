@@ -162,6 +162,7 @@ const UNLISTED_CONFIG: &[&str] = &[
     EMOTIONS_CONFIG_KEY,
     REQUESTED_CONFIG_KEY,
     crate::cognition::stagnation::STAGNATION_CONFIG_KEY,
+    crate::cognition::limits::TICK_JOURNAL_CONFIG_KEY,
 ];
 
 /// Context 5 (seed §2: "системные настройки, параметры конфигурации, …,

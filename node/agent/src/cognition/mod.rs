@@ -6,6 +6,8 @@
 //!
 //! - [`core`]: [`CognitiveCore`] — one tick, the run loop.
 //! - [`load`], [`record`]: the tick's reads and its one write transaction.
+//! - [`journal`]: the write-ahead journal of a tick's commands, and the
+//!   recording at start of a tick the node stopped in.
 //! - [`reflect`], [`models`]: model calls and the clients behind them.
 //! - [`run_commands`]: commands through the registry, and `help`.
 //! - [`wait`]: the pause and idle mode's awaited wake-ups (on
@@ -25,6 +27,7 @@ pub(crate) mod core;
 pub(crate) mod effects;
 pub(crate) mod embedder;
 pub(crate) mod error;
+pub mod journal;
 pub(crate) mod limits;
 pub(crate) mod load;
 pub(crate) mod mechanisms;

@@ -2,7 +2,8 @@
 //! the short record of a fired reflex) in `llm_recent_responses`, one
 //! `process_log` row per command and per malformed command block, the
 //! `agent_log` row, a grown emotion list, the records the model read, and
-//! the process rows it has now seen closed.
+//! the process rows it has now seen closed; the tick's write-ahead journal
+//! ([`crate::cognition::journal`]) is removed in the same transaction.
 //!
 //! process_log statuses (the seed has no "running"): a command that ran is
 //! `ok` or `error` with the tool's reply as its result; a command that was
@@ -113,6 +114,8 @@ pub fn record_tick(store: &Store, report: &TickReport, facts: &TickFacts<'_>) ->
             now,
         )?;
         store.responses_keep_latest(KEEP_RECENT_RESPONSES)?;
+        // The tick is recorded: its write-ahead journal is done with.
+        crate::cognition::journal::clear(store)?;
         Ok(Recorded {
             tick_row,
             response_id,
@@ -188,16 +191,26 @@ fn process_row(record: &CommandRecord, model: &str) -> Option<ProcessEntry> {
     Some(ProcessEntry {
         name: record.command.tool.clone(),
         cmd_id: record.command.cmd_id.clone(),
-        command: serde_json::json!({
-            "type": record.command.tool,
-            "args": raw_args(&record.command),
-            "description": record.command.description,
-        }),
+        command: command_value(
+            &record.command.tool,
+            &raw_args(&record.command),
+            record.command.description.as_deref(),
+        ),
         result: Some(clip(&result, MAX_STORED_RESULT_CHARS)),
         status,
         llm_id: Some(model.to_owned()),
         ..Default::default()
     })
+}
+
+/// `process_log.command` of a command of the model's: its tool, raw
+/// arguments and description.
+pub(crate) fn command_value(
+    tool: &str,
+    args: &str,
+    description: Option<&str>,
+) -> serde_json::Value {
+    serde_json::json!({ "type": tool, "args": args, "description": description })
 }
 
 /// The id argument of a read command (`diary_read|12`, `{"id": 12}`).

@@ -1,6 +1,7 @@
 //! Every text the core's IO glue shows a model, English and Russian: the
-//! short record of a fired reflex, `help` replies, and the prompts the
-//! anti-stagnation mechanisms put into the next tick's context.
+//! short record of a fired reflex, `help` replies, the prompts the
+//! anti-stagnation mechanisms put into the next tick's context, and the
+//! results of the commands of a tick the node stopped in.
 
 use porfiry_skills::Language;
 
@@ -188,6 +189,28 @@ pub fn mesh_unreachable(lang: Language, why: &str) -> String {
     match lang {
         Language::En => format!("cannot ask friends: {why}"),
         Language::Ru => format!("не могу спросить друзей: {why}"),
+    }
+}
+
+/// The result of a command the node stopped in the middle of (a recovered
+/// tick, [`crate::cognition::journal`]): it may or may not have done its work.
+pub fn command_interrupted(lang: Language) -> &'static str {
+    match lang {
+        Language::En => {
+            "the node stopped while this command ran; its outcome is unknown: check whether it took effect before running it again"
+        }
+        Language::Ru => {
+            "узел остановился, пока выполнялась эта команда; её результат неизвестен: проверь, сработала ли она, прежде чем запускать её снова"
+        }
+    }
+}
+
+/// The result of a command the node stopped before it started (a
+/// recovered tick): it did nothing.
+pub fn command_not_started(lang: Language) -> &'static str {
+    match lang {
+        Language::En => "not run: the node stopped before this command started",
+        Language::Ru => "не выполнена: узел остановился до её запуска",
     }
 }
 

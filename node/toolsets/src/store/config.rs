@@ -16,8 +16,10 @@ use crate::texts::store_replies as texts;
 /// Setting names (and their dotted sub-keys) `config_update` refuses: the
 /// cycle has its own checked tools (`cycle_*`), while which programs may run
 /// (`process.allow`) and the validation thresholds are the user's choice — a
-/// model that could change them could lift its own limits.
-pub const PROTECTED_KEYS: &[&str] = &["cycle", "process", "thresholds", "validation"];
+/// model that could change them could lift its own limits; `core.*` is the
+/// core's own state (the tick journal, the stagnation detectors, the feeds),
+/// which a write from the model would corrupt.
+pub const PROTECTED_KEYS: &[&str] = &["core", "cycle", "process", "thresholds", "validation"];
 
 /// Setting names (and their dotted sub-keys) only a person sets, never
 /// `config_update`: whether thinking is paused is the user's switch over the
@@ -151,6 +153,8 @@ mod tests {
     fn protected_keys_cover_their_sub_keys_only() {
         assert!(protected("cycle"));
         assert!(protected("process.allow"));
+        assert!(protected("core.tick_journal"));
+        assert!(!protected("corelation"));
         assert!(!protected("processor"));
         assert!(!protected("model"));
         assert!(person_only("thinking_paused"));

@@ -4,7 +4,7 @@
 //! other's tables, and a friend of both never gets a byte of them; a code
 //! used twice, or a friend's code used to link, is refused; after an
 //! unlink nothing more flows; a deletion is pruned by the node's clock once
-//! its time to live has passed.
+//! its time to live has passed, and the engine stops offering it at once.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -261,6 +261,7 @@ async fn a_deletion_is_pruned_by_the_node_clock_once_its_time_to_live_has_passed
     })
     .await;
     let items = kind_count(&server_dir, ItemKind::MindRecord);
+    let held = server.status().await.unwrap().items_held;
 
     // A day past the time to live by the server's clock; any commit wakes
     // its loop, which finds the pass due.
@@ -274,6 +275,10 @@ async fn a_deletion_is_pruned_by_the_node_clock_once_its_time_to_live_has_passed
     })
     .await;
     assert_eq!(kind_count(&server_dir, ItemKind::MindRecord), items - 2);
+    // The server's engine forgot them too, without a restart: it no
+    // longer lists them to the phone (the loop answers `status` only
+    // once the batch's turn is over).
+    assert_eq!(server.status().await.unwrap().items_held, held - 2);
     assert_eq!(
         count(
             &server_dir,

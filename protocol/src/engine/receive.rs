@@ -2,7 +2,8 @@
 //! messages only for their addressee, hops left
 //! = min(sender's hops − 1, max_hops), withdrawn and expired refused) and
 //! from this node (`Publish`). Accepting a retraction or replacement removes
-//! its target and remembers it; expired items are dropped on a timer.
+//! its target and remembers it; expired items are dropped on a timer, and
+//! items the driver's storage forgot on its own when it says so.
 
 use super::Engine;
 use super::input::ReceivedItem;
@@ -273,5 +274,22 @@ impl Engine {
             });
             out.push(Output::Event(Event::Expired { id }));
         }
+    }
+
+    /// Forgets `ids`, which the driver's storage deleted on its own (the
+    /// memory's pruning): they are no longer held, so no sync set, offer
+    /// or answer to a `want` names them from now on (a session already
+    /// under way leaves out those it has not sent yet). Nothing is
+    /// remembered of them, unlike a withdrawn item, and nothing is asked of
+    /// the driver. Returns how many were held.
+    pub fn forget(&mut self, ids: &[ItemId]) -> usize {
+        let mut forgotten = 0;
+        for id in ids {
+            if let Some(meta) = self.index.remove(id) {
+                self.unshelve(meta.created_ms, id);
+                forgotten += 1;
+            }
+        }
+        forgotten
     }
 }

@@ -38,6 +38,13 @@ pub struct MindPruned {
     pub versions: usize,
     /// Their items deleted from `items`.
     pub items: usize,
+    /// The ids of those items, for the replication engine to forget
+    /// (`Engine::forget`), so it stops offering them to friends: at most
+    /// [`MIND_PRUNE_BATCH`] ×
+    /// [`porfiry_protocol::mind::MAX_VERSIONS_PER_RECORD`], 4,096 ids
+    /// (128 KiB). [`MindPruned::add`] keeps none: a whole pass's would grow
+    /// with the memory, and each call's are handed on as it returns.
+    pub item_ids: Vec<ItemId>,
     /// Deleted records whose deletion was forgotten with every version
     /// they had.
     pub deletions: usize,
@@ -47,7 +54,8 @@ pub struct MindPruned {
 }
 
 impl MindPruned {
-    /// Adds the counts of `other` (a later call of the same pass).
+    /// Adds the counts of `other` (a later call of the same pass); its
+    /// `item_ids` are not kept (see there).
     pub fn add(&mut self, other: &MindPruned) {
         self.records += other.records;
         self.versions += other.versions;
@@ -170,10 +178,14 @@ impl Store {
                 .conn
                 .prepare_cached("DELETE FROM mind_versions WHERE item_id = ?")?
                 .execute([id.as_bytes()])?;
-            report.items += self
+            let items = self
                 .conn
                 .prepare_cached("DELETE FROM items WHERE id = ? AND kind = 'mind_record'")?
                 .execute([id.as_bytes()])?;
+            if items > 0 {
+                report.items += items;
+                report.item_ids.push(*id);
+            }
             // Its pair can no longer be shown; a made task stays the core's.
             self.conn
                 .prepare_cached("DELETE FROM mind_conflicts WHERE a = ?1 OR b = ?1")?

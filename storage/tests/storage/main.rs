@@ -14,6 +14,7 @@ mod migrate;
 mod mind;
 mod mind_converge;
 mod mind_prune;
+mod mind_prune_measure;
 mod note_checks;
 mod notes;
 mod open;

@@ -7,8 +7,10 @@
 //! refused, so a deleted record stays deleted; and more records than one
 //! batch are all gone through over repeated calls.
 
+use std::collections::BTreeSet;
+
 use porfiry_protocol::mind::TOMBSTONE_TTL_MS;
-use porfiry_protocol::{ItemRecord, NodeKey, VerifiedItem};
+use porfiry_protocol::{ItemId, ItemKind, ItemRecord, NodeKey, VerifiedItem};
 use porfiry_storage::mind::{MIND_PRUNE_BATCH, MindPruned};
 use porfiry_storage::{Store, StoredItem};
 
@@ -266,6 +268,12 @@ fn more_records_than_one_batch_are_all_pruned_over_repeated_calls() {
     assert_eq!(versions(&phone), 2 * n as i64);
 
     let now = 11 + TOMBSTONE_TTL_MS;
+    let held: BTreeSet<ItemId> = phone
+        .items_of_kind(ItemKind::MindRecord)
+        .unwrap()
+        .iter()
+        .map(|it| it.record.id)
+        .collect();
     let first = phone.prune_mind(now, None).unwrap();
     assert_eq!(
         first.records, MIND_PRUNE_BATCH,
@@ -276,6 +284,20 @@ fn more_records_than_one_batch_are_all_pruned_over_repeated_calls() {
     let second = phone.prune_mind(now, first.next.as_ref()).unwrap();
     assert_eq!((second.records, second.deletions), (6, 6));
     assert_eq!(second.next, None, "the pass is over");
+    // Each call names the items it deleted, for the engine to forget;
+    // together, every one that was held.
+    assert_eq!(first.item_ids.len(), first.items);
+    assert_eq!(second.item_ids.len(), second.items);
+    let named: BTreeSet<ItemId> = first
+        .item_ids
+        .iter()
+        .chain(&second.item_ids)
+        .copied()
+        .collect();
+    assert_eq!(named, held);
+    let mut pass = MindPruned::default();
+    pass.add(&second);
+    assert!(pass.item_ids.is_empty(), "a pass's sum keeps no ids");
     assert_eq!((versions(&phone), mind_items(&phone)), (0, 0));
     assert_eq!(count(&phone, "SELECT COUNT(*) FROM mind_pruned"), n as i64);
 }

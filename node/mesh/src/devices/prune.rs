@@ -20,8 +20,10 @@ pub const MIND_PRUNE_EVERY_MS: u64 = 24 * 60 * 60 * 1000;
 pub const MIND_PRUNED_AT_KEY: &str = "mind.pruned_at_ms";
 
 /// Batches (`MIND_PRUNE_BATCH` records each) one turn of the loop prunes
-/// before it answers friends again: 512 records, tens of milliseconds;
-/// the next turn goes on at once.
+/// before it answers friends again: 512 records, about 8 ms of a release
+/// build on a day with nothing to forget and 115 ms on one that forgets
+/// two versions of each (`mind_prune_measure`, docs/benchmarks.md); the
+/// next turn goes on at once.
 pub const MIND_PRUNE_BATCHES_PER_TURN: usize = 8;
 
 /// Where the pruning pass stands.
@@ -101,6 +103,7 @@ mod tests {
             versions,
             items: versions,
             deletions: 0,
+            item_ids: Vec::new(),
             next: next.map(|n| [n; 16]),
         }
     }

@@ -4,11 +4,12 @@
 //! has no device (as publishing does nothing then), a pass a day
 //! otherwise, a few batches per turn of the loop.
 //!
-//! The engine is not told (it has no input for forgetting an item): it
-//! goes on listing a pruned item until the node starts again, so a
-//! catch-up may offer one, which `SendChunk` skips as it skips any item
-//! gone meanwhile, and one a device offers back is a duplicate to it until
-//! then; after a start storage refuses it (`Store::insert_items`).
+//! The engine forgets each batch's items as soon as it is committed
+//! (`Engine::forget`), so no catch-up lists them from then on (a session
+//! already under way skips them at `SendChunk`, as it skips any item gone
+//! meanwhile). One a device not pruned yet offers back is refused by
+//! storage (`Store::insert_items`), but the engine, which took it, holds
+//! it again until the node starts again.
 
 use super::Node;
 use crate::devices::prune::{MIND_PRUNE_BATCHES_PER_TURN, MIND_PRUNED_AT_KEY};
@@ -40,6 +41,7 @@ impl Node {
                     return Ok(());
                 }
             };
+            self.engine.forget(&batch.item_ids);
             let Some(pass) = self.mind_prune.done(now, &batch) else {
                 continue;
             };

@@ -19,6 +19,16 @@ use crate::query::int_param;
 use crate::record::{item_id_from_row, item_id_to_sql};
 use crate::store::Store;
 
+/// What [`Store::insert_items_reporting`] did with a batch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Inserted {
+    /// Items that were new and are now stored.
+    pub new: usize,
+    /// Memory versions refused because this node pruned them (at most the
+    /// batch's size, itself bounded by `MAX_ITEMS_PER_BATCH`).
+    pub refused_pruned: Vec<ItemId>,
+}
+
 /// One stored item: its routing record (every column but the envelope
 /// bytes, the one [`ItemRecord`] the protocol crate defines) plus the
 /// envelope bytes.
@@ -187,6 +197,14 @@ impl Store {
     /// author) is deleted and tombstoned. A malformed record refuses the
     /// whole batch, storing nothing.
     pub fn insert_items(&self, items: &[StoredItem]) -> Result<usize> {
+        Ok(self.insert_items_reporting(items)?.new)
+    }
+
+    /// [`Store::insert_items`], also naming the memory versions refused as
+    /// pruned: the replication engine took them and must forget them
+    /// again (`Engine::forget`), or it would offer friends what this node
+    /// no longer holds until it restarts.
+    pub fn insert_items_reporting(&self, items: &[StoredItem]) -> Result<Inserted> {
         if items.len() > MAX_ITEMS_PER_BATCH {
             return Err(StorageError::invalid(
                 "batch",
@@ -212,6 +230,7 @@ impl Store {
                  ON CONFLICT (id) DO NOTHING",
             )?;
             let mut inserted = 0;
+            let mut refused_pruned = Vec::new();
             let mut minds = 0;
             for stored in items {
                 let it = &stored.record;
@@ -255,6 +274,7 @@ impl Store {
                         // A memory version pruning forgot, offered again
                         // by a device that was away: not taken back.
                         s.delete_item(&it.id)?;
+                        refused_pruned.push(it.id);
                         n = 0;
                     }
                 }
@@ -268,7 +288,10 @@ impl Store {
             if minds > 0 {
                 s.retry_waiting_mind()?;
             }
-            Ok(inserted)
+            Ok(Inserted {
+                new: inserted,
+                refused_pruned,
+            })
         })
     }
 

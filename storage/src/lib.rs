@@ -80,7 +80,7 @@ pub use invitations::{
     Invitation, InvitationKind, MAX_INVITATION_NAME_BYTES, MAX_OPEN_INVITATIONS, NewInvitation,
 };
 pub use item_pages::MAX_PAGE_IDS;
-pub use items::StoredItem;
+pub use items::{Inserted, StoredItem};
 pub use llm::{
     LlmConfig, LlmEntry, MAX_PRESENCE_PENALTY, MAX_TEMPERATURE, SECRET_CONFIG_KEYS, Taught,
 };

@@ -4,7 +4,8 @@
 //! other's tables, and a friend of both never gets a byte of them; a code
 //! used twice, or a friend's code used to link, is refused; after an
 //! unlink nothing more flows; a deletion is pruned by the node's clock once
-//! its time to live has passed, and the engine stops offering it at once.
+//! its time to live has passed, the engine stops offering it at once, and
+//! a catch-up with the device that keeps it does not bring it back.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -297,6 +298,28 @@ async fn a_deletion_is_pruned_by_the_node_clock_once_its_time_to_live_has_passed
     .await;
     // The phone's clock has not moved: it keeps both.
     assert_eq!(count(&phone_dir, DIARY_VERSIONS), 2);
+
+    // The phone, which keeps both, comes back and catches up: the pruned
+    // items do not come back to the server, in its tables or its engine
+    // (a version offered again is refused by storage and forgotten by the
+    // engine: engine_io's unit test covers that path).
+    let phone_id = phone.status().await.unwrap().peer_id;
+    phone.shutdown();
+    phone_join.await.unwrap();
+    let pruned_at = clock.now().unix_ms();
+    let (phone, phone_join) = spawn(&phone_dir);
+    eventually("a catch-up with the phone back", || async {
+        let status = server.status().await.ok()?;
+        status
+            .friends
+            .iter()
+            .any(|f| f.peer_id == phone_id && f.last_catchup_ms.is_some_and(|t| t >= pruned_at))
+            .then_some(())
+    })
+    .await;
+    assert_eq!(count(&server_dir, DIARY_VERSIONS), 0);
+    assert_eq!(kind_count(&server_dir, ItemKind::MindRecord), items - 2);
+    assert_eq!(server.status().await.unwrap().items_held, held - 2);
 
     invites.stop();
     for (node, join) in [(server, server_join), (phone, phone_join)] {

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use porfiry_protocol::mind::TOMBSTONE_TTL_MS;
 use porfiry_protocol::{ItemId, ItemKind, ItemRecord, NodeKey, VerifiedItem};
 use porfiry_storage::mind::{MIND_PRUNE_BATCH, MindPruned};
-use porfiry_storage::{Store, StoredItem};
+use porfiry_storage::{Inserted, Store, StoredItem};
 
 use super::mind::{deliver_from, publish_as};
 use crate::{raw, temp_store};
@@ -136,12 +136,27 @@ fn an_edit_written_apart_from_a_forgotten_deletion_comes_back_only_if_it_would_h
     let after = publish_as(&laptop, 3, 13);
     assert_eq!((before.len(), after.len()), (1, 1));
     let from_laptop = |items: &[VerifiedItem]| {
-        server.insert_items(&[received(&items[0], 3)]).unwrap();
+        server
+            .insert_items_reporting(&[received(&items[0], 3)])
+            .unwrap()
     };
-    from_laptop(&before);
+    // The refused one is named, so the replication engine can forget it.
+    assert_eq!(
+        from_laptop(&before),
+        Inserted {
+            new: 0,
+            refused_pruned: vec![before[0].id()]
+        }
+    );
     assert_eq!(versions(&server), 0, "the deletion would have won");
     assert!(diary(&server).is_empty());
-    from_laptop(&after);
+    assert_eq!(
+        from_laptop(&after),
+        Inserted {
+            new: 1,
+            refused_pruned: vec![]
+        }
+    );
     assert_eq!(versions(&server), 1, "the later edit would have won");
     assert_eq!(diary(&server), vec!["after"]);
 }

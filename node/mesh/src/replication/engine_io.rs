@@ -59,9 +59,7 @@ pub fn carry_out(
             _ => {}
         }
         // A frame goes out only after what it depends on is committed.
-        counters
-            .merged_notes
-            .extend(write_all(store, local, std::mem::take(&mut writes))?);
+        write_all(store, local, std::mem::take(&mut writes), counters)?;
         match output {
             Output::Send { peer, message } => send(&peer, &message, sink, counters),
             Output::SendItems {
@@ -105,9 +103,7 @@ pub fn carry_out(
             | Output::Event(_) => {}
         }
     }
-    counters
-        .merged_notes
-        .extend(write_all(store, local, writes)?);
+    write_all(store, local, writes, counters)?;
     Ok(wake)
 }
 
@@ -125,16 +121,23 @@ fn send(peer: &str, message: &WireMessage, sink: &mut dyn FrameSink, counters: &
     }
 }
 
-/// Writes a run of storage outputs in one transaction; the row ids of the
-/// notes it merged.
-fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>, StorageError> {
+/// Writes a run of storage outputs in one transaction; adds the row ids
+/// of the notes it merged and the pruned versions storage refused to
+/// `counters` once it is committed.
+fn write_all(
+    store: &Store,
+    local: &str,
+    writes: Vec<Output>,
+    counters: &mut Counters,
+) -> Result<(), StorageError> {
     if writes.is_empty() {
-        return Ok(Vec::new());
+        return Ok(());
     }
-    store.transaction(|s| {
+    let (notes, refused) = store.transaction(|s| {
         let mut batch: Vec<StoredItem> = Vec::new();
         let mut merges = Vec::new();
         let mut notes = Vec::new();
+        let mut refused = Vec::new();
         for w in writes {
             match w {
                 // Ours, stored by its publisher (see the module doc).
@@ -161,12 +164,12 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>
                     // Only an item still waiting in the batch needs the
                     // batch written first.
                     if batch.iter().any(|r| r.record.id == id) {
-                        notes.extend(flush(s, &mut batch, &mut merges)?);
+                        notes.extend(flush(s, &mut batch, &mut merges, &mut refused)?);
                     }
                     s.update_item_route(&id, &received_from, hops_left)?;
                 }
                 Output::Delete { id, reason } => {
-                    notes.extend(flush(s, &mut batch, &mut merges)?);
+                    notes.extend(flush(s, &mut batch, &mut merges, &mut refused)?);
                     s.delete_item(&id)?;
                     match reason {
                         // A club item whose author turned out not to be a
@@ -187,20 +190,24 @@ fn write_all(store: &Store, local: &str, writes: Vec<Output>) -> Result<Vec<i64>
                 _ => {}
             }
         }
-        notes.extend(flush(s, &mut batch, &mut merges)?);
-        Ok(notes)
-    })
+        notes.extend(flush(s, &mut batch, &mut merges, &mut refused)?);
+        Ok((notes, refused))
+    })?;
+    counters.merged_notes.extend(notes);
+    counters.refused_pruned.extend(refused);
+    Ok(())
 }
 
 /// Stores the pending items, then merges their rows; the row ids of the
-/// notes merged.
+/// notes merged. Pruned memory versions storage refused go to `refused`.
 fn flush(
     s: &Store,
     batch: &mut Vec<StoredItem>,
     merges: &mut Vec<porfiry_protocol::VerifiedItem>,
+    refused: &mut Vec<porfiry_protocol::ItemId>,
 ) -> Result<Vec<i64>, StorageError> {
     for chunk in batch.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {
-        s.insert_items(chunk)?;
+        refused.extend(s.insert_items_reporting(chunk)?.refused_pruned);
     }
     batch.clear();
     let merged = merge_items(s, merges)?;

@@ -32,4 +32,8 @@ pub struct Counters {
     /// Row ids of notes merged since the loop last took them: the loop
     /// turns them into the cognitive core's wake-up events.
     pub merged_notes: Vec<i64>,
+    /// Memory versions storage refused as pruned since the loop last took
+    /// them (a device that was away offered them back): the loop makes the
+    /// engine forget them. At most one write run's items.
+    pub refused_pruned: Vec<porfiry_protocol::ItemId>,
 }

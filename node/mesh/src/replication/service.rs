@@ -486,6 +486,10 @@ impl Node {
             self.refused_due.refused();
         }
         self.counters = counters;
+        if !self.counters.refused_pruned.is_empty() {
+            let refused = std::mem::take(&mut self.counters.refused_pruned);
+            self.engine.forget(&refused);
+        }
         for id in self.counters.merged_notes.drain(..) {
             self.core_events
                 .send(crate::events::CoreEvent::NoteArrived { id });

@@ -8,8 +8,8 @@
 //! (`Engine::forget`), so no catch-up lists them from then on (a session
 //! already under way skips them at `SendChunk`, as it skips any item gone
 //! meanwhile). One a device not pruned yet offers back is refused by
-//! storage (`Store::insert_items`), but the engine, which took it, holds
-//! it again until the node starts again.
+//! storage (`Store::insert_items_reporting` names it), and the loop makes
+//! the engine, which took it, forget it again once the write is committed.
 
 use super::Node;
 use crate::devices::prune::{MIND_PRUNE_BATCHES_PER_TURN, MIND_PRUNED_AT_KEY};

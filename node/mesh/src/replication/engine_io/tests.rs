@@ -491,3 +491,73 @@ fn our_own_published_items_are_not_written_again() {
     assert!(a.store.get_item(&posted.id()).unwrap().is_some());
     assert!(a.store.get_item(&unstored.id()).unwrap().is_none());
 }
+
+#[test]
+fn pruned_memory_versions_offered_again_are_named_for_the_engine_to_forget() {
+    let (phone, mut server) = (Side::new(21), Side::new(22));
+    let exec = |side: &Side, sql: &str| {
+        rusqlite::Connection::open(side._dir.path().join(DB_FILE_NAME))
+            .unwrap()
+            .execute_batch(sql)
+            .unwrap();
+    };
+    exec(
+        &phone,
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('to forget', 1, 1)",
+    );
+    let mut versions = crate::devices::publish::publish_mind(&phone.store, &phone.key, 1_000)
+        .unwrap()
+        .versions;
+    exec(&phone, "DELETE FROM diary_entries");
+    versions.extend(
+        crate::devices::publish::publish_mind(&phone.store, &phone.key, 2_000)
+            .unwrap()
+            .versions,
+    );
+    assert_eq!(versions.len(), 2);
+    let offer = |versions: &[VerifiedItem]| -> Vec<Output> {
+        versions
+            .iter()
+            .map(|item| Output::Store {
+                item: item.clone(),
+                received_from: Some(phone.local.clone()),
+                hops_left: 0,
+            })
+            .collect()
+    };
+    let mut sink = Frames::default();
+    carry_out(
+        &server.store,
+        &server.local,
+        offer(&versions),
+        &mut sink,
+        &mut server.counters,
+    )
+    .unwrap();
+    assert!(
+        server.counters.refused_pruned.is_empty(),
+        "first arrival kept"
+    );
+
+    // Past the deletion's time to live the server forgets both versions;
+    // the phone, away all along, offers them again.
+    let now = 2_000 + porfiry_protocol::mind::TOMBSTONE_TTL_MS;
+    let mut after = None;
+    while let Some(next) = server.store.prune_mind(now, after.as_ref()).unwrap().next {
+        after = Some(next);
+    }
+    carry_out(
+        &server.store,
+        &server.local,
+        offer(&versions),
+        &mut sink,
+        &mut server.counters,
+    )
+    .unwrap();
+    let mut refused = server.counters.refused_pruned.clone();
+    refused.sort();
+    let mut expected: Vec<_> = versions.iter().map(VerifiedItem::id).collect();
+    expected.sort();
+    assert_eq!(refused, expected, "both named for Engine::forget");
+    assert!(server.store.get_item(&versions[0].id()).unwrap().is_none());
+}

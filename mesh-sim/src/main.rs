@@ -112,7 +112,8 @@ enum MindsCmd {
         /// A scenario field and its values, as `policy.adversaries=0,0.05,0.2`
         /// (repeat for more keys). Keys: graph (complete, random:DEGREE,
         /// ring:DEGREE, small_world:DEGREE:REWIRE, clusters:COUNT:BRIDGES),
-        /// nodes.count, policy.adversaries, policy.drift, policy.self_escape,
+        /// nodes.count, policy.audience (public, friends, club),
+        /// policy.adversaries, policy.drift, policy.self_escape,
         /// policy.user_notes, policy.invent, policy.share_at_rating,
         /// policy.adopt, policy.adopt_at_rating, policy.effectiveness.CLASS.
         #[arg(long = "param", value_name = "KEY=V1,V2,…")]

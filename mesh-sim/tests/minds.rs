@@ -1,6 +1,7 @@
 //! `mesh-sim minds` on small worlds: real cores over real SQLite files, the
 //! real replication run between them. The same seed repeats byte for byte;
-//! know-how travels with sharing on and stays home with it off; twins and
+//! know-how travels with sharing on and stays home with it off, and only
+//! as far as its audience (`policy.audience`) lets it; twins and
 //! seeds add their keys; bad scenarios are refused in one line naming the
 //! field, before anything runs.
 
@@ -143,6 +144,34 @@ fn without_adoption_received_strategies_still_change_the_world() {
     );
 }
 
+/// Four minds in a line (0–1–2–3), so a mind two or three hops away is
+/// no friend: public know-how is relayed past the author's friends,
+/// friends-only know-how reaches only them (the protocol relays a
+/// `friends` item from its author alone), and a club of every mind relays
+/// it member to member as far as public.
+#[test]
+fn friends_only_know_how_stays_with_friends_while_public_and_club_travel_on() {
+    let line = SMALL.replace(
+        "kind = \"complete\"",
+        "kind = \"explicit\"\nedges = [[0, 1], [1, 2], [2, 3]]",
+    );
+    let reach = |audience: &str| {
+        let toml = line.replace(
+            "adopt_at_rating = -3.0",
+            &format!("adopt_at_rating = -3.0\naudience = \"{audience}\""),
+        );
+        let s = MindsScenario::from_toml(&toml).expect("valid");
+        run_world(&s, 5, true, &mut |_| {}).expect("runs").reach
+    };
+    let public = reach("public");
+    assert!(public.beyond_friends > 0, "relayed on: {public:?}");
+    let friends = reach("friends");
+    assert!(friends.knowhow > 0, "friends got it: {friends:?}");
+    assert_eq!(friends.beyond_friends, 0, "no one else did: {friends:?}");
+    let club = reach("club");
+    assert!(club.beyond_friends > 0, "relayed among members: {club:?}");
+}
+
 #[test]
 fn an_adversarys_plus_three_gets_its_useless_strategy_adopted() {
     let toml = SMALL.replace(
@@ -236,6 +265,10 @@ fn bad_scenarios_name_the_field_in_one_line() {
         (
             SMALL.replace("adopt = 1.0", "adopt = 1.0\nadversaries = 1.5"),
             "policy.adversaries",
+        ),
+        (
+            SMALL.replace("adopt = 1.0", "adopt = 1.0\naudience = \"everyone\""),
+            "policy.audience",
         ),
     ];
     for (toml, field) in cases {

@@ -1,7 +1,8 @@
 //! `mesh-sim minds sweep` and `merge` on a tiny world (three minds, three
 //! simulated hours): two shards merged give the same `sweep.json` and
 //! `sweep.csv` as the whole sweep; a second sweep into the same folder
-//! skips finished runs; merge names a missing or malformed file; bad
+//! skips finished runs; the know-how audience sweeps and merges like any
+//! key; merge names a missing or malformed file; bad
 //! `--param` and `--shard` are one-line errors that write nothing.
 
 use std::path::Path;
@@ -120,6 +121,34 @@ fn shards_merge_to_the_whole_sweep_and_finished_runs_are_skipped() {
         read(&whole.join("sweep.json")),
         read(&sharded.join("sweep.json"))
     );
+}
+
+#[test]
+fn the_know_how_audience_is_swept_and_merged() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path();
+    let params = ["policy.audience=public,friends,club".to_owned()];
+    let plan = prepare(&tiny(), &params, 5, 1).expect("plan");
+    let report = run_sweep(&tiny(), &plan, Shard::ALL, dir, &mut |_, _| {}).expect("sweeps");
+    assert_eq!((report.ran, report.skipped), (3, 0));
+    let (summary, _) = merge_dir(dir, None).expect("merges");
+    let values: Vec<&str> = summary
+        .combinations
+        .iter()
+        .map(|c| c.params[0].value.as_str())
+        .collect();
+    assert_eq!(values, ["public", "friends", "club"]);
+    let csv = read(&dir.join("sweep.csv"));
+    assert_eq!(csv.lines().count(), 4, "a header and one row per run");
+    assert!(
+        csv.contains("policy.audience=club__seed=5"),
+        "the run id names the audience: {csv}"
+    );
+    let bad = prepare(&tiny(), &["policy.audience=public,everyone".into()], 5, 1)
+        .expect_err("refused")
+        .to_string();
+    assert!(bad.contains("policy.audience"), "{bad}");
+    assert_eq!(bad.lines().count(), 1, "{bad}");
 }
 
 /// A sweep folder with a plan and hand-written run files, no world run.

@@ -12,6 +12,7 @@
 //! replication is re-implemented here.
 //!
 //! - [`scenario`]: the TOML and its checks.
+//! - [`audience`]: who the minds' know-how goes to (`policy.audience`).
 //! - [`policy`]: the scripted model.
 //! - [`mind`]: one mind and its tick.
 //! - [`knowhow`]: sharing what worked, adopting friends' strategies, adversaries.
@@ -19,6 +20,7 @@
 //! - [`result`]: twins, seeds, `result.json`, `timeseries.csv`.
 //! - [`sweep`]: `sweep` over parameters and seeds in shards, and `merge`.
 
+pub mod audience;
 pub mod knowhow;
 pub mod mind;
 pub mod policy;

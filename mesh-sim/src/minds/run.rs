@@ -6,7 +6,7 @@
 //! items each mind's publishing pass signed go to its engine, in mind order
 //! so the run repeats exactly.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
 
 use porfiry_skills::ManualClock;
@@ -14,7 +14,9 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use serde::Serialize;
 
-use super::mind::{Mind, MindError, StepOut, Truth, is_strategy};
+use porfiry_protocol::Audience;
+
+use super::mind::{Mind, MindError, StepOut, Truth, is_knowhow, is_strategy};
 use super::scenario::MindsScenario;
 use crate::faults::FaultPlan;
 use crate::limits::EPOCH_MS;
@@ -106,6 +108,19 @@ pub struct WorldRun {
     pub figures: Figures,
     /// One row per tick time.
     pub series: Vec<Row>,
+    /// Where the know-how went (not in `result.json`).
+    pub reach: Reach,
+}
+
+/// Know-how deliveries to minds, over the whole run: how far the audience
+/// the minds publish to (`policy.audience`) let it travel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reach {
+    /// Strategies, thinking methods and ratings delivered to minds.
+    pub knowhow: u64,
+    /// Of those, ones whose author is not a friend of the mind they
+    /// reached (relayed on by someone else).
+    pub beyond_friends: u64,
 }
 
 /// Running totals of a world.
@@ -132,6 +147,13 @@ pub fn run_world(
 ) -> Result<WorldRun, MindsError> {
     let mesh = scenario.mesh();
     let world = World::build(&mesh, seed)?;
+    let audience = scenario.policy.audience.node_audience(&world)?;
+    let authors: HashMap<&str, usize> = world
+        .peers
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (p.as_str(), i))
+        .collect();
     let plan = FaultPlan::draw(&mesh, seed, &world.phones);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -149,7 +171,16 @@ pub fn run_world(
     let tick_ms = scenario.tick_ms;
     let in_flight = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
     runtime.block_on(async {
-        let mut minds = start_minds(scenario, seed, sharing, &world, &clock, dir.path()).await?;
+        let mut minds = start_minds(
+            scenario,
+            seed,
+            sharing,
+            &audience,
+            &world,
+            &clock,
+            dir.path(),
+        )
+        .await?;
         for i in adversaries(scenario, seed) {
             if let Some(Some(m)) = minds.get_mut(i) {
                 m.adversary = true;
@@ -157,11 +188,19 @@ pub fn run_world(
         }
         let mut due = vec![0u64; minds.len()];
         let mut totals = Totals::default();
+        let mut reach = Reach::default();
         let mut series = Vec::new();
         let mut t = 0u64;
         while t < scenario.duration_ms {
             sim.advance_to(t);
             for (node, item) in sim.take_arrivals() {
+                if is_knowhow(&item) {
+                    reach.knowhow += 1;
+                    let friend = authors
+                        .get(item.author_peer_id())
+                        .is_some_and(|&a| world.graph.neighbours(node).any(|x| x == a));
+                    reach.beyond_friends += u64::from(!friend);
+                }
                 if let Some(Some(m)) = minds.get_mut(node) {
                     m.inbox.push(item);
                 }
@@ -241,7 +280,11 @@ pub fn run_world(
             strategies_shared: totals.strategies,
             wire_bytes: sim.wire_bytes(),
         };
-        Ok(WorldRun { figures, series })
+        Ok(WorldRun {
+            figures,
+            series,
+            reach,
+        })
     })
 }
 
@@ -282,11 +325,13 @@ fn adversaries(scenario: &MindsScenario, seed: u64) -> Vec<usize> {
     rand::seq::index::sample(&mut rng, n, k).into_vec()
 }
 
-/// Starts every mind, [`START_WAVE`] at a time.
+/// Starts every mind, [`START_WAVE`] at a time, each node's know-how
+/// audience set to `audience`.
 async fn start_minds(
     scenario: &MindsScenario,
     seed: u64,
     sharing: bool,
+    audience: &Audience,
     world: &World,
     clock: &ManualClock,
     dir: &std::path::Path,
@@ -302,8 +347,11 @@ async fn start_minds(
             let mut rng = ChaCha20Rng::seed_from_u64(seed ^ MIND_SEED_SALT);
             rng.set_stream(i as u64);
             let tick_ms = scenario.tick_ms;
+            let audience = audience.clone();
             tasks.push(tokio::spawn(async move {
-                Mind::start(i, &path, key, clock, rng, tick_ms, sharing).await
+                let mind = Mind::start(i, &path, key, clock, rng, tick_ms, sharing).await?;
+                super::audience::apply(&mind, audience).await?;
+                Ok::<Mind, MindError>(mind)
             }));
         }
         for task in tasks {

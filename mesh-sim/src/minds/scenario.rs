@@ -8,7 +8,7 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use crate::clubs::ClubSpec;
+use super::audience::KnowhowAudience;
 use crate::scenario::{
     AudienceMix, EngineOverrides, Faults, GraphSpec, GroupSpec, ItemsSpec, Links, Nodes, Scenario,
 };
@@ -95,6 +95,10 @@ pub struct Policy {
     /// keeps rating it +3, as a tampered node could.
     #[serde(default)]
     pub adversaries: f64,
+    /// Who every mind's know-how goes to: `public` (the default),
+    /// `friends` or `club` (see [`KnowhowAudience`]).
+    #[serde(default)]
+    pub audience: KnowhowAudience,
 }
 
 fn default_user_notes() -> f64 {
@@ -195,7 +199,8 @@ impl MindsScenario {
     }
 
     /// The mesh part as a `mesh-sim run` scenario that publishes no planned
-    /// items: the minds publish theirs while the run goes.
+    /// items: the minds publish theirs while the run goes. Under
+    /// `policy.audience = "club"` it has one club holding every mind.
     pub fn mesh(&self) -> Scenario {
         let mut s = self.mesh_with_items(0);
         s.sample_ms = Some(self.duration_ms);
@@ -224,7 +229,7 @@ impl MindsScenario {
             links: self.links.clone(),
             faults: self.faults.clone(),
             engine: self.engine.clone(),
-            club: None::<ClubSpec>,
+            club: self.policy.audience.club(self.nodes.count),
         }
     }
 

@@ -5,6 +5,7 @@
 
 use crate::scenario::GraphSpec;
 
+use super::super::audience::KnowhowAudience;
 use super::super::scenario::MindsScenario;
 use super::error::SweepError;
 use super::plan::{Axis, Setting};
@@ -31,12 +32,15 @@ enum Kind {
     Count,
     /// A decimal number (the scenario's own check gives its range).
     Number,
+    /// Who know-how goes to: `public`, `friends` or `club`.
+    Audience,
 }
 
 /// Every sweepable key, in the order help lists them.
 const KEYS: &[(&str, Kind)] = &[
     ("graph", Kind::Graph),
     ("nodes.count", Kind::Count),
+    ("policy.audience", Kind::Audience),
     ("policy.adversaries", Kind::Number),
     ("policy.drift", Kind::Number),
     ("policy.self_escape", Kind::Number),
@@ -62,6 +66,7 @@ enum Value {
     Graph(GraphSpec),
     Count(usize),
     Number(f64),
+    Audience(KnowhowAudience),
 }
 
 fn kind_of(key: &str) -> Option<Kind> {
@@ -80,6 +85,7 @@ fn parse(kind: Kind, raw: &str) -> Result<Value, String> {
             Ok(x) if x.is_finite() => Ok(Value::Number(x)),
             _ => Err(format!("{raw:?} is not a number")),
         },
+        Kind::Audience => raw.parse().map(Value::Audience),
     }
 }
 
@@ -129,6 +135,7 @@ fn canonical(value: &Value) -> String {
         // Rust writes the shortest spelling that reads back the same, and
         // never with an exponent; `-0` is `0`.
         Value::Number(x) => format!("{}", x + 0.0),
+        Value::Audience(a) => a.as_str().to_owned(),
     }
 }
 
@@ -228,6 +235,7 @@ pub fn apply(base: &MindsScenario, settings: &[Setting]) -> Result<MindsScenario
         match value {
             Value::Graph(g) => s.graph = g,
             Value::Count(n) => s.nodes.count = n,
+            Value::Audience(a) => s.policy.audience = a,
             Value::Number(v) => match number_field(&mut s, &x.key) {
                 Some(field) => *field = v,
                 None => {
@@ -311,6 +319,8 @@ radical_pause = 0.3
             ("graph=small_world:4:x", "graph"),
             ("graph=explicit", "graph"),
             ("nodes.count=2.5", "nodes.count"),
+            ("policy.audience=everyone", "policy.audience"),
+            ("policy.audience=public,public", "policy.audience"),
             ("drift", "drift"),
         ] {
             let e = parse_param(text).unwrap_err().to_string();
@@ -334,10 +344,20 @@ radical_pause = 0.3
                 Kind::Graph => "random:2",
                 Kind::Count => "6",
                 Kind::Number => "0.25",
+                Kind::Audience => "friends",
             };
             let s = apply(&base(), &[set(key, value)]).unwrap();
             assert_ne!(s, base(), "{key} changed nothing");
         }
+    }
+
+    #[test]
+    fn audiences_are_spelled_as_the_scenario_writes_them() {
+        let a = parse_param("policy.audience=public, friends,club").unwrap();
+        assert_eq!(a.values, ["public", "friends", "club"]);
+        let club = apply(&base(), &[set("policy.audience", "club")]).unwrap();
+        assert_eq!(club.policy.audience, KnowhowAudience::Club);
+        assert_eq!(club.mesh().club.map(|c| c.members), Some(4));
     }
 
     #[test]

@@ -28,9 +28,27 @@ use super::limits::{
 };
 use super::note_text;
 
-/// Who receives shared strategies, thinking methods and ratings: know-how
-/// helps anyone, so it travels like a public note.
+mod knowhow_audience;
+
+pub use knowhow_audience::{
+    KnowhowAudienceError, parse_knowhow_audience, set_knowhow_audience, stored_knowhow_audience,
+};
+
+/// Who receives shared strategies, thinking methods and ratings when the
+/// node setting [`KNOWHOW_AUDIENCE_KEY`] is unset: know-how helps anyone,
+/// so by default it travels like a public note.
 pub const KNOWHOW_AUDIENCE: Audience = Audience::Public;
+
+/// Who receives them while that setting holds a value that is no audience
+/// (a typo such as `freinds`): a person who wrote one meant to narrow the
+/// default, so the narrowest audience that still shares is used, never
+/// the wider default.
+pub const KNOWHOW_AUDIENCE_WHEN_BAD: Audience = Audience::Friends;
+
+/// The `config` key naming who receives this node's know-how: `public`
+/// (the default, [`KNOWHOW_AUDIENCE`]), `friends`, `group:NAME` or
+/// `club:NAME@FOUNDER` (see [`parse_knowhow_audience`]).
+pub const KNOWHOW_AUDIENCE_KEY: &str = "sharing.knowhow_audience";
 
 /// Who receives a shared LLM address: friends only (one hop). Offloading
 /// work onto someone's model is a favour between friends, not something to
@@ -161,7 +179,10 @@ pub fn retract_item(
 /// with its row in one transaction; returns the new items (for
 /// `Input::Publish`). A row that cannot become an item (a rating of
 /// something that is not an item, a limit broken) is logged once and
-/// remembered in `skipped` so later passes do not retry it.
+/// remembered in `skipped` so later passes do not retry it. Know-how goes
+/// to the audience the node setting [`KNOWHOW_AUDIENCE_KEY`] names, read
+/// on every pass; a bad value is logged once (also remembered in
+/// `skipped`) and [`KNOWHOW_AUDIENCE_WHEN_BAD`] used instead.
 pub fn publish_pending(
     store: &Store,
     key: &NodeKey,
@@ -175,9 +196,16 @@ pub fn publish_pending(
             Sharing::Private => Err("private notes are never published".into()),
         }
     })?;
-    pending::<StagnationStrategy>(store, key, now_ms, skipped, &mut out, strategy_draft)?;
-    pending::<ThinkingMethod>(store, key, now_ms, skipped, &mut out, method_draft)?;
-    pending::<Rating>(store, key, now_ms, skipped, &mut out, rating_draft)?;
+    let audience = knowhow_audience::pass_audience(store, skipped);
+    pending::<StagnationStrategy>(store, key, now_ms, skipped, &mut out, |s| {
+        strategy_draft(s, &audience)
+    })?;
+    pending::<ThinkingMethod>(store, key, now_ms, skipped, &mut out, |m| {
+        method_draft(m, &audience)
+    })?;
+    pending::<Rating>(store, key, now_ms, skipped, &mut out, |r| {
+        rating_draft(r, &audience)
+    })?;
     pending::<LlmEntry>(store, key, now_ms, skipped, &mut out, llm_draft)?;
     Ok(out)
 }
@@ -189,7 +217,7 @@ fn pending<T: Publishable>(
     now_ms: u64,
     skipped: &mut HashSet<(&'static str, i64)>,
     out: &mut Vec<VerifiedItem>,
-    draft_of: fn(&Stored<T>) -> Result<PayloadDraft, String>,
+    draft_of: impl Fn(&Stored<T>) -> Result<PayloadDraft, String>,
 ) -> Result<(), SharingError> {
     for row in store.to_publish::<T>(Some(PUBLISH_SCAN_LIMIT))? {
         if skipped.contains(&(T::TABLE, row.id)) {
@@ -248,21 +276,31 @@ pub fn note_draft(n: &Note, audience: &Audience, created_ms: u64) -> PayloadDraf
     }
 }
 
-fn knowhow(created_ms: u64, body: Body) -> PayloadDraft {
+/// The draft of a know-how item for `audience`: a club item may travel as
+/// far as club items do; any other goes `DEFAULT_KNOWHOW_MAX_HOPS` (a
+/// `friends` or `group:` item stops after one hop, as routing says).
+fn knowhow(created_ms: u64, audience: &Audience, body: Body) -> PayloadDraft {
     PayloadDraft {
         created_ms,
-        audience: KNOWHOW_AUDIENCE,
-        max_hops: DEFAULT_KNOWHOW_MAX_HOPS,
+        audience: audience.clone(),
+        max_hops: match audience {
+            Audience::Club(_) => CLUB_MAX_HOPS,
+            _ => DEFAULT_KNOWHOW_MAX_HOPS,
+        },
         expires_ms: None,
         replaces: None,
         body,
     }
 }
 
-fn strategy_draft(s: &Stored<StagnationStrategy>) -> Result<PayloadDraft, String> {
+fn strategy_draft(
+    s: &Stored<StagnationStrategy>,
+    audience: &Audience,
+) -> Result<PayloadDraft, String> {
     let r = &s.row;
     Ok(knowhow(
         s.created_ms,
+        audience,
         Body::StagnationStrategy(porfiry_protocol::StagnationStrategy {
             name: r.name.clone(),
             class: r.class.clone(),
@@ -277,10 +315,11 @@ fn strategy_draft(s: &Stored<StagnationStrategy>) -> Result<PayloadDraft, String
     ))
 }
 
-fn method_draft(m: &Stored<ThinkingMethod>) -> Result<PayloadDraft, String> {
+fn method_draft(m: &Stored<ThinkingMethod>, audience: &Audience) -> Result<PayloadDraft, String> {
     let r = &m.row;
     Ok(knowhow(
         m.created_ms,
+        audience,
         Body::ThinkingMethod(porfiry_protocol::ThinkingMethod {
             name: r.name.clone(),
             description: r.description.clone(),
@@ -289,7 +328,7 @@ fn method_draft(m: &Stored<ThinkingMethod>) -> Result<PayloadDraft, String> {
     ))
 }
 
-fn rating_draft(x: &Stored<Rating>) -> Result<PayloadDraft, String> {
+fn rating_draft(x: &Stored<Rating>, audience: &Audience) -> Result<PayloadDraft, String> {
     let r = &x.row;
     let target: ItemId = r.target.parse().map_err(|_| {
         format!(
@@ -301,6 +340,7 @@ fn rating_draft(x: &Stored<Rating>) -> Result<PayloadDraft, String> {
         .map_err(|_| format!("rating score {} is outside the item scale", r.score))?;
     Ok(knowhow(
         x.created_ms,
+        audience,
         Body::Rating(porfiry_protocol::Rating {
             target,
             score,

@@ -24,8 +24,10 @@ pub const PROTECTED_KEYS: &[&str] = &["core", "cycle", "process", "thresholds", 
 /// Setting names (and their dotted sub-keys) only a person sets, never
 /// `config_update`: whether thinking is paused is the user's switch over the
 /// core (the family page's "Thinking", `POST /api/mind`), and a model that
-/// could flip it could stop being watched over, or resume itself.
-pub const PERSON_ONLY_KEYS: &[&str] = &[THINKING_PAUSED_KEY];
+/// could flip it could stop being watched over, or resume itself; who
+/// receives what the node shares (`sharing.*`) is the person's privacy,
+/// which a model must not widen.
+pub const PERSON_ONLY_KEYS: &[&str] = &[THINKING_PAUSED_KEY, "sharing"];
 
 /// What a secret-looking setting shows instead of its value.
 const HIDDEN: &str = "***";
@@ -158,6 +160,7 @@ mod tests {
         assert!(!protected("processor"));
         assert!(!protected("model"));
         assert!(person_only("thinking_paused"));
+        assert!(person_only("sharing.knowhow_audience"));
         assert!(!person_only("thinking_paused_note"));
         assert!(!protected("thinking_paused"));
         assert!(secret("mail.Password"));

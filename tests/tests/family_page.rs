@@ -164,7 +164,13 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
         shown.contains("Blitz on Thursday") && !shown.contains(text),
         "{shown}"
     );
-    show.select_by_value("all").await.unwrap();
+    // The filtered list redraws the controls: find the select again.
+    browser
+        .labelled("Show")
+        .await
+        .select_by_value("all")
+        .await
+        .unwrap();
 
     // Invite from A's page; a new node joins from its CLI.
     c.switch_to_window(a_window.handle.clone()).await.unwrap();

@@ -525,15 +525,17 @@ fn pruned_memory_versions_offered_again_are_named_for_the_engine_to_forget() {
             })
             .collect()
     };
-    let mut sink = Frames::default();
-    carry_out(
-        &server.store,
-        &server.local,
-        offer(&versions),
-        &mut sink,
-        &mut server.counters,
-    )
-    .unwrap();
+    let deliver = |server: &mut Side| {
+        carry_out(
+            &server.store,
+            &server.local,
+            offer(&versions),
+            &mut Frames::default(),
+            &mut server.counters,
+        )
+        .unwrap();
+    };
+    deliver(&mut server);
     assert!(
         server.counters.refused_pruned.is_empty(),
         "first arrival kept"
@@ -546,14 +548,7 @@ fn pruned_memory_versions_offered_again_are_named_for_the_engine_to_forget() {
     while let Some(next) = server.store.prune_mind(now, after.as_ref()).unwrap().next {
         after = Some(next);
     }
-    carry_out(
-        &server.store,
-        &server.local,
-        offer(&versions),
-        &mut sink,
-        &mut server.counters,
-    )
-    .unwrap();
+    deliver(&mut server);
     let mut refused = server.counters.refused_pruned.clone();
     refused.sort();
     let mut expected: Vec<_> = versions.iter().map(VerifiedItem::id).collect();

@@ -54,7 +54,13 @@ impl NodeApi for NoNode {
     fn friends(&self) -> ApiFuture<'_, NodeResult> {
         Box::pin(async { Ok(serde_json::Value::Null) })
     }
-    fn add_friend(&self, _: String, _: Vec<String>, _: Vec<String>) -> ApiFuture<'_, NodeResult> {
+    fn add_friend(
+        &self,
+        _: String,
+        _: Vec<String>,
+        _: Vec<String>,
+        _: porfiry_api::backend::FriendSettings,
+    ) -> ApiFuture<'_, NodeResult> {
         Box::pin(async { Ok(serde_json::Value::Null) })
     }
     fn remove_friend(&self, _: String) -> ApiFuture<'_, NodeResult<()>> {

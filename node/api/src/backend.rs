@@ -157,6 +157,24 @@ pub struct FriendSettings {
     pub allow_models: Option<bool>,
 }
 
+impl FriendSettings {
+    /// `Ok` when nothing is set; else the refusal of a node that keeps no
+    /// names or permissions, naming the first field set.
+    pub fn none_set(&self) -> NodeResult<()> {
+        let set = [
+            ("name", self.name.is_some()),
+            ("allow_offload", self.allow_offload.is_some()),
+            ("allow_models", self.allow_models.is_some()),
+        ];
+        match set.iter().find(|(_, is_set)| *is_set) {
+            None => Ok(()),
+            Some((field, _)) => Err(NodeApiError::BadInput(format!(
+                "{field} is not supported by this node"
+            ))),
+        }
+    }
+}
+
 /// The running node, as the API uses it. Answers are JSON as the node's
 /// view types serialize.
 pub trait NodeApi: Send + Sync + 'static {
@@ -168,62 +186,17 @@ pub trait NodeApi: Send + Sync + 'static {
     fn post_note(&self, note: NoteRequest) -> BoxFuture<'_, NodeResult>;
     /// The friends.
     fn friends(&self) -> BoxFuture<'_, NodeResult>;
-    /// Adds (or updates) a friend.
+    /// Adds (or updates) a friend, setting its local name and permissions
+    /// as `settings` says (`None` keeps an existing friend's; a new one
+    /// starts without). An implementation without names or permissions
+    /// refuses a `Some` rather than ignore it ([`FriendSettings::none_set`]).
     fn add_friend(
         &self,
         peer: String,
         addresses: Vec<String>,
         groups: Vec<String>,
-    ) -> BoxFuture<'_, NodeResult>;
-    /// Adds (or updates) a friend and sets its offload permission
-    /// (`None` keeps an existing friend's). An implementation without
-    /// permissions refuses `Some` rather than ignore it.
-    fn add_friend_with_offload(
-        &self,
-        peer: String,
-        addresses: Vec<String>,
-        groups: Vec<String>,
-        allow_offload: Option<bool>,
-    ) -> BoxFuture<'_, NodeResult> {
-        match allow_offload {
-            None => self.add_friend(peer, addresses, groups),
-            Some(_) => Box::pin(async {
-                Err(NodeApiError::BadInput(
-                    "allow_offload is not supported by this node".to_owned(),
-                ))
-            }),
-        }
-    }
-    /// Adds (or updates) a friend, setting its local name and permissions
-    /// as `settings` says (`None` keeps an existing friend's; a new one
-    /// starts without). An implementation without names or the models
-    /// permission refuses `Some` rather than ignore it.
-    fn add_named_friend(
-        &self,
-        peer: String,
-        addresses: Vec<String>,
-        groups: Vec<String>,
         settings: FriendSettings,
-    ) -> BoxFuture<'_, NodeResult> {
-        let FriendSettings {
-            name,
-            allow_offload,
-            allow_models,
-        } = settings;
-        match (name, allow_models) {
-            (None, None) => self.add_friend_with_offload(peer, addresses, groups, allow_offload),
-            (Some(_), _) => Box::pin(async {
-                Err(NodeApiError::BadInput(
-                    "name is not supported by this node".to_owned(),
-                ))
-            }),
-            (None, Some(_)) => Box::pin(async {
-                Err(NodeApiError::BadInput(
-                    "allow_models is not supported by this node".to_owned(),
-                ))
-            }),
-        }
-    }
+    ) -> BoxFuture<'_, NodeResult>;
     /// Removes a friend (by peer id, or by name where the node has names).
     fn remove_friend(&self, peer: String) -> BoxFuture<'_, NodeResult<()>>;
     /// Peer id, profile, friends connected, items per kind, last catch-ups.

@@ -308,39 +308,6 @@ impl NodeApi for NodeAdapter {
         peer: String,
         addresses: Vec<String>,
         groups: Vec<String>,
-    ) -> BoxFuture<'_, NodeResult> {
-        Box::pin(async move {
-            let view = self
-                .node
-                .add_friend(&peer, addresses, groups)
-                .await
-                .map_err(|e| self.node_error(e))?;
-            json(&view)
-        })
-    }
-
-    fn add_friend_with_offload(
-        &self,
-        peer: String,
-        addresses: Vec<String>,
-        groups: Vec<String>,
-        allow_offload: Option<bool>,
-    ) -> BoxFuture<'_, NodeResult> {
-        Box::pin(async move {
-            let view = self
-                .node
-                .add_friend_with_offload(&peer, addresses, groups, allow_offload)
-                .await
-                .map_err(|e| self.node_error(e))?;
-            json(&view)
-        })
-    }
-
-    fn add_named_friend(
-        &self,
-        peer: String,
-        addresses: Vec<String>,
-        groups: Vec<String>,
         settings: FriendSettings,
     ) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {

@@ -161,7 +161,7 @@ pub async fn add_friend(
 ) -> Result<(StatusCode, Json<serde_json::Value>), ApiError> {
     let friend = state
         .node()
-        .add_named_friend(
+        .add_friend(
             body.peer,
             body.addresses,
             body.groups,

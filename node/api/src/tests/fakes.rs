@@ -10,8 +10,8 @@ use porfiry_skills::ManualClock;
 use tower::ServiceExt as _;
 
 use crate::backend::{
-    Agent, AgentSession, BoxFuture, NodeApi, NodeApiError, NodeResult, NoteRequest, NotesRequest,
-    TurnDelta, TurnError, TurnReply,
+    Agent, AgentSession, BoxFuture, FriendSettings, NodeApi, NodeApiError, NodeResult, NoteRequest,
+    NotesRequest, TurnDelta, TurnError, TurnReply,
 };
 use crate::wire::{ToolRecord, WireUsage};
 use crate::{ApiState, ApiToken, router};
@@ -199,8 +199,10 @@ impl NodeApi for FakeNode {
         peer: String,
         addresses: Vec<String>,
         groups: Vec<String>,
+        settings: FriendSettings,
     ) -> BoxFuture<'_, NodeResult> {
         Box::pin(async move {
+            settings.none_set()?;
             Ok(serde_json::json!({"peer": peer, "addresses": addresses, "groups": groups}))
         })
     }

@@ -1,8 +1,8 @@
 //! `cargo xtask`: the README's two commands on a fresh machine. `cargo xtask
 //! run` and `cargo xtask test` first install what is missing (Debian
 //! packages, cargo tools, pytest, the test models) and then build and run;
-//! `setup` does the set-up alone (`--dry-run` only lists it), `ci` is CI's
-//! whole run. Built without any porfiry crate, so it compiles before the
+//! `setup` does the set-up alone (`--dry-run` only lists it), `checks`
+//! is CI's checks before its tests (`.ci/run`). Built without any porfiry crate, so it compiles before the
 //! engine's C++ toolchain is there (docs/architecture.md, "xtask").
 
 mod fetch;
@@ -45,7 +45,7 @@ enum Task {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<OsString>,
     },
-    /// Only the set-up: install what `run`, `test` or `ci` needs.
+    /// Only the set-up: install what `run`, `test` or CI needs.
     Setup {
         /// What to prepare the machine for.
         #[arg(long = "for", value_enum, default_value = "test")]
@@ -54,8 +54,9 @@ enum Task {
         #[arg(long)]
         dry_run: bool,
     },
-    /// CI's run: set-up, fmt, clippy, cargo deny, the tests, fuzz/run.sh.
-    Ci,
+    /// CI's checks before its tests: the set-up for CI, then fmt, clippy
+    /// and cargo deny (`.ci/run` then runs `cargo xtask test`).
+    Checks,
 }
 
 fn main() -> ExitCode {
@@ -77,7 +78,7 @@ fn dispatch(task: Task) -> Result<ExitCode> {
             setup::setup(purpose, dry_run)?;
             Ok(ExitCode::SUCCESS)
         }
-        Task::Ci => tasks::ci(&root),
+        Task::Checks => tasks::checks(&root),
     }
 }
 

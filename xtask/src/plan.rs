@@ -11,7 +11,8 @@ pub enum Purpose {
     Run,
     /// `cargo xtask test`: everything `cargo nextest run --workspace` needs.
     Test,
-    /// `cargo xtask ci`: the tests' needs plus rustfmt, clippy and cargo-deny.
+    /// CI (`cargo xtask checks`, then `test`): the tests' needs plus
+    /// rustfmt, clippy and cargo-deny.
     Ci,
 }
 

@@ -1,6 +1,6 @@
 //! The commands after the set-up: `run` builds and runs the node, `test`
-//! runs nextest with the models named, `ci` runs CI's checks around that
-//! same test entry.
+//! runs nextest with the models named, `checks` runs CI's checks before
+//! its tests.
 
 use std::ffi::OsString;
 use std::path::Path;
@@ -12,10 +12,6 @@ use crate::models::{self, GEMMA_ENV, SMOLLM2_ENV};
 use crate::plan::{Model, Purpose};
 use crate::process::{self, cargo};
 use crate::setup::setup;
-
-/// CI's environment for its children: a clean clone builds once, and
-/// incremental caches would only fill the disk.
-const CI_ENV: [(&str, &str); 1] = [("CARGO_INCREMENTAL", "0")];
 
 /// `cargo xtask run`: the build needs, then `cargo run --release -p
 /// porfiry-node -- run ARGS` in the caller's folder, its exit code handed on.
@@ -76,14 +72,14 @@ pub fn nextest_args(args: &[OsString]) -> Vec<OsString> {
     out
 }
 
-/// `cargo xtask ci`: the set-up for CI, then formatting, lints, the
-/// dependency graph, the tests (the same entry as `cargo xtask test`) and
-/// the fuzz run; the first failure stops it.
-pub fn ci(root: &Path) -> Result<ExitCode> {
+/// `cargo xtask checks`: the set-up for CI, then formatting, lints and
+/// the dependency graph; the first failure stops it. `.ci/run` runs the
+/// tests after it with the README's own command, `cargo xtask test`.
+pub fn checks(root: &Path) -> Result<ExitCode> {
     setup(Purpose::Ci, false)?;
     let step = |title: &str, mut cmd: Command| -> Result<()> {
         println!("== {title}");
-        cmd.current_dir(root).envs(CI_ENV);
+        cmd.current_dir(root);
         process::checked(&mut cmd)
     };
     let mut fmt = cargo();
@@ -104,13 +100,6 @@ pub fn ci(root: &Path) -> Result<ExitCode> {
     step(
         "cargo deny (licences, bans, sources; advisories need the network)",
         deny,
-    )?;
-    step("tests (cargo xtask test's entry)", nextest(root, &[])?)?;
-    let mut fuzz = Command::new("bash");
-    fuzz.arg("fuzz/run.sh");
-    step(
-        "fuzzing (fuzz/run.sh: every decoder 60 s under AFL++, stable Rust; docs/testing.md)",
-        fuzz,
     )?;
     Ok(ExitCode::SUCCESS)
 }

@@ -11,11 +11,11 @@ use std::sync::Arc;
 
 use axum::http::StatusCode;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
-use super::fakes::{FakeNode, TOKEN, call, clock};
+use super::fakes::{FakeNode, TOKEN, call, clock, loopback_server};
 use crate::adapters::NodeAdapter;
-use crate::{ApiState, ApiToken, serve};
+use crate::{ApiState, ApiToken};
 use porfiry_mesh::data_dir::DataDir;
 use porfiry_mesh::net::Profile;
 use porfiry_mesh::node::{Node, NodeConfig};
@@ -80,23 +80,6 @@ async fn exchange(
     }
 }
 
-/// The API on a loopback port: its address, the stop switch, the server.
-async fn listen(
-    state: &ApiState,
-) -> (
-    std::net::SocketAddr,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<std::io::Result<()>>,
-) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(serve(listener, state.clone(), async move {
-        let _ = stopped.await;
-    }));
-    (addr, stop, server)
-}
-
 fn bearer() -> (&'static str, String) {
     ("Authorization", format!("Bearer {TOKEN}"))
 }
@@ -125,7 +108,7 @@ async fn the_owner_downloads_a_backup_that_restores_as_the_same_node() {
         ApiToken::from_secret(TOKEN),
         Arc::new(clock()),
     );
-    let (addr, stop, server) = listen(&state).await;
+    let (addr, stop, server) = loopback_server(state.clone()).await;
     let (auth, token) = bearer();
     let note = r#"{"text":"posted before the backup","audience":"private"}"#;
     let posted = exchange(addr, "POST", "/api/notes", &[(auth, token.as_str())], note).await;
@@ -222,7 +205,7 @@ async fn only_the_owner_gets_a_backup_and_a_short_passphrase_is_refused() {
         ApiToken::from_secret(TOKEN),
         Arc::new(clock()),
     );
-    let (addr, stop, server) = listen(&state).await;
+    let (addr, stop, server) = loopback_server(state.clone()).await;
     let body = backup_body(PASS);
     let nobody = exchange(addr, "POST", "/api/backup", &[], &body).await;
     assert_eq!(nobody.status, 401, "{}", nobody.text());

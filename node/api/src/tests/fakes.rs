@@ -288,3 +288,21 @@ pub fn chat_body(user: Option<&str>, stream: bool, messages: &[(&str, &str)]) ->
     }
     body.to_string()
 }
+
+/// The API served on a loopback port: its address, the stop switch and
+/// the server's task.
+pub async fn loopback_server(
+    state: ApiState,
+) -> (
+    std::net::SocketAddr,
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(crate::serve(listener, state, async move {
+        let _ = stopped.await;
+    }));
+    (addr, stop, task)
+}

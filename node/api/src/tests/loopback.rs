@@ -4,26 +4,10 @@
 use std::sync::Arc;
 
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::{TcpListener, TcpStream};
+use tokio::net::TcpStream;
 
 use super::fakes::*;
-use crate::{ApiState, ApiToken, serve};
-
-async fn server(
-    state: ApiState,
-) -> (
-    std::net::SocketAddr,
-    tokio::sync::oneshot::Sender<()>,
-    tokio::task::JoinHandle<std::io::Result<()>>,
-) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let task = tokio::spawn(serve(listener, state, async move {
-        let _ = stopped.await;
-    }));
-    (addr, stop, task)
-}
+use crate::{ApiState, ApiToken};
 
 fn http(method: &str, path: &str, token: Option<&str>, body: &str) -> String {
     let auth = token
@@ -47,7 +31,7 @@ async fn exchange(addr: std::net::SocketAddr, request: &str) -> String {
 #[tokio::test]
 async fn over_a_socket_the_token_is_required_and_shutdown_is_clean() {
     let (state, _) = state(Some(Script::Echo));
-    let (addr, stop, task) = server(state).await;
+    let (addr, stop, task) = loopback_server(state).await;
     let denied = exchange(addr, &http("GET", "/v1/models", None, "")).await;
     assert!(denied.starts_with("HTTP/1.1 401"), "{denied}");
     assert!(denied.contains("invalid_api_key"), "{denied}");
@@ -79,7 +63,7 @@ async fn a_client_hanging_up_mid_stream_drops_the_model_request() {
         Arc::new(clock()),
         std::time::Duration::from_secs(60),
     );
-    let (addr, stop, task) = server(state).await;
+    let (addr, stop, task) = loopback_server(state).await;
     let body = chat_body(Some("ann"), true, &[("user", "hi")]);
     let mut stream = TcpStream::connect(addr).await.unwrap();
     stream

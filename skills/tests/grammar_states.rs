@@ -3,14 +3,15 @@
 //! so enabling a set changes grammar and prompt together; each request of a
 //! constrained session carries the grammar of its own prompt, and none
 //! carries one when the loop is not constrained. Every request carries the
-//! chat's stop text.
+//! chat's stop text. The reply right after an enable may not enable or
+//! disable (issue 43: a small model enabled again instead of calling).
 
 mod common;
 
 use common::{clock, toolbox_with};
 use porfiry_skills::grammar::{ToolShape, chat_reply};
 use porfiry_skills::llm::stops::CHAT_REPLY_STOP;
-use porfiry_skills::{ArgSpec, Clock, LoopConfig, Session, Step};
+use porfiry_skills::{ArgSpec, Clock, LoopConfig, Session, Step, ToolOutput};
 
 fn names(tools: &[ToolShape]) -> Vec<&str> {
     tools.iter().map(|t| t.name.as_str()).collect()
@@ -69,6 +70,17 @@ fn the_shown_tools_are_the_prompts_with_its_lists_as_choices() {
         choice(&media, "disable_toolset"),
         [ArgSpec::choice("name", &["media"])]
     );
+    assert_eq!(
+        choice(&media, "enable_toolset"),
+        [ArgSpec::choice("name", &["notes"])],
+        "enabling the active set runs nothing, so the grammar leaves it out"
+    );
+    let both = tb.prompt().shown_tools(&["media", "notes"]);
+    assert!(
+        !names(&both).contains(&"enable_toolset"),
+        "every set active: nothing left to enable, {:?}",
+        names(&both)
+    );
     assert_eq!(tb.prompt().grammar(&["media"]), chat_reply(&media));
 }
 
@@ -94,12 +106,47 @@ fn a_constrained_session_sends_its_prompts_grammar_and_it_follows_enable() {
         panic!("enable calls the model again");
     };
     let second_grammar = second.grammar.clone().unwrap_or_default();
-    assert_eq!(second_grammar, tb.prompt().grammar(&["media"]));
+    assert_eq!(second_grammar, tb.prompt().grammar_after_enable(&["media"]));
     assert!(
         second_grammar.contains("\"media_search\" \"|\" text"),
         "{second_grammar}"
     );
     assert_eq!(second.stop, CHAT_REPLY_STOP);
+}
+
+#[test]
+fn the_reply_right_after_an_enable_may_not_enable_or_disable_and_the_next_may() {
+    let config = LoopConfig {
+        constrained: true,
+        ..LoopConfig::default()
+    };
+    let tb = toolbox_with(config);
+    let mut s = Session::new(tb.clone());
+    let now = clock().now();
+    let Step::CallModel(first) = s.user_message("find Lara Croft", &now) else {
+        panic!("a user message calls the model");
+    };
+    assert!(first.grammar.unwrap_or_default().contains("\"enable_toolset\""));
+    let Ok(Step::CallModel(after_enable)) = s.model_reply("TOOL_CALL: enable_toolset|media", &now)
+    else {
+        panic!("enable calls the model again");
+    };
+    let grammar = after_enable.grammar.unwrap_or_default();
+    assert!(!grammar.contains("\"enable_toolset\""), "{grammar}");
+    assert!(!grammar.contains("\"disable_toolset\""), "{grammar}");
+    assert!(grammar.contains("\"media_search\""), "{grammar}");
+    assert!(grammar.contains("\"read_skill\""), "{grammar}");
+    let Ok(Step::RunTool(_)) = s.model_reply("TOOL_CALL: media_search|Lara Croft", &now) else {
+        panic!("a set's tool runs");
+    };
+    let Ok(Step::CallModel(after_tool)) = s.tool_output(ToolOutput::ok("tt0146316"), &now) else {
+        panic!("a tool's result calls the model again");
+    };
+    assert_eq!(
+        after_tool.grammar.as_deref(),
+        Some(tb.prompt().grammar(&["media"]).as_str()),
+        "after a tool ran, enabling another set or disabling this one is offered again"
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ use crate::session::activation::Activation;
 use crate::session::dispatcher::{Outcome, ResultKind, dispatch};
 use crate::session::parser::{ParsedReply, ToolCall, parse_reply};
 use crate::texts;
-use crate::tools::core_tools::READ_SKILL;
+use crate::tools::core_tools::{CoreTool, READ_SKILL};
 use crate::tools::prepared::Prepared;
 use crate::tools::toolbox::Toolbox;
 use crate::tools::toolset::{ClientEvent, ToolOutput};
@@ -379,9 +379,18 @@ impl Session {
         let config = self.toolbox.config();
         let limit = config.reply_max_tokens;
         let max_tokens = self.reply_budget.map_or(limit, |asked| asked.min(limit));
-        let grammar = config
-            .constrained
-            .then(|| self.toolbox.prompt().grammar(&active));
+        let just_enabled = matches!(
+            &self.last_action,
+            Some(Action::Invisible { call, changed: true, .. }) if call.name == CoreTool::EnableToolset.name()
+        );
+        let grammar = config.constrained.then(|| {
+            let prompt = self.toolbox.prompt();
+            if just_enabled {
+                prompt.grammar_after_enable(&active)
+            } else {
+                prompt.grammar(&active)
+            }
+        });
         ModelRequest::new(system, messages, Some(max_tokens))
             .with_grammar(grammar)
             .with_stop(&CHAT_REPLY_STOP)

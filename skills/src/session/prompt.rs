@@ -156,12 +156,24 @@ impl PromptBuilder {
     /// The tools the prompt for `active` shows, in its order, as a grammar
     /// takes them: the core tools, whose names choose only among what the
     /// prompt lists (`read_skill` the index's skills, `enable_toolset` the
-    /// catalogue's sets, `disable_toolset` the active ones; a core tool left
-    /// nothing to choose is left out), then the active sets' tools.
+    /// catalogue's sets that are not active, `disable_toolset` the active
+    /// ones; a core tool left nothing to choose is left out), then the active
+    /// sets' tools.
+    ///
+    /// Enabling an active set is left out of the grammar though the loop
+    /// still takes it (seed §2: "already active, timeout extended"): it runs
+    /// nothing, a call to any of the set's tools extends the timeout as well,
+    /// and a small model's commonest miss was that very call — enabling the
+    /// set again instead of calling its tool (docs/benchmarks.md, issue 43).
     pub fn shown_tools(&self, active: &[&str]) -> Vec<ToolShape> {
         let known = self.known(active);
         let skills: Vec<&str> = self.shown_skills(&known).map(|s| s.name.as_str()).collect();
-        let sets: Vec<&str> = self.tool_blocks.keys().map(String::as_str).collect();
+        let sets: Vec<&str> = self
+            .tool_blocks
+            .keys()
+            .map(String::as_str)
+            .filter(|set| !known.contains(set))
+            .collect();
         let mut out = Vec::with_capacity(CoreTool::all().len() + 8 * known.len());
         for tool in CoreTool::all() {
             let choices: &[&str] = match tool {
@@ -190,6 +202,18 @@ impl PromptBuilder {
     /// [`PromptBuilder::shown_tools`]).
     pub fn grammar(&self, active: &[&str]) -> String {
         chat_reply(&self.shown_tools(active))
+    }
+
+    /// The GBNF of the reply that follows an `enable_toolset` which changed
+    /// the active sets in this turn: the prompt's tools without
+    /// `enable_toolset` and `disable_toolset`. The reply then uses what it
+    /// enabled, reads a skill, or answers.
+    pub fn grammar_after_enable(&self, active: &[&str]) -> String {
+        let mut tools = self.shown_tools(active);
+        tools.retain(|t| {
+            t.name != CoreTool::EnableToolset.name() && t.name != CoreTool::DisableToolset.name()
+        });
+        chat_reply(&tools)
     }
 
     /// The registered sets of `active`, sorted, once each.

@@ -3,8 +3,9 @@
 //! so enabling a set changes grammar and prompt together; each request of a
 //! constrained session carries the grammar of its own prompt, and none
 //! carries one when the loop is not constrained. Every request carries the
-//! chat's stop text. The reply right after an enable may not enable or
-//! disable (issue 43: a small model enabled again instead of calling).
+//! chat's stop text. The reply right after an enable calls one of the
+//! enabled set's tools or answers (issue 43: a small model enabled again
+//! instead of calling).
 
 mod common;
 
@@ -106,7 +107,10 @@ fn a_constrained_session_sends_its_prompts_grammar_and_it_follows_enable() {
         panic!("enable calls the model again");
     };
     let second_grammar = second.grammar.clone().unwrap_or_default();
-    assert_eq!(second_grammar, tb.prompt().grammar_after_enable(&["media"]));
+    assert_eq!(
+        second_grammar,
+        tb.prompt().grammar_after_enable(&["media"], "media")
+    );
     assert!(
         second_grammar.contains("\"media_search\" \"|\" text"),
         "{second_grammar}"
@@ -115,7 +119,7 @@ fn a_constrained_session_sends_its_prompts_grammar_and_it_follows_enable() {
 }
 
 #[test]
-fn the_reply_right_after_an_enable_may_not_enable_or_disable_and_the_next_may() {
+fn the_reply_right_after_an_enable_calls_what_it_enabled_or_answers_and_the_next_is_free() {
     let config = LoopConfig {
         constrained: true,
         ..LoopConfig::default()
@@ -126,16 +130,35 @@ fn the_reply_right_after_an_enable_may_not_enable_or_disable_and_the_next_may() 
     let Step::CallModel(first) = s.user_message("find Lara Croft", &now) else {
         panic!("a user message calls the model");
     };
-    assert!(first.grammar.unwrap_or_default().contains("\"enable_toolset\""));
+    assert!(
+        first
+            .grammar
+            .unwrap_or_default()
+            .contains("\"enable_toolset\"")
+    );
     let Ok(Step::CallModel(after_enable)) = s.model_reply("TOOL_CALL: enable_toolset|media", &now)
     else {
         panic!("enable calls the model again");
     };
     let grammar = after_enable.grammar.unwrap_or_default();
+    let media: Vec<ToolShape> = tb
+        .prompt()
+        .shown_tools(&["media"])
+        .into_iter()
+        .filter(|t| t.name.starts_with("media_"))
+        .collect();
+    assert_eq!(
+        grammar,
+        chat_reply(&media),
+        "only what was enabled, or an answer"
+    );
     assert!(!grammar.contains("\"enable_toolset\""), "{grammar}");
-    assert!(!grammar.contains("\"disable_toolset\""), "{grammar}");
-    assert!(grammar.contains("\"media_search\""), "{grammar}");
-    assert!(grammar.contains("\"read_skill\""), "{grammar}");
+    assert!(!grammar.contains("\"read_skill\""), "{grammar}");
+    assert_eq!(
+        tb.prompt().grammar_after_enable(&["media"], "notes"),
+        tb.prompt().grammar(&["media"]),
+        "a set that is not active gets the prompt's grammar"
+    );
     let Ok(Step::RunTool(_)) = s.model_reply("TOOL_CALL: media_search|Lara Croft", &now) else {
         panic!("a set's tool runs");
     };

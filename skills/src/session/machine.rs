@@ -379,16 +379,19 @@ impl Session {
         let config = self.toolbox.config();
         let limit = config.reply_max_tokens;
         let max_tokens = self.reply_budget.map_or(limit, |asked| asked.min(limit));
-        let just_enabled = matches!(
-            &self.last_action,
-            Some(Action::Invisible { call, changed: true, .. }) if call.name == CoreTool::EnableToolset.name()
-        );
+        let just_enabled = match &self.last_action {
+            Some(Action::Invisible {
+                call,
+                changed: true,
+                ..
+            }) if call.name == CoreTool::EnableToolset.name() => Some(call.args.as_str()),
+            _ => None,
+        };
         let grammar = config.constrained.then(|| {
             let prompt = self.toolbox.prompt();
-            if just_enabled {
-                prompt.grammar_after_enable(&active)
-            } else {
-                prompt.grammar(&active)
+            match just_enabled {
+                Some(set) => prompt.grammar_after_enable(&active, set),
+                None => prompt.grammar(&active),
             }
         });
         ModelRequest::new(system, messages, Some(max_tokens))

@@ -204,16 +204,17 @@ impl PromptBuilder {
         chat_reply(&self.shown_tools(active))
     }
 
-    /// The GBNF of the reply that follows an `enable_toolset` which changed
-    /// the active sets in this turn: the prompt's tools without
-    /// `enable_toolset` and `disable_toolset`. The reply then uses what it
-    /// enabled, reads a skill, or answers.
-    pub fn grammar_after_enable(&self, active: &[&str]) -> String {
-        let mut tools = self.shown_tools(active);
-        tools.retain(|t| {
-            t.name != CoreTool::EnableToolset.name() && t.name != CoreTool::DisableToolset.name()
-        });
-        chat_reply(&tools)
+    /// The GBNF of the reply that follows an `enable_toolset|enabled` which
+    /// changed the active sets in this turn: a call to one of `enabled`'s
+    /// tools, or an answer. A set is enabled to be used; what else a small
+    /// model wrote there (the same or another enable, another set's skill)
+    /// was its commonest miss (docs/benchmarks.md, issue 43). A name that is
+    /// not an active set gets [`PromptBuilder::grammar`].
+    pub fn grammar_after_enable(&self, active: &[&str], enabled: &str) -> String {
+        match self.tool_shapes.get(enabled) {
+            Some(tools) if active.contains(&enabled) => chat_reply(tools),
+            _ => self.grammar(active),
+        }
     }
 
     /// The registered sets of `active`, sorted, once each.

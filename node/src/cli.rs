@@ -84,6 +84,11 @@ pub enum Command {
     /// member (create, add, remove, leave, list, members, status).
     #[command(subcommand)]
     Club(crate::commands::club::ClubCommand),
+    /// Who receives what this node shares by itself: `sharing audience`
+    /// shows or sets the audience of its know-how (strategies, thinking
+    /// methods, ratings); works whether or not the node is running.
+    #[command(subcommand)]
+    Sharing(crate::commands::sharing::SharingCommand),
     /// Post and list notes; notes from friends show their author.
     #[command(subcommand)]
     Notes(crate::commands::notes::NotesCommand),

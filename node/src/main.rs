@@ -155,6 +155,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let now = now_ms();
             say(commands::club::club(&dir, &cmd, now)?)?;
         }
+        Command::Sharing(cmd) => {
+            let now = now_ms();
+            say(commands::sharing::sharing(&dir, &cmd, now)?)?;
+        }
         Command::Notes(cmd) => {
             let now = now_ms();
             say(commands::notes::notes(&dir, &cmd, now)?)?;

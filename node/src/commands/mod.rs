@@ -35,6 +35,7 @@ pub mod run;
 pub mod run_config;
 pub mod run_core;
 pub mod service_notify;
+pub mod sharing;
 pub mod signal;
 pub mod status;
 #[cfg(feature = "engine")]

@@ -1,11 +1,14 @@
 //! The file checks of `core_crash_seeded`: after each killed run, what the
 //! node's database must hold (ticks, diary entries, their `process_log`
-//! rows, the journal of a tick killed while its commands ran), kept in a
+//! rows, the journal of a tick killed while its commands ran, or of its
+//! anti-stagnation reflex killed while its strategies applied), kept in a
 //! [`Ledger`] from run to run.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use porfiry_agent::cognition::journal::{TickJournal, command_interrupted, left};
+use porfiry_agent::cognition::journal::{
+    JournalPart, STRATEGY_ROW, TickJournal, command_interrupted, left,
+};
 use porfiry_skills::Language;
 use porfiry_storage::limits::MAX_LIST_LIMIT;
 use porfiry_storage::{
@@ -57,7 +60,8 @@ pub struct Added {
     pub ticks: i64,
     /// Script diary entries.
     pub entries: usize,
-    /// Whether the run's start recorded the journal the kill before left.
+    /// Whether the run's start recorded a tick from the journal the kill
+    /// before left (a reflex's journal adds strategy rows, not a tick).
     pub recovered: bool,
     /// Entries with their `process_log` row: text → row.
     pub rows: BTreeMap<String, ProcessEntry>,
@@ -90,7 +94,29 @@ pub fn check(node: &MeshNode, ledger: &mut Ledger, seen: &Seen, at: &str) -> Add
         "{at}: {n} ticks, {} before",
         ledger.ticks
     );
-    let recovered = ledger.journal.take();
+    let left_before = ledger.journal.take();
+    // A reflex's journal: its tick was recorded before it; the start adds
+    // one strategy row per journaled strategy, in order, and no tick.
+    if let Some(journal) = left_before
+        .as_ref()
+        .filter(|j| j.part == JournalPart::Stagnation)
+    {
+        let strategies: Vec<serde_json::Value> = all::<ProcessEntry>(&store)
+            .into_iter()
+            .filter(|p| p.row.name == STRATEGY_ROW)
+            .map(|p| p.row.command)
+            .collect();
+        let journaled: Vec<serde_json::Value> = journal
+            .commands
+            .iter()
+            .map(|c| serde_json::from_str(&c.args).expect("a strategy's command"))
+            .collect();
+        assert!(
+            journaled.is_empty() || strategies.windows(journaled.len()).any(|w| w == journaled),
+            "{at}: recovered strategies {journaled:?} not in {strategies:?}"
+        );
+    }
+    let recovered = left_before.filter(|j| j.part == JournalPart::Commands);
     if let Some(journal) = &recovered {
         let tick = i64::try_from(journal.tick).expect("small");
         assert_eq!(tick, ledger.ticks + 1, "{at}: the journaled tick");
@@ -175,10 +201,17 @@ pub fn check(node: &MeshNode, ledger: &mut Ledger, seen: &Seen, at: &str) -> Add
         }
     }
     // The journal this kill left: the next tick's, none of it recorded, a
-    // command it says finished has its entry.
+    // command it says finished has its entry; or the last tick's reflex's,
+    // its strategies no diary entries.
     let journal = left(&store).unwrap_or_else(|e| panic!("{at}: {e}"));
     let mut journaled = BTreeSet::new();
-    if let Some(j) = &journal {
+    if let Some(j) = journal
+        .as_ref()
+        .filter(|j| j.part == JournalPart::Stagnation)
+    {
+        assert_eq!(j.tick, u64::try_from(n).expect("small"), "{at}: {j:?}");
+    }
+    if let Some(j) = journal.as_ref().filter(|j| j.part == JournalPart::Commands) {
         assert_eq!(j.tick, u64::try_from(n + 1).expect("small"), "{at}: {j:?}");
         for command in &j.commands {
             let text = entry_text(&command.args);

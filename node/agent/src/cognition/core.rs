@@ -1,10 +1,11 @@
 //! The cognitive core: the continuous thinking cycle (seed 003) on the
 //! node's database, models and toolset registry. [`CognitiveCore::tick`]
 //! runs one tick (load → prompt → model → reflexes → validated commands,
-//! journaled ahead → record → stagnation check); [`CognitiveCore::run`]
-//! repeats it with the pause or idle wait between ticks until shut down or
-//! a tick budget ends. [`CognitiveCore::start`] first records a tick the
-//! node stopped in while its commands ran.
+//! journaled ahead → record → stagnation check, its strategies journaled
+//! ahead too); [`CognitiveCore::run`] repeats it with the pause or idle
+//! wait between ticks until shut down or a tick budget ends.
+//! [`CognitiveCore::start`] first records a tick the node stopped in while
+//! its commands or its reflex's strategies ran.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -20,7 +21,7 @@ use tokio::sync::broadcast;
 use crate::cognition::asker::FriendsAsker;
 use crate::cognition::embedder::Embedder;
 use crate::cognition::error::CoreError;
-use crate::cognition::journal::{JournalIo, TickJournal, run_journaled};
+use crate::cognition::journal::{JournalIo, JournalPart, TickJournal, run_journaled};
 use crate::cognition::limits::MAX_COMMANDS_RUN;
 use crate::cognition::load::{LoadRequest, Loaded, load};
 use crate::cognition::mechanisms::StagnationIo;
@@ -102,7 +103,8 @@ impl CognitiveCore {
     /// running by an earlier run of the node are closed as errors saying so;
     /// open questions to friends stay open until answered or timed out. A
     /// tick the node stopped in while its commands ran is recorded first,
-    /// from its journal ([`crate::cognition::journal::recover`]).
+    /// from its journal ([`crate::cognition::journal::recover`]), and so are
+    /// the strategies of a reflex it stopped in.
     pub async fn start(parts: CoreParts, config: CoreConfig) -> Result<Self, CoreError> {
         let now = parts.clock.now().unix_ms();
         let language = config.language;
@@ -116,9 +118,13 @@ impl CognitiveCore {
             })
             .await??;
         if let Some(r) = &recovered {
+            let what = match r.part {
+                JournalPart::Commands => "commands",
+                JournalPart::Stagnation => "anti-stagnation strategies",
+            };
             tracing::warn!(
                 tick = r.tick,
-                "the node stopped during tick {}'s commands; recorded it from its journal, {} of {} commands finished",
+                "the node stopped during tick {}'s {what}; recorded them from the journal, {} of {} finished",
                 r.tick,
                 r.finished,
                 r.commands
@@ -363,6 +369,7 @@ impl CognitiveCore {
         // What the journal of the tick's commands needs besides them.
         let mut journal = TickJournal {
             tick: number,
+            part: JournalPart::Commands,
             started_ms: started.unix_ms(),
             updated_ms: started.unix_ms(),
             model: model_name.clone(),

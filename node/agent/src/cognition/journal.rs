@@ -15,6 +15,15 @@
 //! warning saying the node stopped while it ran (its outcome unknown), or,
 //! for the commands after that one, before it started.
 //!
+//! The anti-stagnation reflex acts after its tick is recorded, and its
+//! strategies' mechanisms write too (a note to friends, a fetch, pinned
+//! tasks, notes marked read, the notes mode): before they apply,
+//! `strategy_journal` writes the same journal with
+//! [`JournalPart::Stagnation`], one entry per chosen strategy, and each
+//! application's outcome as it ends; the reflex's `stagnation_strategy`
+//! rows are written in the transaction that removes it. [`recover`] records
+//! such a journal's rows the same way (the tick itself is already recorded).
+//!
 //! [`record_tick`]: crate::cognition::record::record_tick
 
 use porfiry_skills::cognition::commands::Command;
@@ -34,12 +43,33 @@ use crate::cognition::trace::Trace;
 pub use crate::cognition::limits::TICK_JOURNAL_CONFIG_KEY;
 pub use crate::cognition::texts::{command_interrupted, command_not_started};
 
+/// The `process_log` name of a strategy the anti-stagnation reflex applied.
+pub const STRATEGY_ROW: &str = "stagnation_strategy";
+
+/// Which part of a tick a journal's commands belong to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum JournalPart {
+    /// The tick's own commands, run before the tick is recorded (a journal
+    /// written before this field existed is one of these).
+    #[default]
+    Commands,
+    /// The anti-stagnation reflex's strategies, applied after the tick was
+    /// recorded: each entry is one strategy, its tool [`STRATEGY_ROW`] and
+    /// its arguments the row's `command` JSON; the reply, mode, prompt and
+    /// shown processes are empty.
+    Stagnation,
+}
+
 /// A tick whose commands are running: what recording it needs if the node
 /// stops before the tick does.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TickJournal {
     /// The tick's number (`agent_log.tick`).
     pub tick: u64,
+    /// Whose commands these are: the tick's or its reflex's.
+    #[serde(default)]
+    pub part: JournalPart,
     /// When it started (Unix ms).
     pub started_ms: u64,
     /// When the journal was last written: the last moment the tick is known
@@ -91,6 +121,17 @@ impl JournalCommand {
             outcome: None,
         }
     }
+
+    /// A strategy about to be applied, `command` being its row's `command`.
+    pub fn strategy(command: &serde_json::Value) -> Self {
+        Self {
+            tool: STRATEGY_ROW.to_owned(),
+            args: command.to_string(),
+            cmd_id: None,
+            description: None,
+            outcome: None,
+        }
+    }
 }
 
 /// A finished command's result, as `process_log` keeps it.
@@ -107,6 +148,9 @@ pub struct JournalOutcome {
 pub struct Recovered {
     /// Its number.
     pub tick: u64,
+    /// Whether the tick's commands or its reflex's strategies were
+    /// recorded (the tick itself then was already).
+    pub part: JournalPart,
     /// Its commands whose outcome the journal had.
     pub finished: usize,
     /// Its commands in total.
@@ -141,114 +185,160 @@ pub fn clear(store: &Store) -> Result<()> {
     Ok(())
 }
 
-/// Records the tick a journal was left by, in one transaction: its reply,
+/// Records what a journal was left by, in one transaction, then removes
+/// the journal. A tick's commands ([`JournalPart::Commands`]): its reply,
 /// one `process_log` row per command, the process rows its prompt showed
-/// closed, its `agent_log` row under its own number; then removes the
-/// journal. `None` when no journal was left. A journal of a tick already
-/// recorded (which [`record_tick`](crate::cognition::record::record_tick)
-/// never leaves) is removed without recording anything twice.
+/// closed, its `agent_log` row under its own number. A reflex's strategies
+/// ([`JournalPart::Stagnation`], its tick already recorded): one
+/// `stagnation_strategy` row per strategy. `None` when no journal was left.
+/// A journal of a tick already recorded (which
+/// [`record_tick`](crate::cognition::record::record_tick) never leaves) is
+/// removed without recording anything twice.
 pub fn recover(store: &Store, language: Language, now_ms: u64) -> Result<Option<Recovered>> {
     store.transaction(|store| {
         let Some(journal) = left(store)? else {
             return Ok(None);
         };
-        let tick = i64::try_from(journal.tick).unwrap_or(i64::MAX);
-        if store.last_tick()?.is_some_and(|t| t.row.tick >= tick) {
-            tracing::warn!(tick, "dropping the journal of a tick already recorded");
-            clear(store)?;
-            return Ok(None);
-        }
-        let response_id = Some(store.add(
-            &RecentResponse {
-                content: journal.reply.clone(),
-                llm_id: Some(journal.model.clone()),
-                ..Default::default()
-            },
-            now_ms,
-        )?);
-        let mut executed = 0u32;
-        let mut stopped = false;
-        for command in &journal.commands {
-            let (status, result) = match &command.outcome {
-                Some(JournalOutcome { ok, output }) => {
-                    executed += 1;
-                    let status = if *ok {
-                        ProcessStatus::Ok
-                    } else {
-                        ProcessStatus::Error
-                    };
-                    (status, output.clone())
-                }
-                // Commands run one after another: the first without an
-                // outcome was running when the node stopped, the rest
-                // never started.
-                None if !stopped => {
-                    stopped = true;
-                    executed += 1;
-                    (
-                        ProcessStatus::Warning,
-                        command_interrupted(language).to_owned(),
-                    )
-                }
-                None => (
-                    ProcessStatus::Warning,
-                    command_not_started(language).to_owned(),
-                ),
-            };
-            store.add(
-                &ProcessEntry {
-                    name: command.tool.clone(),
-                    cmd_id: command.cmd_id.clone(),
-                    command: command_value(
-                        &command.tool,
-                        &command.args,
-                        command.description.as_deref(),
-                    ),
-                    result: Some(clip(&result, MAX_STORED_RESULT_CHARS)),
-                    status,
-                    llm_id: Some(journal.model.clone()),
-                    ..Default::default()
-                },
-                now_ms,
-            )?;
-        }
-        for &id in &journal.shown_processes {
-            // A row deleted meanwhile is fine to miss.
-            let _ = store.process_set_status(id, ProcessStatus::Close, now_ms);
-        }
-        let finished = journal
+        let recovered = match journal.part {
+            JournalPart::Commands => recover_tick(store, &journal, language, now_ms)?,
+            JournalPart::Stagnation => {
+                add_rows(store, &journal, language, now_ms)?;
+                Some(recovered(&journal))
+            }
+        };
+        clear(store)?;
+        Ok(recovered)
+    })
+}
+
+/// What recording `journal` recovered.
+fn recovered(journal: &TickJournal) -> Recovered {
+    Recovered {
+        tick: journal.tick,
+        part: journal.part,
+        finished: journal
             .commands
             .iter()
             .filter(|c| c.outcome.is_some())
-            .count();
-        let total = journal.commands.len();
-        store.add(
-            &TickRecord {
-                tick,
-                mode: journal.mode.clone(),
-                response_id,
-                commands_total: u32::try_from(total).unwrap_or(u32::MAX),
-                commands_executed: executed,
-                duration_ms: journal.updated_ms.saturating_sub(journal.started_ms),
-                summary: format!(
-                    "interrupted: the node stopped during the tick's commands \
-                     ({finished} of {total} finished); recorded at restart"
-                ),
-                llm_id: Some(journal.model.clone()),
-                error: None,
-                prompt_tokens: journal.prompt_tokens,
-                model_calls: journal.model_calls,
-            },
-            now_ms,
-        )?;
-        store.responses_keep_latest(KEEP_RECENT_RESPONSES)?;
-        clear(store)?;
-        Ok(Some(Recovered {
-            tick: journal.tick,
-            finished,
-            commands: total,
-        }))
-    })
+            .count(),
+        commands: journal.commands.len(),
+    }
+}
+
+/// [`recover`] of a tick's commands: everything but removing the journal.
+fn recover_tick(
+    store: &Store,
+    journal: &TickJournal,
+    language: Language,
+    now_ms: u64,
+) -> Result<Option<Recovered>> {
+    let tick = i64::try_from(journal.tick).unwrap_or(i64::MAX);
+    if store.last_tick()?.is_some_and(|t| t.row.tick >= tick) {
+        tracing::warn!(tick, "dropping the journal of a tick already recorded");
+        return Ok(None);
+    }
+    let response_id = Some(store.add(
+        &RecentResponse {
+            content: journal.reply.clone(),
+            llm_id: Some(journal.model.clone()),
+            ..Default::default()
+        },
+        now_ms,
+    )?);
+    let executed = add_rows(store, journal, language, now_ms)?;
+    for &id in &journal.shown_processes {
+        // A row deleted meanwhile is fine to miss.
+        let _ = store.process_set_status(id, ProcessStatus::Close, now_ms);
+    }
+    let done = recovered(journal);
+    let (finished, total) = (done.finished, done.commands);
+    store.add(
+        &TickRecord {
+            tick,
+            mode: journal.mode.clone(),
+            response_id,
+            commands_total: u32::try_from(total).unwrap_or(u32::MAX),
+            commands_executed: executed,
+            duration_ms: journal.updated_ms.saturating_sub(journal.started_ms),
+            summary: format!(
+                "interrupted: the node stopped during the tick's commands \
+                 ({finished} of {total} finished); recorded at restart"
+            ),
+            llm_id: Some(journal.model.clone()),
+            error: None,
+            prompt_tokens: journal.prompt_tokens,
+            model_calls: journal.model_calls,
+        },
+        now_ms,
+    )?;
+    store.responses_keep_latest(KEEP_RECENT_RESPONSES)?;
+    Ok(Some(done))
+}
+
+/// Adds one `process_log` row per command of `journal`, in order: its
+/// result where the journal has it, else a warning that the node stopped
+/// while it ran (the first without one: commands run one after another) or
+/// before it started (the rest). How many were started.
+pub(crate) fn add_rows(
+    store: &Store,
+    journal: &TickJournal,
+    language: Language,
+    now_ms: u64,
+) -> Result<u32> {
+    let mut executed = 0u32;
+    let mut stopped = false;
+    for command in &journal.commands {
+        let (status, result) = match &command.outcome {
+            Some(JournalOutcome { ok, output }) => {
+                executed += 1;
+                let status = if *ok {
+                    ProcessStatus::Ok
+                } else {
+                    ProcessStatus::Error
+                };
+                (status, output.as_str())
+            }
+            None if !stopped => {
+                stopped = true;
+                executed += 1;
+                (ProcessStatus::Warning, command_interrupted(language))
+            }
+            None => (ProcessStatus::Warning, command_not_started(language)),
+        };
+        store.add(&process_row(journal, command, status, result), now_ms)?;
+    }
+    Ok(executed)
+}
+
+/// The `process_log` row of one journaled command: a tick's command as
+/// [`record_tick`](crate::cognition::record::record_tick) writes it, a
+/// strategy as the reflex does (its command JSON, no model).
+fn process_row(
+    journal: &TickJournal,
+    command: &JournalCommand,
+    status: ProcessStatus,
+    result: &str,
+) -> ProcessEntry {
+    let result = Some(clip(result, MAX_STORED_RESULT_CHARS));
+    match journal.part {
+        JournalPart::Commands => ProcessEntry {
+            name: command.tool.clone(),
+            cmd_id: command.cmd_id.clone(),
+            command: command_value(&command.tool, &command.args, command.description.as_deref()),
+            result,
+            status,
+            llm_id: Some(journal.model.clone()),
+            ..Default::default()
+        },
+        JournalPart::Stagnation => ProcessEntry {
+            name: command.tool.clone(),
+            command: serde_json::from_str(&command.args)
+                .unwrap_or_else(|_| serde_json::Value::String(command.args.clone())),
+            result,
+            status,
+            ..Default::default()
+        },
+    }
 }
 
 /// What running a journaled tick's commands uses.
@@ -273,7 +363,7 @@ pub(crate) async fn run_journaled(
     commands: &[Command],
 ) -> std::result::Result<Vec<RunResult>, CoreError> {
     journal.commands = commands.iter().map(JournalCommand::of).collect();
-    save(io, &mut journal).await?;
+    save(io.db, io.clock, &mut journal).await?;
     let now = io.clock.now();
     let mut results = Vec::with_capacity(commands.len());
     for (i, command) in commands.iter().enumerate() {
@@ -284,7 +374,7 @@ pub(crate) async fn run_journaled(
                 output: clip(&result.output, MAX_STORED_RESULT_CHARS),
             });
         }
-        save(io, &mut journal).await?;
+        save(io.db, io.clock, &mut journal).await?;
         io.trace.command(command, &result);
         results.push(result);
     }
@@ -292,10 +382,41 @@ pub(crate) async fn run_journaled(
 }
 
 /// Writes `journal` stamped with the clock's now.
-async fn save(io: &JournalIo<'_>, journal: &mut TickJournal) -> std::result::Result<(), CoreError> {
-    let now = io.clock.now().unix_ms();
+pub(crate) async fn save(
+    db: &Db,
+    clock: &dyn Clock,
+    journal: &mut TickJournal,
+) -> std::result::Result<(), CoreError> {
+    let now = clock.now().unix_ms();
     journal.updated_ms = now;
     let copy = journal.clone();
-    io.db.write(move |s: &Store| write(s, &copy, now)).await??;
+    db.write(move |s: &Store| write(s, &copy, now)).await??;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_journal_written_before_parts_existed_is_a_ticks_commands() {
+        let old = serde_json::json!({
+            "tick": 7, "started_ms": 1, "updated_ms": 2, "model": "main",
+            "mode": "auto", "reply": "r", "prompt_tokens": 3, "model_calls": 1,
+            "shown_processes": [], "commands": [{"tool": "diary_add", "args": "x"}]
+        });
+        let journal: TickJournal = serde_json::from_value(old).unwrap();
+        assert_eq!(journal.part, JournalPart::Commands);
+        assert_eq!(journal.commands[0].outcome, None);
+        let reflex = TickJournal {
+            part: JournalPart::Stagnation,
+            ..journal
+        };
+        let value = serde_json::to_value(&reflex).unwrap();
+        assert_eq!(value["part"], "stagnation");
+        assert_eq!(
+            serde_json::from_value::<TickJournal>(value).unwrap(),
+            reflex
+        );
+    }
 }

@@ -7,7 +7,8 @@
 //! - [`core`]: [`CognitiveCore`] — one tick, the run loop.
 //! - [`load`], [`record`]: the tick's reads and its one write transaction.
 //! - [`journal`]: the write-ahead journal of a tick's commands, and the
-//!   recording at start of a tick the node stopped in.
+//!   recording at start of a tick the node stopped in; [`strategy_journal`]:
+//!   the same journal of the anti-stagnation reflex's strategies.
 //! - [`reflect`], [`models`]: model calls and the clients behind them.
 //! - [`run_commands`]: commands through the registry, and `help`.
 //! - [`wait`]: the pause and idle mode's awaited wake-ups (on
@@ -38,6 +39,7 @@ pub(crate) mod reflect;
 pub(crate) mod requested;
 pub(crate) mod run_commands;
 pub(crate) mod stagnation;
+pub(crate) mod strategy_journal;
 pub(crate) mod texts;
 pub(crate) mod trace;
 pub mod wait;

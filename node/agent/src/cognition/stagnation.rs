@@ -2,13 +2,15 @@
 //! see what it did; when they find stagnation, the strategies in
 //! `stagnation_strategies` are chosen by the seed's algorithm (diagnose the
 //! source → cheapest first → combine classes once the stall escalates) and
-//! their mechanisms act
-//! ([`crate::cognition::mechanisms`]). Each application is recorded in
-//! `process_log`; [`RATE_AFTER_TICKS`] ticks later the novelty before and
-//! after becomes a row in `ratings` for the strategy. A strategy that
-//! travels (published here or received from a friend) is rated by its item
-//! id and the rating is shareable, so friends learn which strategies work;
-//! a local one (the seeds) is rated by its row and the rating stays home.
+//! their mechanisms act ([`crate::cognition::mechanisms`]). The chosen
+//! strategies are journaled before they apply
+//! ([`crate::cognition::strategy_journal`]); each application is recorded
+//! in `process_log` as the journal ends; [`RATE_AFTER_TICKS`] ticks later
+//! the novelty before and after becomes a row in `ratings` for the
+//! strategy. A strategy that travels (published here or received from a
+//! friend) is rated by its item id and the rating is shareable, so friends
+//! learn which strategies work; a local one (the seeds) is rated by its row
+//! and the rating stays home.
 //! The whole state is stored after every tick ([`STAGNATION_CONFIG_KEY`]),
 //! so a restart goes on mid-strategy.
 
@@ -21,14 +23,14 @@ use porfiry_skills::cognition::strategy::{Candidate, Mechanism, StrategyClass, c
 use porfiry_skills::cognition::tick::TickReport;
 use porfiry_storage::db::Db;
 use porfiry_storage::{
-    Concept, Link, ListQuery, LlmEntry, NoteSource, ProcessEntry, ProcessStatus, Rating,
-    StagnationStrategy, Store, Stored,
+    Concept, Link, ListQuery, LlmEntry, NoteSource, Rating, StagnationStrategy, Store, Stored,
 };
 use serde::{Deserialize, Serialize};
 
 use crate::cognition::effects::{Effects, EnvironmentReturn, TaskReturn};
 use crate::cognition::error::CoreError;
 use crate::cognition::mechanisms::{StagnationIo, apply, return_from_environment, return_to_tasks};
+use crate::cognition::strategy_journal::StrategyJournal;
 use crate::cognition::texts;
 
 /// Ticks after an application before it is rated: long enough for the
@@ -368,39 +370,40 @@ impl Stagnation {
         let rows = io.db.read(|s: &Store| strategies_with_ratings(s)).await??;
         let candidates: Vec<Candidate> = rows.iter().map(|(c, _)| c.clone()).collect();
         let recent: Vec<i64> = self.recent.iter().copied().collect();
-        let chosen = choose(&candidates, assessment, &recent);
+        let chosen: Vec<&(Candidate, About)> = choose(&candidates, assessment, &recent)
+            .into_iter()
+            .filter_map(|id| rows.iter().find(|(c, _)| c.id == id))
+            .collect();
+        if chosen.is_empty() {
+            return Ok(());
+        }
+        let signals = format!("{:?}", assessment.signals);
+        let commands: Vec<serde_json::Value> = chosen
+            .iter()
+            .map(|(c, about)| strategy_command(c, about, &signals))
+            .collect();
+        // Journaled before the first mechanism acts: a node stopped in
+        // between records the strategies at its next start.
+        let mut journal =
+            StrategyJournal::begin(io.db, io.clock, report.tick, io.model, &commands).await?;
         let before: Vec<f64> = self.novelty.iter().map(|(_, n)| *n).collect();
         let mut applied = false;
-        for id in chosen {
-            let Some((candidate, about)) = rows.iter().find(|(c, _)| c.id == id) else {
-                continue;
-            };
+        for (candidate, about) in chosen {
             let name = &about.name;
             let Some(done) = apply(&mut self.effects, candidate.mechanism, report, io).await?
             else {
+                journal.passed_over(io.db, io.clock).await?;
                 io.trace.line(format_args!(
                     "stagnation: {name} ({}) does not apply now",
                     candidate.mechanism.as_str()
                 ));
                 continue;
             };
+            journal
+                .applied(io.db, io.clock, &format!("applied {name}: {done}"))
+                .await?;
             io.trace
                 .line(format_args!("stagnation: applied {name}: {done}"));
-            let now = io.clock.now().unix_ms();
-            let entry = ProcessEntry {
-                name: "stagnation_strategy".into(),
-                command: serde_json::json!({
-                    "strategy": id,
-                    "name": name,
-                    "class": candidate.class.as_str(),
-                    "mechanism": candidate.mechanism.as_str(),
-                    "signals": format!("{:?}", assessment.signals),
-                }),
-                result: Some(format!("applied {name}: {done}")),
-                status: ProcessStatus::Ok,
-                ..Default::default()
-            };
-            io.db.write(move |s: &Store| s.add(&entry, now)).await??;
             if self.pending.len() >= MAX_PENDING {
                 // The oldest goes unrated rather than the queue growing.
                 self.pending.remove(0);
@@ -411,12 +414,16 @@ impl Stagnation {
                 tick: report.tick,
                 before: before.clone(),
             });
-            self.recent.push_back(id);
+            self.recent.push_back(candidate.id);
             while self.recent.len() > MAX_RECENT {
                 self.recent.pop_front();
             }
             applied = true;
         }
+        // Each application's row, in the transaction that ends the journal.
+        journal
+            .record(io.db, self.effects.language, io.clock.now().unix_ms())
+            .await?;
         // The cooldown follows an application only: when nothing could act
         // (no strategy of the diagnosed class, or none applies now) the next
         // tick may try again, as the diagnosis may have changed.
@@ -425,6 +432,17 @@ impl Stagnation {
         }
         Ok(())
     }
+}
+
+/// A strategy's `stagnation_strategy` row `command`: which one, and why.
+fn strategy_command(c: &Candidate, about: &About, signals: &str) -> serde_json::Value {
+    serde_json::json!({
+        "strategy": c.id,
+        "name": about.name,
+        "class": c.class.as_str(),
+        "mechanism": c.mechanism.as_str(),
+        "signals": signals,
+    })
 }
 
 /// What a rating needs to know about a strategy.

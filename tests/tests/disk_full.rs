@@ -6,39 +6,17 @@
 //! arrives, nothing lost. Skipped, with the reason, where a tmpfs cannot be
 //! mounted (not root, no mount namespace rights).
 
+mod tmpfs_common;
+
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use porfiry_tests::api_client::call;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use tmpfs_common::Tmpfs;
 
 /// The tmpfs: room for a fresh node's database and WAL with some to spare.
-const TMPFS_SIZE: &str = "size=24m";
-
-/// Unmounts the tmpfs when the test ends, however it ends (lazily: a
-/// daemon killed by the harness may still hold a file).
-struct Unmount(PathBuf);
-
-impl Drop for Unmount {
-    fn drop(&mut self) {
-        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
-    }
-}
-
-fn mount_tmpfs(dir: &Path) -> Result<(), String> {
-    std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
-    let out = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", TMPFS_SIZE, "tmpfs"])
-        .arg(dir)
-        .output()
-        .map_err(|e| e.to_string())?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(String::from_utf8_lossy(&out.stderr).trim().to_owned())
-    }
-}
+const TMPFS_BYTES: u64 = 24 << 20;
 
 /// Writes zeros into `path` until the filesystem says it is full.
 fn fill(path: &Path) {
@@ -51,12 +29,14 @@ fn fill(path: &Path) {
 #[test]
 fn a_full_disk_refuses_writes_with_507_keeps_serving_and_resumes_by_itself() {
     let mut mounted = Err(String::new());
-    let mut b = MeshNode::init_with("B", |dir| mounted = mount_tmpfs(dir));
-    if let Err(why) = mounted {
-        eprintln!("skipped: cannot mount a tmpfs here ({why})");
-        return;
-    }
-    let _unmount = Unmount(b.dir().to_owned());
+    let mut b = MeshNode::init_with("B", |dir| mounted = Tmpfs::mount(dir, TMPFS_BYTES));
+    let _tmpfs = match mounted {
+        Ok(tmpfs) => tmpfs,
+        Err(why) => {
+            eprintln!("skipped: cannot mount a tmpfs here ({why})");
+            return;
+        }
+    };
     let mut g = MeshNode::init("G");
     b.start_server_with(0, &["--api", "127.0.0.1:0"]);
     let api = b.api_address();

@@ -89,6 +89,7 @@ fn receive_throughput(c: &mut Criterion) {
                             })
                             .collect(),
                         invalid: vec![],
+                        unreadable: vec![],
                     };
                     e.handle_into(
                         T0 + 1,

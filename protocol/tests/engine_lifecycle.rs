@@ -185,6 +185,7 @@ fn expired_items_are_refused_on_receipt_and_on_publish() {
             item: x.clone(),
         }],
         invalid: vec![],
+        unreadable: vec![],
     };
     let out = b.handle(
         T0 + 1000,

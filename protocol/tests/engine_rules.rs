@@ -448,6 +448,7 @@ fn envelopes_that_fail_the_edge_checks_are_reported_not_stored() {
             item: x.clone(),
         }],
         invalid: vec![],
+        unreadable: vec![],
     };
     assert_eq!(
         stored(&a.handle(

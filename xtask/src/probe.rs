@@ -7,16 +7,17 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use crate::models;
 use crate::plan::{Model, Probes};
+use crate::{models, old_binary};
 
 /// Where Debian puts each LLVM version (`/usr/lib/llvm-14/lib/libclang.so.1`).
 const LLVM_ROOT: &str = "/usr/lib";
 /// Folders whose `python3` is Debian's own (PEP 668: pip installs refused).
 const SYSTEM_BIN_DIRS: [&str; 2] = ["/usr/bin", "/bin"];
 
-/// Everything the plan asks about, for the models in `model_dir`.
-pub fn probe(model_dir: &Path) -> Probes {
+/// Everything the plan asks about, for the models in `model_dir` and the
+/// old binary at `old_binary_path`.
+pub fn probe(model_dir: &Path, old_binary_path: &Path) -> Probes {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let on_path = |name: &str| find_in_path(name, &path).is_some();
     let cargo_bin = cargo_home().map(|home| home.join("bin"));
@@ -52,6 +53,7 @@ pub fn probe(model_dir: &Path) -> Probes {
         clippy,
         smollm2: models::is_present(model_dir, Model::SmolLm2),
         gemma: models::is_present(model_dir, Model::Gemma),
+        old_binary: old_binary::is_present(old_binary_path),
     }
 }
 

@@ -2,7 +2,7 @@
 //! succeed, and a child's exit status handed on as ours.
 
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, ExitCode, ExitStatus};
+use std::process::{Command, ExitCode, ExitStatus, Stdio};
 
 use anyhow::{Context, Result, bail};
 
@@ -27,6 +27,15 @@ pub fn describe(cmd: &Command) -> String {
 pub fn status(cmd: &mut Command) -> Result<ExitStatus> {
     cmd.status()
         .with_context(|| format!("could not start `{}`", describe(cmd)))
+}
+
+/// Runs `cmd` with its output silenced; true when it exits 0.
+pub fn succeeds(cmd: &mut Command) -> bool {
+    cmd.stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 /// Runs `cmd` and fails unless it exits 0.
@@ -74,5 +83,12 @@ mod tests {
         let err = checked(&mut Command::new("false")).unwrap_err();
         assert!(err.to_string().contains("`false` failed"), "{err}");
         assert!(checked(&mut Command::new("/nonexistent/xtask-tool")).is_err());
+    }
+
+    #[test]
+    fn succeeds_is_the_exit_status() {
+        assert!(succeeds(&mut Command::new("true")));
+        assert!(!succeeds(&mut Command::new("false")));
+        assert!(!succeeds(&mut Command::new("/nonexistent/xtask-tool")));
     }
 }

@@ -9,7 +9,7 @@ use std::path::Path;
 use anyhow::Result;
 
 use crate::plan::{self, Purpose, Step};
-use crate::{install, models, probe};
+use crate::{install, models, old_binary, probe};
 
 /// Carries out a plan's steps.
 pub trait Installer {
@@ -20,7 +20,8 @@ pub trait Installer {
 /// Makes this machine ready for `purpose` (prints to stdout).
 pub fn setup(purpose: Purpose, dry_run: bool) -> Result<()> {
     let model_dir = models::cache_dir_from_env()?;
-    let steps = plan::plan(purpose, &probe::probe(&model_dir));
+    let old = old_binary::binary_path(&old_binary::cache_dir_from_env()?, old_binary::OLD_COMMIT);
+    let steps = plan::plan(purpose, &probe::probe(&model_dir, &old));
     apply(
         purpose,
         &steps,

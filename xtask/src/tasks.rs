@@ -9,6 +9,7 @@ use std::process::{Command, ExitCode};
 use anyhow::Result;
 
 use crate::models::{self, GEMMA_ENV, SMOLLM2_ENV};
+use crate::old_binary::{self, OLD_BINARY_ENV, OLD_COMMIT};
 use crate::plan::{Model, Purpose};
 use crate::process::{self, cargo};
 use crate::setup::setup;
@@ -36,14 +37,16 @@ pub fn test(root: &Path, args: &[OsString]) -> Result<ExitCode> {
 
 /// The test entry: `cargo nextest run --workspace ARGS` in the workspace
 /// root, with `PORFIRY_TEST_GGUF` and `PORFIRY_TEST_GEMMA_GGUF` naming the
-/// cached models.
+/// cached models and `PORFIRY_OLD_BINARY` the cached old `porfiry`.
 pub fn nextest(root: &Path, args: &[OsString]) -> Result<Command> {
     let dir = models::cache_dir_from_env()?;
+    let old = old_binary::binary_path(&old_binary::cache_dir_from_env()?, OLD_COMMIT);
     let mut cmd = cargo();
     cmd.current_dir(root)
         .args(nextest_args(args))
         .env(SMOLLM2_ENV, models::model_path(&dir, Model::SmolLm2))
-        .env(GEMMA_ENV, models::model_path(&dir, Model::Gemma));
+        .env(GEMMA_ENV, models::model_path(&dir, Model::Gemma))
+        .env(OLD_BINARY_ENV, old);
     Ok(cmd)
 }
 
@@ -110,6 +113,25 @@ mod tests {
 
     fn args(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn the_test_entry_names_the_models_and_the_old_binary() {
+        let cmd = nextest(Path::new("/src"), &[]).unwrap();
+        let env = |name: &str| {
+            cmd.get_envs()
+                .find(|(key, _)| *key == name)
+                .and_then(|(_, value)| value)
+                .map(Path::new)
+                .unwrap_or_else(|| panic!("{name} is not set"))
+        };
+        assert!(env(SMOLLM2_ENV).ends_with(models::SMOLLM2_FILE));
+        assert!(env(GEMMA_ENV).ends_with(models::GEMMA_FILE));
+        assert!(
+            env(OLD_BINARY_ENV).ends_with(Path::new(OLD_COMMIT).join("porfiry")),
+            "{:?}",
+            env(OLD_BINARY_ENV)
+        );
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::output::{DeleteReason, Output};
 use super::quota::{Refused, Usage};
 use crate::item::audience::Audience;
 use crate::item::id::ItemId;
+use crate::item::unreadable::Unreadable;
 use crate::item::verified::VerifiedItem;
 
 impl Engine {
@@ -87,17 +88,29 @@ impl Engine {
         true
     }
 
-    /// True for an id declined and remembered: a `Have` of it is not
-    /// answered with a `Want`.
+    /// True for an id declined and remembered, or remembered as a newer
+    /// version's item: a `Have` of it is not answered with a `Want`.
     pub(super) fn is_declined(&self, id: &ItemId) -> bool {
-        self.declined.author(id).is_some()
+        self.declined.author(id).is_some() || self.unreadable.author(id).is_some()
     }
 
-    /// The remembered declined items as (creation time, id): the range-sync
-    /// set this node answers a friend's catch-up with counts them as held,
-    /// so the friend does not send them again every resync.
+    /// The remembered declined and unreadable items as (creation time, id):
+    /// the range-sync set this node answers a friend's catch-up with counts
+    /// them as held, so the friend does not send them again every resync.
     pub(super) fn declined_items(&self) -> impl Iterator<Item = (u64, ItemId)> + '_ {
-        self.declined.iter()
+        self.declined.iter().chain(self.unreadable.iter())
+    }
+
+    /// Remembers newer versions' items a friend sent (`Inbound::Items`'s
+    /// `unreadable`): never kept or relayed, since the rules of an audience
+    /// or kind this node does not know cannot be checked, and never asked
+    /// for again. Bounded as the declined items are; a restart forgets
+    /// them, so an upgraded node gets them at its first catch-up.
+    pub(super) fn remember_unreadable(&mut self, items: &[Unreadable]) {
+        for u in items {
+            self.unreadable
+                .remember(u.id, u.created_ms, Arc::from(u.author.as_str()));
+        }
     }
 
     /// True for a public item by a stranger: one the retention bound

@@ -7,6 +7,7 @@
 use crate::error::ItemError;
 use crate::item::batch::verify_batch;
 use crate::item::id::ItemId;
+use crate::item::unreadable::{Unreadable, unreadable};
 use crate::item::verified::VerifiedItem;
 use crate::wire::{Announce, WireItem, WireMessage};
 
@@ -92,6 +93,11 @@ pub enum Inbound {
         items: Vec<ReceivedItem>,
         /// Why each other envelope was refused.
         invalid: Vec<ItemError>,
+        /// Those of the refused envelopes that are a newer version's items
+        /// (an unknown kind or field, signed by their author), as far as
+        /// they can be read: the engine remembers them as declined, so they
+        /// are not sent to us again (docs/protocol.md, "Mixed versions").
+        unreadable: Vec<Unreadable>,
     },
     /// See [`WireMessage::SyncQuery`].
     SyncQuery {
@@ -162,19 +168,28 @@ impl Inbound {
     ) -> Inbound {
         let mut ok = Vec::with_capacity(wire.len());
         let mut invalid = Vec::new();
+        let mut unread = Vec::new();
         for (wire, result) in wire.iter().zip(results) {
             match result {
                 Ok(item) => ok.push(ReceivedItem {
                     hops: wire.hops,
                     item,
                 }),
-                Err(e) => invalid.push(e),
+                Err(e) => {
+                    if e.is_from_a_newer_version()
+                        && let Some(u) = unreadable(&wire.envelope)
+                    {
+                        unread.push(u);
+                    }
+                    invalid.push(e);
+                }
             }
         }
         Inbound::Items {
             session,
             items: ok,
             invalid,
+            unreadable: unread,
         }
     }
 }

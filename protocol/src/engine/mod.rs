@@ -129,6 +129,9 @@ pub struct Engine {
     refusals: quota::Refusals,
     shelf: quota::StrangerShelf,
     declined: quota::Declined,
+    /// Newer versions' items friends sent us, remembered like `declined`
+    /// but kept when a friend list changes (`admit.rs`).
+    unreadable: quota::Declined,
 }
 
 impl Engine {
@@ -182,6 +185,7 @@ impl Engine {
             refusals: quota::Refusals::default(),
             shelf: quota::StrangerShelf::default(),
             declined: quota::Declined::default(),
+            unreadable: quota::Declined::default(),
         }
     }
 
@@ -346,7 +350,11 @@ impl Engine {
                 session,
                 items,
                 invalid,
-            } => self.on_items(now_ms, peer, session, items, invalid, out),
+                unreadable,
+            } => {
+                self.remember_unreadable(&unreadable);
+                self.on_items(now_ms, peer, session, items, invalid, out)
+            }
             Inbound::SyncQuery { session, frame } => {
                 self.on_sync_query(now_ms, peer, session, &frame, out)
             }

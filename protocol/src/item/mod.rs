@@ -17,6 +17,7 @@ pub mod id;
 pub mod kinds;
 pub mod payload;
 pub mod record;
+pub mod unreadable;
 pub mod verified;
 
 pub use audience::Audience;

@@ -86,7 +86,7 @@ fn the_shown_tools_are_the_prompts_with_its_lists_as_choices() {
 }
 
 #[test]
-fn a_constrained_session_sends_its_prompts_grammar_and_it_follows_enable() {
+fn a_constrained_session_sends_its_prompts_grammar_and_after_an_enable_only_the_sets_tools() {
     let config = LoopConfig {
         constrained: true,
         ..LoopConfig::default()
@@ -107,58 +107,33 @@ fn a_constrained_session_sends_its_prompts_grammar_and_it_follows_enable() {
         panic!("enable calls the model again");
     };
     let second_grammar = second.grammar.clone().unwrap_or_default();
-    assert_eq!(
-        second_grammar,
-        tb.prompt().grammar_after_enable(&["media"], "media")
-    );
     assert!(
         second_grammar.contains("\"media_search\" \"|\" text"),
         "{second_grammar}"
     );
     assert_eq!(second.stop, CHAT_REPLY_STOP);
-}
-
-#[test]
-fn the_reply_right_after_an_enable_calls_what_it_enabled_or_answers_and_the_next_is_free() {
-    let config = LoopConfig {
-        constrained: true,
-        ..LoopConfig::default()
-    };
-    let tb = toolbox_with(config);
-    let mut s = Session::new(tb.clone());
-    let now = clock().now();
-    let Step::CallModel(first) = s.user_message("find Lara Croft", &now) else {
-        panic!("a user message calls the model");
-    };
-    assert!(
-        first
-            .grammar
-            .unwrap_or_default()
-            .contains("\"enable_toolset\"")
-    );
-    let Ok(Step::CallModel(after_enable)) = s.model_reply("TOOL_CALL: enable_toolset|media", &now)
-    else {
-        panic!("enable calls the model again");
-    };
-    let grammar = after_enable.grammar.unwrap_or_default();
+    // Right after the enable: only what was enabled, or an answer.
     let media: Vec<ToolShape> = tb
         .prompt()
         .shown_tools(&["media"])
         .into_iter()
         .filter(|t| t.name.starts_with("media_"))
         .collect();
-    assert_eq!(
-        grammar,
-        chat_reply(&media),
-        "only what was enabled, or an answer"
+    assert_eq!(second_grammar, chat_reply(&media));
+    assert!(
+        !second_grammar.contains("\"enable_toolset\""),
+        "{second_grammar}"
     );
-    assert!(!grammar.contains("\"enable_toolset\""), "{grammar}");
-    assert!(!grammar.contains("\"read_skill\""), "{grammar}");
+    assert!(
+        !second_grammar.contains("\"read_skill\""),
+        "{second_grammar}"
+    );
     assert_eq!(
         tb.prompt().grammar_after_enable(&["media"], "notes"),
         tb.prompt().grammar(&["media"]),
         "a set that is not active gets the prompt's grammar"
     );
+    // After a tool ran, the prompt's whole grammar again.
     let Ok(Step::RunTool(_)) = s.model_reply("TOOL_CALL: media_search|Lara Croft", &now) else {
         panic!("a set's tool runs");
     };
@@ -167,8 +142,7 @@ fn the_reply_right_after_an_enable_calls_what_it_enabled_or_answers_and_the_next
     };
     assert_eq!(
         after_tool.grammar.as_deref(),
-        Some(tb.prompt().grammar(&["media"]).as_str()),
-        "after a tool ran, enabling another set or disabling this one is offered again"
+        Some(tb.prompt().grammar(&["media"]).as_str())
     );
 }
 

@@ -13,6 +13,7 @@ use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
 use porfiry_protocol::NodeKey;
 use porfiry_storage::{DB_FILE_NAME, Note, NoteFilter, Store, Stored};
 use tempfile::TempDir;
@@ -221,6 +222,19 @@ impl MeshNode {
     /// and waits for its address.
     pub fn start_server(&mut self, port: u16) {
         self.start_server_with(port, &[]);
+    }
+
+    /// [`MeshNode::start_server`] on any port, then waits until the daemon
+    /// has recorded the addresses it listens on, which `invite` and `devices
+    /// link` put into their codes.
+    pub fn start_server_recording_addresses(&mut self) {
+        self.start_server(0);
+        wait_for("the listen addresses to be recorded", || {
+            self.store()
+                .config_get::<Vec<String>>(LISTENING_CONFIG_KEY)
+                .unwrap()
+                .is_some_and(|a| !a.is_empty())
+        });
     }
 
     /// [`MeshNode::start_server`] with more `porfiry run` flags (a model,

@@ -21,9 +21,8 @@ use std::collections::HashMap;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
 use porfiry_storage::DB_FILE_NAME;
-use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::mesh_node::MeshNode;
 
 /// Entries the server holds unless `PORFIRY_DEVICE_ENTRIES` says otherwise:
 /// the ten years of diary.
@@ -159,14 +158,7 @@ fn measure_a_new_device_catching_up_a_long_diary() {
         (n * ENTRY_BYTES) as f64 / 1e6,
         filled.elapsed().as_secs_f64()
     );
-    server.start_server(0);
-    wait_for("the listen addresses to be recorded", || {
-        server
-            .store()
-            .config_get::<Vec<String>>(LISTENING_CONFIG_KEY)
-            .unwrap()
-            .is_some_and(|a| !a.is_empty())
-    });
+    server.start_server_recording_addresses();
     let port = tcp_port(server.address.as_deref().expect("listening"));
     let out = server.cli_ok(&["devices", "link"]);
     let code = out.lines().last().unwrap().trim().to_owned();

@@ -17,7 +17,6 @@
 //! phone is off converges to one text with a `resolve_conflict:` task on
 //! each; `devices unlink` on the phone reaches the server and stops the flow.
 
-use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
 use porfiry_protocol::ItemKind;
 use porfiry_storage::DB_FILE_NAME;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
@@ -25,18 +24,6 @@ use serde_json::Value;
 
 /// The keys every `devices list --json` entry has.
 const LISTING_KEYS: [&str; 4] = ["peer", "name", "linked_since_ms", "last_sync_ms"];
-
-/// Starts `node` as a server and waits until its daemon has recorded the
-/// addresses it listens on, which `devices link` and `invite` put into codes.
-fn start_linker(node: &mut MeshNode) {
-    node.start_server(0);
-    wait_for("the listen addresses to be recorded", || {
-        node.store()
-            .config_get::<Vec<String>>(LISTENING_CONFIG_KEY)
-            .unwrap()
-            .is_some_and(|a| !a.is_empty())
-    });
-}
 
 /// `devices link` on `node`: the code, alone on the last line.
 fn link_code(node: &MeshNode) -> String {
@@ -156,7 +143,7 @@ fn devices_share_the_memory_a_friend_of_both_gets_none_and_unlink_stops_it() {
     friend.befriend(&phone, false, &[]);
     friend.start_server(0);
     server.befriend(&friend, true, &[]);
-    start_linker(&mut server);
+    server.start_server_recording_addresses();
 
     // Linking: the phone's daemon is off, the server's runs.
     let code = link_code(&server);

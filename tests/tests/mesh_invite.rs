@@ -8,20 +8,7 @@
 use std::time::{Duration, SystemTime};
 
 use porfiry_mesh::invite::InviteCode;
-use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
-
-/// Starts `node` as a server and waits until its daemon has recorded its
-/// listen addresses, which `invite` puts into codes.
-fn start_inviter(node: &mut MeshNode) {
-    node.start_server(0);
-    wait_for("the listen addresses to be recorded", || {
-        node.store()
-            .config_get::<Vec<String>>(LISTENING_CONFIG_KEY)
-            .unwrap()
-            .is_some_and(|a| !a.is_empty())
-    });
-}
 
 /// Runs `invite` with `args`; returns the code line.
 fn invite(node: &MeshNode, args: &[&str]) -> String {
@@ -54,7 +41,7 @@ fn friend_ids(node: &MeshNode) -> Vec<String> {
 fn invite_then_join_makes_both_friends_and_a_group_note_arrives() {
     let mut a = MeshNode::init("A");
     let mut b = MeshNode::init("B");
-    start_inviter(&mut a);
+    a.start_server_recording_addresses();
     let out = a.cli_ok(&["invite", "--name", "bob", "--group", "fam"]);
     let code = out.lines().next().unwrap();
     assert!(code.starts_with("porfiry:"), "{out}");
@@ -92,7 +79,7 @@ fn wrong_used_and_expired_codes_are_refused_and_store_nothing() {
     let mut a = MeshNode::init("A");
     let c = MeshNode::init("C");
     let d = MeshNode::init("D");
-    start_inviter(&mut a);
+    a.start_server_recording_addresses();
     let used = invite(&a, &["--name", "carol"]);
     c.cli_ok(&["join", &used]);
     // Kept open through the test, so the door stays open for D's attempts.
@@ -130,7 +117,7 @@ fn wrong_used_and_expired_codes_are_refused_and_store_nothing() {
 fn a_stranger_let_in_while_an_invitation_is_open_cannot_replicate() {
     let mut a = MeshNode::init("A");
     let mut s = MeshNode::init("S");
-    start_inviter(&mut a);
+    a.start_server_recording_addresses();
     invite(&a, &[]);
     a.wait_logged(&["invitation door", "open=true"]);
     // S considers A a friend and dials it; A does not know S.

@@ -24,7 +24,6 @@
 
 use std::path::PathBuf;
 
-use porfiry_mesh::invite::service::LISTENING_CONFIG_KEY;
 use porfiry_protocol::ItemKind;
 use porfiry_storage::{DB_FILE_NAME, ListQuery, StagnationStrategy};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
@@ -111,18 +110,6 @@ fn club_members(node: &MeshNode, club: &str) -> Vec<String> {
     peers
 }
 
-/// Starts `node` as a server and waits until its daemon has recorded the
-/// addresses it listens on, which `devices link` puts into its code.
-fn start_linker(node: &mut MeshNode) {
-    node.start_server(0);
-    wait_for("the listen addresses to be recorded", || {
-        node.store()
-            .config_get::<Vec<String>>(LISTENING_CONFIG_KEY)
-            .unwrap()
-            .is_some_and(|a| !a.is_empty())
-    });
-}
-
 fn now_ms() -> u64 {
     porfiry_mesh::clock::now_ms()
 }
@@ -157,7 +144,7 @@ fn an_old_node_and_a_new_one_replicate_what_both_know_and_the_old_loses_nothing(
         .expect("the old node's strategy is written");
 
     n.befriend(&o, false, &[]);
-    start_linker(&mut n);
+    n.start_server_recording_addresses();
     o.befriend(&n, true, &[]);
     o.start_server(0);
     n.wait_logged(&["friend connected", &o.peer_id]);

@@ -75,10 +75,6 @@ async fn stop_in_question(db: &Db, reply: &str) -> TickJournal {
         .expect("a journal is left")
 }
 
-fn rows<T: porfiry_storage::Record>(s: &Store) -> Vec<Stored<T>> {
-    all::<T>(s)
-}
-
 /// The process row of `tool`.
 fn row_of(processes: &[Stored<ProcessEntry>], tool: &str) -> ProcessEntry {
     processes
@@ -112,23 +108,23 @@ async fn a_tick_stopped_in_its_first_command_is_recorded_at_start_with_unknown_o
     );
     assert!(journal.commands.iter().all(|c| c.outcome.is_none()));
     // Nothing of the tick is recorded yet.
-    assert!(read(&db, rows::<TickRecord>).await.is_empty());
+    assert!(read(&db, all::<TickRecord>).await.is_empty());
 
     // The node starts again: the tick is recorded, numbering goes on.
     let (mut core, prompts) = core_asking(&db, &["Seen."], None, Trace::off()).await;
     assert_eq!(core.next_tick(), 2);
     assert_eq!(read(&db, |s| left(s).unwrap()).await, None);
-    let ticks = read(&db, rows::<TickRecord>).await;
+    let ticks = read(&db, all::<TickRecord>).await;
     assert_eq!(ticks.len(), 1, "{ticks:?}");
     let tick = &ticks[0].row;
     assert_eq!(tick.tick, 1);
     assert_eq!(tick.commands_total, 2);
     assert_eq!(tick.commands_executed, 1, "the running one was started");
     assert_eq!(tick.llm_id.as_deref(), Some("main"));
-    let responses = read(&db, rows::<RecentResponse>).await;
+    let responses = read(&db, all::<RecentResponse>).await;
     assert_eq!(Some(responses.last().unwrap().id), tick.response_id);
     assert_eq!(responses.last().unwrap().row.content, reply);
-    let processes = read(&db, rows::<ProcessEntry>).await;
+    let processes = read(&db, all::<ProcessEntry>).await;
     let question = row_of(&processes, "mesh_interact");
     assert_eq!(question.status, ProcessStatus::Warning);
     assert_eq!(
@@ -143,7 +139,7 @@ async fn a_tick_stopped_in_its_first_command_is_recorded_at_start_with_unknown_o
     );
     assert_eq!(diary.command["args"], "after the question|t");
     assert!(
-        read(&db, rows::<DiaryEntry>)
+        read(&db, all::<DiaryEntry>)
             .await
             .iter()
             .all(|d| d.row.text != "after the question"),
@@ -161,7 +157,7 @@ async fn a_tick_stopped_in_its_first_command_is_recorded_at_start_with_unknown_o
         prompt.contains(command_not_started(Language::En)),
         "{prompt}"
     );
-    let processes = read(&db, rows::<ProcessEntry>).await;
+    let processes = read(&db, all::<ProcessEntry>).await;
     for tool in ["mesh_interact", "diary_add"] {
         assert_eq!(row_of(&processes, tool).status, ProcessStatus::Close);
     }
@@ -181,11 +177,11 @@ async fn a_tick_stopped_after_one_of_two_commands_keeps_the_finished_result() {
 
     let (core, _) = core_asking(&db, &["Seen."], None, Trace::off()).await;
     assert_eq!(core.next_tick(), 2);
-    let ticks = read(&db, rows::<TickRecord>).await;
+    let ticks = read(&db, all::<TickRecord>).await;
     assert_eq!(ticks.len(), 1, "{ticks:?}");
     assert_eq!(ticks[0].row.commands_total, 2);
     assert_eq!(ticks[0].row.commands_executed, 2);
-    let processes = read(&db, rows::<ProcessEntry>).await;
+    let processes = read(&db, all::<ProcessEntry>).await;
     let diary = row_of(&processes, "diary_add");
     assert_eq!(diary.status, ProcessStatus::Ok);
     assert_eq!(diary.result.as_deref(), Some(written.as_str()));
@@ -195,7 +191,7 @@ async fn a_tick_stopped_after_one_of_two_commands_keeps_the_finished_result() {
         question.result.as_deref(),
         Some(command_interrupted(Language::En))
     );
-    let entries: Vec<Stored<DiaryEntry>> = read(&db, rows::<DiaryEntry>)
+    let entries: Vec<Stored<DiaryEntry>> = read(&db, all::<DiaryEntry>)
         .await
         .into_iter()
         .filter(|d| d.row.text == "before the question")
@@ -211,9 +207,9 @@ async fn a_tick_stopped_after_one_of_two_commands_keeps_the_finished_result() {
 async fn snapshot(db: &Db) -> (usize, usize, usize, Vec<String>) {
     read(db, |s| {
         (
-            rows::<TickRecord>(s).len(),
-            rows::<ProcessEntry>(s).len(),
-            rows::<RecentResponse>(s).len(),
+            all::<TickRecord>(s).len(),
+            all::<ProcessEntry>(s).len(),
+            all::<RecentResponse>(s).len(),
             s.config_all().unwrap().into_keys().collect(),
         )
     })
@@ -280,7 +276,7 @@ async fn an_unreadable_journal_is_dropped_without_recording_anything() {
     .unwrap();
     let (core, _) = core_asking(&db, &["-"], None, Trace::off()).await;
     assert_eq!(core.next_tick(), 1);
-    assert!(read(&db, rows::<TickRecord>).await.is_empty());
+    assert!(read(&db, all::<TickRecord>).await.is_empty());
     let raw = read(&db, |s| s.config_value(TICK_JOURNAL_CONFIG_KEY).unwrap()).await;
     assert_eq!(raw, None);
 }

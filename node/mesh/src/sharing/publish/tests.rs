@@ -11,13 +11,15 @@ use porfiry_storage::{
 
 use super::*;
 
-fn store() -> (tempfile::TempDir, Store) {
+/// A fresh store in its own folder (also for the submodules' tests).
+pub(super) fn store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::create(dir.path().join(DB_FILE_NAME)).unwrap();
     (dir, store)
 }
 
-fn key() -> NodeKey {
+/// The publishing node's key (also for the submodules' tests).
+pub(super) fn key() -> NodeKey {
     NodeKey::from_seed([5; 32])
 }
 

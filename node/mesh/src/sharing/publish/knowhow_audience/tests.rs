@@ -4,21 +4,12 @@
 use std::collections::HashSet;
 
 use porfiry_protocol::club::{CLUB_MAX_HOPS, ClubRef};
-use porfiry_protocol::{Audience, ItemId, NodeKey, VerifiedItem};
-use porfiry_storage::{DB_FILE_NAME, Rating, StagnationStrategy, Store, ThinkingMethod};
+use porfiry_protocol::{Audience, ItemId, VerifiedItem};
+use porfiry_storage::{Rating, StagnationStrategy, Store, ThinkingMethod};
 
+use super::super::tests::{key, store};
 use super::super::{DEFAULT_KNOWHOW_MAX_HOPS, publish_pending};
 use super::*;
-
-fn store() -> (tempfile::TempDir, Store) {
-    let dir = tempfile::tempdir().unwrap();
-    let store = Store::create(dir.path().join(DB_FILE_NAME)).unwrap();
-    (dir, store)
-}
-
-fn key() -> NodeKey {
-    NodeKey::from_seed([5; 32])
-}
 
 /// One shareable strategy, thinking method and rating, each named `tag`.
 fn add_knowhow(store: &Store, tag: &str, at: u64) {

@@ -95,9 +95,9 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
     let posted = Instant::now();
     browser.wait_text("notes", text).await;
     c.switch_to_window(b_window.clone()).await.unwrap();
-    let shown = browser.wait_text("notes", text).await;
+    let shown = browser.text_within("notes", text).await;
     let took = posted.elapsed();
-    assert!(shown.text().await.unwrap().contains(text));
+    assert!(shown.contains(text));
     let line = browser.body_text().await;
     assert!(line.contains("anna"), "B's page names the author: {line}");
     println!("a friend's note showed on the open page {took:?} after Post");
@@ -127,16 +127,14 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
         .await
         .unwrap();
     browser.button("Post").await.click().await.unwrap();
-    let reply = browser
-        .wait_for("//ol[@id='notes']/li[@class='reply' and contains(., 'See you there')]")
+    let shown = browser
+        .text_of("//ol[@id='notes']/li[@class='reply' and contains(., 'See you there')]")
         .await;
-    let shown = reply.text().await.unwrap();
     assert!(shown.contains(&format!("reply to anna: {text}")), "{shown}");
     c.switch_to_window(a_window.handle.clone()).await.unwrap();
-    let reply = browser
-        .wait_for("//ol[@id='notes']/li[@class='reply' and contains(., 'See you there')]")
+    let shown = browser
+        .text_of("//ol[@id='notes']/li[@class='reply' and contains(., 'See you there')]")
         .await;
-    let shown = reply.text().await.unwrap();
     assert!(shown.contains(&format!("reply to me: {text}")), "{shown}");
     assert!(shown.contains("bob"), "the reply's author: {shown}");
     // A's feed for one club shows that club's notes only.
@@ -156,10 +154,9 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
     browser.wait_text("notes", "Blitz on Thursday").await;
     let show = browser.labelled("Show").await;
     show.select_by_label("Club: chess").await.unwrap();
-    let list = browser
-        .wait_for("//ol[@id='notes' and starts-with(@data-shown, 'audience:club:chess@')]")
+    let shown = browser
+        .text_of("//ol[@id='notes' and starts-with(@data-shown, 'audience:club:chess@')]")
         .await;
-    let shown = list.text().await.unwrap();
     assert!(
         shown.contains("Blitz on Thursday") && !shown.contains(text),
         "{shown}"
@@ -205,9 +202,9 @@ async fn a_note_posted_on_one_page_shows_on_a_friends_page_and_an_invited_node_s
     assert!(!joined.is_empty());
     carol.start_server_with(0, &["--no-api"]);
     let row = browser
-        .wait_for("//li[@data-peer and .//strong[normalize-space()='carol'] and .//*[contains(., 'direct')]]")
+        .text_of("//li[@data-peer and .//strong[normalize-space()='carol'] and .//*[contains(., 'direct')]]")
         .await;
-    assert!(row.text().await.unwrap().contains(&carol.peer_id));
+    assert!(row.contains(&carol.peer_id), "{row}");
     browser.screenshot("family-page-friends.png").await;
 
     // B joins an invitation of carol's from its page.
@@ -373,9 +370,9 @@ async fn a_wrong_host_no_cookie_and_a_replayed_link_are_refused_saying_what_to_d
         .await
         .unwrap();
     browser.button("Join").await.click().await.unwrap();
-    let error = browser.wait_text("friends", "That did not work").await;
+    let error = browser.text_within("friends", "That did not work").await;
     assert!(
-        error.text().await.unwrap().contains("code"),
+        error.contains("code"),
         "says what was wrong"
     );
 
@@ -417,8 +414,7 @@ async fn the_mind_tab_shows_the_cores_ticks_and_diary_as_it_thinks() {
     browser.button("Mind").await.click().await.unwrap();
     // The page updates itself as the core writes: no reload.
     browser.wait_text("diary", "the garden needs water").await;
-    let tick = browser.wait_text("ticks", "#1").await;
-    let line = tick.text().await.unwrap();
+    let line = browser.text_within("ticks", "#1").await;
     assert!(line.contains("commands run 1/1"), "{line}");
     browser.screenshot("family-page-mind.png").await;
     // The switch pauses thinking in the node's database (the core reads it

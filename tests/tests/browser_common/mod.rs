@@ -143,6 +143,28 @@ impl Browser {
             .unwrap_or_else(|e| panic!("no element {xpath}: {e}"))
     }
 
+    /// The text of the first element matching `xpath`, once there is one.
+    /// The page redraws its lists as the node's events arrive, so an element
+    /// found a moment ago may be stale when read: it is then found again,
+    /// until [`PAGE_DEADLINE`].
+    pub async fn text_of(&self, xpath: &str) -> String {
+        let deadline = Instant::now() + PAGE_DEADLINE;
+        loop {
+            match self.wait_for(xpath).await.text().await {
+                Ok(text) => return text,
+                Err(e) if e.is_stale_element_reference() && Instant::now() < deadline => {}
+                Err(e) => panic!("reading {xpath}: {e}"),
+            }
+        }
+    }
+
+    /// The text of the element holding `text` inside the element with `id`
+    /// (see [`Browser::text_of`] for why it may be found more than once).
+    pub async fn text_within(&self, id: &str, text: &str) -> String {
+        self.text_of(&format!("//*[@id='{id}']//*[contains(., '{text}')]"))
+            .await
+    }
+
     /// Waits for an element holding `text`, inside the element with `id`.
     pub async fn wait_text(&self, id: &str, text: &str) -> Element {
         self.wait_for(&format!("//*[@id='{id}']//*[contains(., '{text}')]"))

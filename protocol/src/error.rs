@@ -180,7 +180,9 @@ pub enum ItemError {
     #[error("a deleted mind record carries {0} fields; a tombstone has none")]
     TombstoneWithFields(usize),
     /// A mind record table name that is not one of ours.
-    #[error("unknown mind table {0:?}: expected diary, concept, link, goal, task or llm_memory")]
+    #[error(
+        "unknown mind table {0:?}: expected diary, concept, link, goal, task, llm_memory, strategy, method, rating or llm"
+    )]
     UnknownMindTable(String),
     /// An item offered as this node's own names another author.
     #[error("item is by {author}, not by this node ({local})")]

@@ -9,6 +9,8 @@
 //! gets it at its next start, a seeded strategy the user deleted stays
 //! deleted. Seeded rows are not shareable (every node has them);
 //! what travels is what the model adds and the ratings of shared ones.
+//! Among a person's devices a seeded row is one record on all of them
+//! (`devices::seeds`): only the person's change of it travels.
 
 use porfiry_skills::Language;
 use porfiry_skills::cognition::reflex::EMOTIONS_CONFIG_KEY;
@@ -136,6 +138,9 @@ pub fn seed_core(store: &Store, language: Language, now_ms: u64) -> Result<Seede
             s.config_set(CYCLE_CONFIG_KEY, &CycleSettings::default(), now_ms)?;
             seeded.settings += 1;
         }
+        // Each device has its own copy of the seeds: they are one record
+        // of the person's memory, not one per device.
+        crate::devices::seeds::adopt_seeds(s)?;
         Ok(seeded)
     })
 }

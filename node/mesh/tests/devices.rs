@@ -1,7 +1,8 @@
 //! A person's devices between real nodes on loopback: `link_device` and
 //! `join_device` make two nodes devices of one person over
 //! `/porfiry/invite/1`; a diary entry and a goal written on one reach the
-//! other's tables, and a friend of both never gets a byte of them; a code
+//! other's tables (with the person's own strategies and models, never a
+//! model's secret), and a friend of both never gets a byte of them; a code
 //! used twice, or a friend's code used to link, is refused; after an
 //! unlink nothing more flows; a deletion is pruned by the node's clock once
 //! its time to live has passed, the engine stops offering it at once, and
@@ -85,10 +86,14 @@ async fn linked_devices_share_the_memory_and_a_friend_of_both_gets_none() {
     let phone_addr = wait_listening(&phone).await;
 
     // Written before the link: it travels too (the first link publishes
-    // the whole memory).
+    // the whole memory), the person's own know-how and models with it,
+    // never a model's secret.
     exec(
         &phone_dir,
-        "INSERT INTO diary_entries (text, created, updated) VALUES ('before the link', 1, 1)",
+        "INSERT INTO diary_entries (text, created, updated) VALUES ('before the link', 1, 1);
+         INSERT INTO stagnation_strategies (name, created, updated) VALUES ('take a walk', 1, 1);
+         INSERT INTO llm_registry (name, endpoint, config, created, updated)
+             VALUES ('cloud', 'https://api.example.com/v1', '{\"api_key_env\":\"PHONE_VAR\"}', 1, 1);",
     );
 
     // A friend's invitation does not link a device.
@@ -144,10 +149,28 @@ async fn linked_devices_share_the_memory_and_a_friend_of_both_gets_none() {
     eventually("the phone's diary and goal on the server", || async {
         let diary = texts(&server_dir, "SELECT text FROM diary_entries ORDER BY text");
         let goals = texts(&server_dir, "SELECT title FROM goals");
-        (diary == ["before the link", "went to the sea"] && goals == ["learn to swim"])
-            .then_some(())
+        let models = texts(
+            &server_dir,
+            "SELECT endpoint || ' ' || config FROM llm_registry",
+        );
+        let walks = texts(
+            &server_dir,
+            "SELECT name FROM stagnation_strategies WHERE name = 'take a walk'",
+        );
+        (diary == ["before the link", "went to the sea"]
+            && goals == ["learn to swim"]
+            && models == ["https://api.example.com/v1 {}"]
+            && walks == ["take a walk"])
+        .then_some(())
     })
     .await;
+    // The seeds each node wrote are one set: only the phone's own
+    // strategy came as a new row.
+    let strategies = "SELECT COUNT(*) FROM stagnation_strategies";
+    assert_eq!(
+        count(&server_dir, strategies),
+        count(&phone_dir, strategies)
+    );
     // And back: an edit on the server reaches the phone.
     exec(
         &server_dir,

@@ -1,6 +1,7 @@
 //! A person's long-term memory as its devices replicate it: the body of a
 //! `mind_record` item (one version of one row of the diary, concepts,
-//! links, goals, tasks or the core's notebook), the version vector each
+//! links, goals, tasks, the core's notebook, the person's own strategies,
+//! thinking methods and ratings, or the model registry), the version vector each
 //! version carries, and the pure rule that makes every device holding the
 //! same versions show the same one and report the same conflicts.
 //!

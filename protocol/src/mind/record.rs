@@ -1,7 +1,8 @@
 //! The body of a `mind_record` item (kind 9): one version of one row of a
 //! person's long-term memory (a diary entry, a concept, a link, a goal, a
-//! task, a line of the core's notebook), as the person's devices replicate
-//! it among themselves.
+//! task, a line of the core's notebook, one of the person's own stagnation
+//! strategies, thinking methods and ratings, an entry of the model
+//! registry), as the person's devices replicate it among themselves.
 //!
 //! A record is named by its table and a 16-byte `key` that every device
 //! uses for it; each edit is a new item carrying the record's whole state
@@ -55,21 +56,35 @@ pub enum MindTable {
     Task,
     /// The core's notebook, `llm_memory`.
     LlmMemory,
+    /// The person's own ways out of stagnation, `stagnation_strategies`.
+    Strategy,
+    /// The person's own `thinking_methods`.
+    Method,
+    /// The person's own `ratings`.
+    Rating,
+    /// The model registry, `llm_registry`: addresses and settings, never a
+    /// secret (the registry's `api_key_env` stays on each device).
+    Llm,
 }
 
 impl MindTable {
     /// Every table, in wire-name order of introduction.
-    pub const ALL: [MindTable; 6] = [
+    pub const ALL: [MindTable; 10] = [
         MindTable::Diary,
         MindTable::Concept,
         MindTable::Link,
         MindTable::Goal,
         MindTable::Task,
         MindTable::LlmMemory,
+        MindTable::Strategy,
+        MindTable::Method,
+        MindTable::Rating,
+        MindTable::Llm,
     ];
 
     /// The text name written on the wire: `diary`, `concept`, `link`,
-    /// `goal`, `task` or `llm_memory`.
+    /// `goal`, `task`, `llm_memory`, `strategy`, `method`, `rating` or
+    /// `llm`.
     pub const fn as_str(self) -> &'static str {
         match self {
             MindTable::Diary => "diary",
@@ -78,6 +93,10 @@ impl MindTable {
             MindTable::Goal => "goal",
             MindTable::Task => "task",
             MindTable::LlmMemory => "llm_memory",
+            MindTable::Strategy => "strategy",
+            MindTable::Method => "method",
+            MindTable::Rating => "rating",
+            MindTable::Llm => "llm",
         }
     }
 }

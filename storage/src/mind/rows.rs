@@ -12,6 +12,8 @@ use rusqlite::types::Value;
 use rusqlite::{OptionalExtension, params};
 
 use super::columns::{ColumnKind, columns, sql_table};
+use super::config;
+use super::target::TargetHere;
 use crate::error::{Result, StorageError};
 use crate::store::Store;
 
@@ -141,6 +143,10 @@ impl Store {
                 (ColumnKind::Ref(to), Value::Integer(id)) => {
                     MindValue::Text(hex::encode(self.mind_key_or_new(origin, to, id)?))
                 }
+                (ColumnKind::Target, Value::Text(t)) => {
+                    MindValue::Text(self.target_to_share(origin, t)?)
+                }
+                (ColumnKind::Config, Value::Text(t)) => MindValue::Text(config::shared(&t)?),
                 (kind, other) => {
                     return Err(bad(
                         c.name,
@@ -184,6 +190,14 @@ impl Store {
                 (ColumnKind::Int, Some(MindValue::Int(i))) => Value::Integer(*i),
                 (ColumnKind::Flag, Some(MindValue::Bool(b))) => Value::Integer(i64::from(*b)),
                 (ColumnKind::Text, Some(MindValue::Text(t))) => Value::Text(t.clone()),
+                // The row's own secret keys are put back in `write_row`.
+                (ColumnKind::Config, Some(MindValue::Text(t))) => {
+                    Value::Text(config::received(t, None)?)
+                }
+                (ColumnKind::Target, Some(MindValue::Text(t))) => match self.target_here(t)? {
+                    TargetHere::Text(t) => Value::Text(t),
+                    TargetHere::Waiting(target) => return Ok(Written::Waiting(target)),
+                },
                 (ColumnKind::Real, Some(MindValue::Text(t))) => Value::Real(
                     t.parse::<f64>()
                         .ok()
@@ -251,6 +265,7 @@ impl Store {
         }
         let id = match row {
             Some(id) => {
+                let values = self.keep_local_config(tbl, cols, values, id)?;
                 let sets: Vec<String> = cols.iter().map(|c| format!("{} = ?", c.name)).collect();
                 let sql = format!(
                     "UPDATE {tbl} SET {}, updated = ? WHERE id = ?",
@@ -281,6 +296,33 @@ impl Store {
             )?
             .execute(params![key.as_slice(), table.as_str(), id, origin])?;
         Ok(Written::Row(id))
+    }
+
+    /// `values` with each config column's local keys (its secret) taken
+    /// from row `id` of `tbl` as it is here, so a received version never
+    /// overwrites or empties them.
+    fn keep_local_config(
+        &self,
+        tbl: &str,
+        cols: &[super::columns::Column],
+        mut values: Vec<Value>,
+        id: i64,
+    ) -> Result<Vec<Value>> {
+        for (c, v) in cols.iter().zip(values.iter_mut()) {
+            if c.kind != ColumnKind::Config {
+                continue;
+            }
+            let Value::Text(received) = v else {
+                continue;
+            };
+            let local: Option<String> = self
+                .conn
+                .prepare_cached(&format!("SELECT {} FROM {tbl} WHERE id = ?", c.name))?
+                .query_row([id], |r| r.get(0))
+                .optional()?;
+            *received = config::received(received, local.as_deref())?;
+        }
+        Ok(values)
     }
 
     fn insert_row(

@@ -13,6 +13,7 @@ mod items;
 mod migrate;
 mod mind;
 mod mind_converge;
+mod mind_knowhow;
 mod mind_prune;
 mod mind_prune_measure;
 mod note_checks;

@@ -28,7 +28,12 @@ fn version_one_file(path: &std::path::Path) {
          INSERT INTO items (id, author, kind, audience, created, payload, signature,
                             received_from, max_hops, hops_left)
              VALUES (x'{id}', '{me}', 'note', 'public', 10, x'a0', x'00', NULL, 3, 3);
-         INSERT INTO diary_entries (text, created, updated) VALUES ('kept', 1, 1);",
+         INSERT INTO diary_entries (text, created, updated) VALUES ('kept', 1, 1);
+         INSERT INTO stagnation_strategies (name, created, updated) VALUES ('walk', 1, 1);
+         INSERT INTO stagnation_strategies (name, origin_author, created, updated)
+             VALUES ('from bob', '{bob}', 1, 1);
+         INSERT INTO llm_registry (name, endpoint, created, updated)
+             VALUES ('local', 'http://127.0.0.1:8080', 1, 1);",
         id = "11".repeat(32),
         other = "22".repeat(32),
         me = peer(1),
@@ -66,7 +71,7 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     version_one_file(&path);
 
     let store = Store::open(&path).unwrap();
-    assert_eq!(SCHEMA_VERSION, 11);
+    assert_eq!(SCHEMA_VERSION, 12);
     assert_eq!(store.schema_version().unwrap(), SCHEMA_VERSION);
     store.check_integrity().unwrap();
     // Every memory row written before version 10 waits to be published to
@@ -90,7 +95,9 @@ fn a_version_one_file_upgrades_keeping_rows_and_indexes() {
     })
     .sum();
     assert!(memory > 0, "the version-one file has memory rows");
-    assert_eq!(store.mind_outbox_len().unwrap(), memory);
+    // And since version 12 the person's own strategy and model entry (not
+    // the strategy merged from bob).
+    assert_eq!(store.mind_outbox_len().unwrap(), memory + 2);
 
     let family = store.get::<Note>(7).unwrap().row;
     assert_eq!(family.text, "family news");
@@ -225,6 +232,18 @@ fn a_version_three_file_with_repeated_names_upgrades() {
              DROP TRIGGER mind_llm_memory_write;
              DROP TRIGGER mind_llm_memory_edit;
              DROP TRIGGER mind_llm_memory_delete;
+             DROP TRIGGER mind_strategy_write;
+             DROP TRIGGER mind_strategy_edit;
+             DROP TRIGGER mind_strategy_delete;
+             DROP TRIGGER mind_method_write;
+             DROP TRIGGER mind_method_edit;
+             DROP TRIGGER mind_method_delete;
+             DROP TRIGGER mind_rating_write;
+             DROP TRIGGER mind_rating_edit;
+             DROP TRIGGER mind_rating_delete;
+             DROP TRIGGER mind_llm_write;
+             DROP TRIGGER mind_llm_edit;
+             DROP TRIGGER mind_llm_delete;
              UPDATE agent_peers SET name = 'Anna' WHERE id = 1;
              UPDATE agent_peers SET name = 'anna' WHERE id = 2;
              UPDATE agent_peers SET name = 'bob' WHERE id = 3;

@@ -21,11 +21,11 @@ fn key(n: u8) -> NodeKey {
     NodeKey::from_seed([n; 32])
 }
 
-fn peer(n: u8) -> String {
+pub fn peer(n: u8) -> String {
     key(n).peer_id().to_string()
 }
 
-fn row(item: &VerifiedItem, from: Option<u8>) -> StoredItem {
+pub fn row(item: &VerifiedItem, from: Option<u8>) -> StoredItem {
     StoredItem {
         record: ItemRecord::of(item, item.max_hops() - 1, from.map(peer)),
         payload: item.envelope_bytes().to_vec(),
@@ -33,7 +33,7 @@ fn row(item: &VerifiedItem, from: Option<u8>) -> StoredItem {
     }
 }
 
-fn item(author: u8, at: u64, body: Body) -> VerifiedItem {
+pub fn item(author: u8, at: u64, body: Body) -> VerifiedItem {
     sign(
         &key(author),
         &PayloadDraft {
@@ -94,7 +94,7 @@ fn publish(s: &Store, me: u8, at: u64) -> Vec<VerifiedItem> {
     out
 }
 
-fn deliver(to: &Store, items: &[VerifiedItem], from: u8) {
+pub fn deliver(to: &Store, items: &[VerifiedItem], from: u8) {
     let rows: Vec<StoredItem> = items.iter().map(|i| row(i, Some(from))).collect();
     to.insert_items(&rows).unwrap();
 }
@@ -103,7 +103,7 @@ fn outbox(s: &Store) -> Vec<OutboxEntry> {
     s.mind_outbox(1_000).unwrap()
 }
 
-fn texts(s: &Store, sql: &str) -> Vec<String> {
+pub fn texts(s: &Store, sql: &str) -> Vec<String> {
     let c = raw(s);
     let mut stmt = c.prepare(sql).unwrap();
     stmt.query_map([], |r| r.get(0))
@@ -112,7 +112,7 @@ fn texts(s: &Store, sql: &str) -> Vec<String> {
         .unwrap()
 }
 
-fn exec(s: &Store, sql: &str) {
+pub fn exec(s: &Store, sql: &str) {
     raw(s).execute_batch(sql).unwrap();
 }
 

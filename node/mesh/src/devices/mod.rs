@@ -10,13 +10,15 @@
 //! items, the listing), [`exchange`] (the inviter's side of the stream),
 //! [`join`] (the joiner's side), [`publish`] (this device's memory changes
 //! as signed versions, conflicts as tasks), [`prune`] (when the memory
-//! forgets deletions and superseded versions), [`texts`] (what the core
-//! reads of a conflict, in English and Russian).
+//! forgets deletions and superseded versions), [`seeds`] (what every node
+//! seeds is one record on all devices), [`texts`] (what the core reads of
+//! a conflict, in English and Russian).
 
 pub mod exchange;
 pub mod join;
 pub mod prune;
 pub mod publish;
+pub mod seeds;
 pub mod statements;
 pub mod texts;
 

@@ -20,6 +20,8 @@ fn main_field(table: MindTable) -> &'static str {
         MindTable::Link => "relation",
         MindTable::Goal | MindTable::Task => "title",
         MindTable::LlmMemory => "content",
+        MindTable::Strategy | MindTable::Method | MindTable::Llm => "name",
+        MindTable::Rating => "comment",
     }
 }
 
@@ -78,12 +80,20 @@ fn table_name(table: MindTable, language: Language) -> &'static str {
         (Language::Ru, MindTable::Goal) => "цель",
         (Language::Ru, MindTable::Task) => "задача",
         (Language::Ru, MindTable::LlmMemory) => "заметка блокнота",
+        (Language::Ru, MindTable::Strategy) => "стратегия выхода из застоя",
+        (Language::Ru, MindTable::Method) => "метод мышления",
+        (Language::Ru, MindTable::Rating) => "оценка",
+        (Language::Ru, MindTable::Llm) => "модель из реестра",
         (_, MindTable::Diary) => "diary entry",
         (_, MindTable::Concept) => "concept",
         (_, MindTable::Link) => "link",
         (_, MindTable::Goal) => "goal",
         (_, MindTable::Task) => "task",
         (_, MindTable::LlmMemory) => "notebook line",
+        (_, MindTable::Strategy) => "stagnation strategy",
+        (_, MindTable::Method) => "thinking method",
+        (_, MindTable::Rating) => "rating",
+        (_, MindTable::Llm) => "registered model",
     }
 }
 
@@ -179,6 +189,54 @@ mod tests {
             "resolve_conflict: запись дневника 07070707: \"bought milk\" / \"bought bread\""
         );
         assert!(text.contains("Два устройства") && text.contains("\"bought milk\""));
+    }
+
+    #[test]
+    fn know_how_and_registry_conflicts_quote_their_name_or_comment() {
+        let named = |table: MindTable, field: &str, text: &str| {
+            let mut v = version("", 0);
+            v.table = table;
+            v.fields.clear();
+            v.fields
+                .insert(field.to_owned(), MindValue::Text(text.to_owned()));
+            v
+        };
+        for (table, field, en, ru) in [
+            (
+                MindTable::Strategy,
+                "name",
+                "stagnation strategy",
+                "стратегия выхода из застоя",
+            ),
+            (
+                MindTable::Method,
+                "name",
+                "thinking method",
+                "метод мышления",
+            ),
+            (MindTable::Rating, "comment", "rating", "оценка"),
+            (
+                MindTable::Llm,
+                "name",
+                "registered model",
+                "модель из реестра",
+            ),
+        ] {
+            let c = OpenConflict {
+                key: [1; 16],
+                table,
+                record: [7; 16],
+                versions: [named(table, field, "qwen"), named(table, field, "llama")],
+                authors: ["a".into(), "b".into()],
+            };
+            let (title, _) = conflict_task(Language::En, &c);
+            assert_eq!(
+                title,
+                format!("resolve_conflict: {en} 07070707: \"qwen\" / \"llama\"")
+            );
+            let (title, _) = conflict_task(Language::Ru, &c);
+            assert!(title.contains(ru), "{title}");
+        }
     }
 
     #[test]

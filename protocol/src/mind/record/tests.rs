@@ -100,7 +100,18 @@ fn table_names_are_the_wire_names() {
     let names: Vec<&str> = MindTable::ALL.iter().map(|t| t.as_str()).collect();
     assert_eq!(
         names,
-        ["diary", "concept", "link", "goal", "task", "llm_memory"],
+        [
+            "diary",
+            "concept",
+            "link",
+            "goal",
+            "task",
+            "llm_memory",
+            "strategy",
+            "method",
+            "rating",
+            "llm"
+        ],
         "table names are wire format: never change them"
     );
     assert_eq!(

@@ -141,6 +141,16 @@ impl Db {
         self.inner.writes.capacity()
     }
 
+    /// Whether a write is queued that the writer thread has not taken yet.
+    /// A long write asks it from inside its own closure (which the writer
+    /// has taken already, so it does not count itself) to commit what it
+    /// has done and let the waiting write in before it goes on: the mesh
+    /// stores a friend's flood so, and a note the user posts meanwhile
+    /// waits for one small chunk of it instead of the whole frame.
+    pub fn writes_waiting(&self) -> bool {
+        self.inner.writes.capacity() < WRITE_QUEUE_CAPACITY
+    }
+
     /// Lets the calls already queued run, then closes every connection and
     /// waits for that. Later calls fail with [`DbError::Closed`].
     pub async fn close(&self) {

@@ -4,10 +4,19 @@
 //! `SendChunk`, one catch-up chunk, in `super::chunks`), the one timer
 //! (`WakeAt`) and log lines for events.
 //!
-//! Storage outputs are written in ONE transaction per run between frames
-//! (events and timers in between do not split it), and a
-//! received item is stored together with its merged row, so a crash leaves
-//! either both or neither and a frame's worth of items costs one commit.
+//! The outputs are carried out in turns on the database writer thread
+//! ([`carry_out_in_turns`]). Storage outputs are written in ONE
+//! transaction per run between frames (events and timers in between do
+//! not split it), and a received item is stored together with its merged
+//! row, so a crash leaves either both or neither and a frame's worth of
+//! items costs one commit — unless another write waits for the writer (a
+//! note the user posts, say): every [`WRITE_TURN_ITEMS`] writes the turn
+//! looks, and if one waits it commits what it has and ends, and the next
+//! turn, queued behind that write, goes on with the rest. So a friend's
+//! flood of 500-note frames holds the user's write back by one chunk, not
+//! by a frame; a crash may then keep the first chunks of a frame, which
+//! the engine, rebuilt from the file at the next start, simply holds (a
+//! catch-up brings the rest).
 //! Our own published items (`Store` with no `received_from`) are not
 //! written: every publisher on this node (`post_note`, `publish_pending`,
 //! the offload advertisement, club changes) stores its item before the
@@ -18,28 +27,86 @@
 //! engine that believes it holds items the file lacks; on restart the
 //! engine is rebuilt from the file and catch-up fills the gap).
 
+use std::collections::VecDeque;
+
 use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
+use porfiry_storage::db::{Db, DbError};
 use porfiry_storage::{MAX_PAGE_IDS, StorageError, Store, StoredItem};
 
 use super::chunks::send_chunk;
-use super::frame_sink::{Counters, FrameSink};
+use super::frame_sink::{Counters, FrameSink, HeldFrames};
+use super::limits::WRITE_TURN_ITEMS;
 
 use crate::sharing::item_rows::stored_record;
 use crate::sharing::merge::{forget_merged, merge_items};
 
-/// Carries out `outputs` against `store` and `sink` for node `local`.
-/// Returns the last `WakeAt` asked for, if any.
-pub fn carry_out(
-    store: &Store,
+/// Carries out `outputs` for node `local` on `db`'s writer thread, in as
+/// many turns as other writes waiting for the writer make (one when none
+/// waits), each turn a closure of its own queued behind them; between
+/// turns the frames `sink` held (the driver was full) are sent from here. Returns the
+/// last `WakeAt` asked for, if any, or the storage failure that stopped
+/// it (what earlier turns committed stays), with the counters either way.
+pub async fn carry_out_in_turns<S>(
+    db: &Db,
     local: &str,
     outputs: Vec<Output>,
+    sink: S,
+    counters: Counters,
+) -> Result<(Result<Option<u64>, StorageError>, Counters), DbError>
+where
+    S: FrameSink + HeldFrames + Send + 'static,
+{
+    let mut pending: VecDeque<Output> = outputs.into();
+    let mut sink = sink;
+    let mut counters = counters;
+    let mut wake = None;
+    loop {
+        let local = local.to_owned();
+        let asker = db.clone();
+        let (result, rest, back, c) = db
+            .write(move |store| {
+                let waiting = || asker.writes_waiting();
+                let r = carry_out_turn(
+                    store,
+                    &local,
+                    &mut pending,
+                    &mut sink,
+                    &mut counters,
+                    &waiting,
+                );
+                (r, pending, sink, counters)
+            })
+            .await?;
+        (pending, sink, counters) = (rest, back, c);
+        // Frames the driver had no room for, before the next turn's.
+        sink.send_held().await;
+        match result {
+            Ok(Some(at)) => wake = Some(at),
+            Ok(None) => {}
+            Err(e) => return Ok((Err(e), counters)),
+        }
+        if pending.is_empty() {
+            return Ok((Ok(wake), counters));
+        }
+    }
+}
+
+/// Carries out `outputs` from the front against `store` and `sink` for
+/// node `local` until none is left or, at a chunk's end, `others_wait`
+/// says another write waits for the writer; what is not done stays in
+/// `outputs`, in order. Returns the last `WakeAt` it met, if any.
+pub fn carry_out_turn(
+    store: &Store,
+    local: &str,
+    outputs: &mut VecDeque<Output>,
     sink: &mut dyn FrameSink,
     counters: &mut Counters,
+    others_wait: &dyn Fn() -> bool,
 ) -> Result<Option<u64>, StorageError> {
     let mut wake = None;
     let mut writes: Vec<Output> = Vec::new();
-    for output in outputs {
+    while let Some(output) = outputs.pop_front() {
         match output {
             Output::Store { .. } | Output::UpdateRoute { .. } | Output::Delete { .. } => {
                 writes.push(output);
@@ -59,7 +126,11 @@ pub fn carry_out(
             _ => {}
         }
         // A frame goes out only after what it depends on is committed.
-        write_all(store, local, std::mem::take(&mut writes), counters)?;
+        if !write_all(store, local, &mut writes, counters, others_wait)? {
+            outputs.push_front(output);
+            put_back(outputs, writes);
+            return Ok(wake);
+        }
         match output {
             Output::Send { peer, message } => send(&peer, &message, sink, counters),
             Output::SendItems {
@@ -102,9 +173,25 @@ pub fn carry_out(
             | Output::WakeAt { .. }
             | Output::Event(_) => {}
         }
+        // A send may have read pages of envelopes: a waiting write goes
+        // next. Frames the driver had no room for are the loop's to send:
+        // the writer does not wait for a friend.
+        if !outputs.is_empty() && (sink.holds_frames() || others_wait()) {
+            return Ok(wake);
+        }
     }
-    write_all(store, local, writes, counters)?;
+    if !write_all(store, local, &mut writes, counters, others_wait)? {
+        put_back(outputs, writes);
+    }
     Ok(wake)
+}
+
+/// Puts the writes a turn left undone back at the front of `outputs`, in
+/// their order.
+fn put_back(outputs: &mut VecDeque<Output>, writes: Vec<Output>) {
+    for w in writes.into_iter().rev() {
+        outputs.push_front(w);
+    }
 }
 
 fn send(peer: &str, message: &WireMessage, sink: &mut dyn FrameSink, counters: &mut Counters) {
@@ -123,22 +210,27 @@ fn send(peer: &str, message: &WireMessage, sink: &mut dyn FrameSink, counters: &
 
 /// Writes a run of storage outputs in one transaction; adds the row ids
 /// of the notes it merged and the pruned versions storage refused to
-/// `counters` once it is committed.
+/// `counters` once it is committed. Every [`WRITE_TURN_ITEMS`] writes it
+/// stores what it has and asks `others_wait`; if another write waits, it
+/// commits there and leaves the rest in `writes` (returns `false`).
 fn write_all(
     store: &Store,
     local: &str,
-    writes: Vec<Output>,
+    writes: &mut Vec<Output>,
     counters: &mut Counters,
-) -> Result<(), StorageError> {
+    others_wait: &dyn Fn() -> bool,
+) -> Result<bool, StorageError> {
     if writes.is_empty() {
-        return Ok(());
+        return Ok(true);
     }
+    let mut rest = std::mem::take(writes).into_iter();
     let (notes, refused) = store.transaction(|s| {
         let mut batch: Vec<StoredItem> = Vec::new();
         let mut merges = Vec::new();
         let mut notes = Vec::new();
         let mut refused = Vec::new();
-        for w in writes {
+        let mut done: usize = 0;
+        while let Some(w) = rest.next() {
             match w {
                 // Ours, stored by its publisher (see the module doc).
                 Output::Store {
@@ -154,7 +246,6 @@ fn write_all(
                     if item.author_peer_id() != local {
                         merges.push(item);
                     }
-                    continue;
                 }
                 Output::UpdateRoute {
                     id,
@@ -187,7 +278,15 @@ fn write_all(
                         DeleteReason::Expired => {}
                     }
                 }
-                _ => {}
+                _ => continue,
+            }
+            done += 1;
+            if done.is_multiple_of(WRITE_TURN_ITEMS) {
+                // A chunk's end: what waits gets in after this commit.
+                notes.extend(flush(s, &mut batch, &mut merges, &mut refused)?);
+                if !rest.as_slice().is_empty() && others_wait() {
+                    break;
+                }
             }
         }
         notes.extend(flush(s, &mut batch, &mut merges, &mut refused)?);
@@ -195,7 +294,8 @@ fn write_all(
     })?;
     counters.merged_notes.extend(notes);
     counters.refused_pruned.extend(refused);
-    Ok(())
+    writes.extend(rest);
+    Ok(writes.is_empty())
 }
 
 /// Stores the pending items, then merges their rows; the row ids of the
@@ -206,6 +306,10 @@ fn flush(
     merges: &mut Vec<porfiry_protocol::VerifiedItem>,
     refused: &mut Vec<porfiry_protocol::ItemId>,
 ) -> Result<Vec<i64>, StorageError> {
+    // Nothing pending (merges are a part of the batch): no savepoints.
+    if batch.is_empty() {
+        return Ok(Vec::new());
+    }
     for chunk in batch.chunks(porfiry_storage::limits::MAX_ITEMS_PER_BATCH) {
         refused.extend(s.insert_items_reporting(chunk)?.refused_pruned);
     }
@@ -285,3 +389,5 @@ fn log_event(event: &Event, c: &mut Counters) {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod turn_tests;

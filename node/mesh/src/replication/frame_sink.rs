@@ -12,6 +12,19 @@ pub trait FrameSink {
     /// Queues a group of frames for `peer` whose end is to be reported with
     /// `tag` (`MeshEvent::FrameDone`).
     fn send_tracked(&mut self, peer: &str, frames: Vec<Vec<u8>>, tag: SendTag);
+    /// Whether frames wait in the sink for the loop to send them (the
+    /// driver had no room): the writer's turn ends so that the loop, not
+    /// the database writer, waits for the driver (`engine_io`).
+    fn holds_frames(&self) -> bool {
+        false
+    }
+}
+
+/// The frames a sink set aside during a turn on the writer, sent by the
+/// loop between turns, in order and before the next turn's.
+pub trait HeldFrames {
+    /// Sends what the sink holds, waiting for the driver as long as needed.
+    fn send_held(&mut self) -> impl std::future::Future<Output = ()> + Send;
 }
 
 /// Counters kept for the log and the shutdown line.

@@ -72,6 +72,20 @@ pub const OWN_ITEM_LOOKBACK_MS: u64 = 60_000;
 /// on the friend's side cost little per item.
 pub const OWN_READ_PART: usize = 1_024;
 
+/// Storage writes (a received item stored with its merged row, a route
+/// changed, an item deleted) the database writer carries out, and then
+/// looks whether another write waits for it; if one does, it commits what
+/// it has and lets that write in before the rest (`engine_io`). So a note
+/// the user posts while a friend floods waits for at most this many
+/// items, not for a whole frame of 500 or a catch-up chunk of about 800.
+/// A release build takes in a 10,000-note catch-up, verification
+/// included, in about a third of a second, so 64 notes are at most about
+/// 2 ms of the writer, the time of a post itself when idle (2–6 ms p99,
+/// docs/benchmarks.md, "Quotas under a flood"). Smaller chunks would add
+/// work to every frame (each chunk writes and merges its items as one
+/// batch, two savepoints) for a wait already as short as the post.
+pub const WRITE_TURN_ITEMS: usize = 64;
+
 /// How long shutdown waits for the mesh driver to close its connections
 /// before giving up on it: closing is local work (milliseconds); 5 s only
 /// trips on a wedged task, and the process exits either way.

@@ -6,7 +6,8 @@
 //!                    turn, each acknowledged when taken, then decode +
 //!                    batch verify, `verify_stage`) ──► engine
 //! engine outputs ──► engine_io on the DB writer thread: one SQLite
-//!                    transaction per run of writes, frames to the
+//!                    transaction per run of writes (cut after a chunk
+//!                    when another write waits), frames to the
 //!                    `Outgoing` task; one timer (WakeAt)
 //! LoopCommand (in-process writes through a NodeHandle) ──► Input::Publish /
 //!                       friends diff at once; status snapshots
@@ -44,12 +45,12 @@ use tokio::sync::{mpsc, oneshot, watch};
 
 use super::chunks::drained;
 use super::engine_clock::EngineTime;
-use super::engine_io::carry_out;
+use super::engine_io::carry_out_in_turns;
 use super::error::ReplicationError;
 use super::frame_sink::Counters;
 use super::friend_set::{self, FriendSet};
 use super::limits::{OWN_ITEM_LOOKBACK_MS, SHUTDOWN_TIMEOUT, change_poll_intervals};
-use super::outgoing::Outgoing;
+use super::outgoing::{Outgoing, WriterSink};
 use super::refused_file::{RefusedAuthor, RefusedSchedule};
 use super::verify_stage::{Arrival, Frame, spawn_verify_stage, verify_frame};
 use super::watch::{ChangeWatcher, spawn_watch};
@@ -448,7 +449,9 @@ impl Node {
     }
 
     /// Feeds several inputs, then carries out all their outputs at once
-    /// (one transaction for their writes, on the DB writer thread).
+    /// (one transaction for their writes, on the DB writer thread, unless
+    /// another write waits: then in turns of `WRITE_TURN_ITEMS`, see
+    /// `engine_io`).
     async fn inputs(&mut self, inputs: Vec<Input>) -> Result<(), ReplicationError> {
         let now = self.now();
         let mut outputs = Vec::new();
@@ -472,17 +475,20 @@ impl Node {
         if outputs.is_empty() {
             return Ok(());
         }
-        let mut sink = self.outgoing.clone();
-        let local = self.local.clone();
-        let mut counters = std::mem::take(&mut self.counters);
-        let (result, counters) = self
-            .db
-            .write(move |store| {
-                let r = carry_out(store, &local, outputs, &mut sink, &mut counters);
-                (r, counters)
-            })
-            .await?;
-        if counters.over_quota != self.counters.over_quota {
+        let counters = std::mem::take(&mut self.counters);
+        // Compared after the writer's turns: only a refusal made by these
+        // outputs schedules the refused list's save (`self.counters` is
+        // empty while the writer holds them).
+        let over_quota_before = counters.over_quota;
+        let (result, counters) = carry_out_in_turns(
+            &self.db,
+            &self.local,
+            outputs,
+            WriterSink::new(self.outgoing.clone()),
+            counters,
+        )
+        .await?;
+        if counters.over_quota != over_quota_before {
             self.refused_due.refused();
         }
         self.counters = counters;

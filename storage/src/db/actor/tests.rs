@@ -141,3 +141,39 @@ async fn a_read_ahead_runs_before_its_answer_is_awaited() {
     };
     assert!(matches!(late, Err(DbError::Closed)));
 }
+
+#[tokio::test]
+async fn a_running_write_sees_whether_another_waits_behind_it() {
+    let (_dir, db) = temp_db();
+    // Nothing queued: a write asking from inside its closure sees no one.
+    let asker = db.clone();
+    assert!(!db.write(move |_| asker.writes_waiting()).await.unwrap());
+
+    // Hold the writer; the running closure answers once released.
+    let (release, hold) = std_mpsc::channel::<()>();
+    let (started_tx, started) = tokio::sync::oneshot::channel();
+    let asker = db.clone();
+    let running = tokio::spawn({
+        let db = db.clone();
+        async move {
+            db.write(move |_| {
+                let _ = started_tx.send(());
+                let _ = hold.recv();
+                asker.writes_waiting()
+            })
+            .await
+        }
+    });
+    started.await.unwrap();
+    assert!(!db.writes_waiting(), "the running write does not count");
+    let mut behind = Box::pin(db.write(|s| s.add(&note("behind"), 1)));
+    assert!(behind.as_mut().now_or_never().is_none(), "queued");
+    assert!(db.writes_waiting());
+    release.send(()).unwrap();
+    assert!(
+        running.await.unwrap().unwrap(),
+        "the running write saw the queued one"
+    );
+    behind.await.unwrap().unwrap();
+    assert!(!db.writes_waiting(), "taken and done");
+}

@@ -11,6 +11,21 @@ use porfiry_storage::{DB_FILE_NAME, Note, NoteSource, Sharing, Store};
 use super::*;
 use crate::sharing::publish::post_note;
 
+/// All of `outputs` in one turn, as the writer does when no other write
+/// waits (the turns themselves are tested in `turn_tests.rs`).
+pub(super) fn carry_out(
+    store: &Store,
+    local: &str,
+    outputs: Vec<Output>,
+    sink: &mut dyn FrameSink,
+    counters: &mut Counters,
+) -> Result<Option<u64>, StorageError> {
+    let mut outputs = outputs.into();
+    let wake = carry_out_turn(store, local, &mut outputs, sink, counters, &|| false)?;
+    assert!(outputs.is_empty(), "one turn when nobody waits");
+    Ok(wake)
+}
+
 #[derive(Default)]
 struct Frames(Vec<(String, Vec<u8>)>, Vec<crate::net::SendTag>);
 

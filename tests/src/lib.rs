@@ -5,6 +5,7 @@
 pub mod api_client;
 pub mod flood;
 pub mod mesh_node;
+pub mod old_binary;
 pub mod porfiry_bin;
 pub mod scripted_llm;
 

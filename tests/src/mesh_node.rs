@@ -110,6 +110,14 @@ impl MeshNode {
         MeshNode::init_full(name, bin.to_path_buf(), |_| {})
     }
 
+    /// Runs the node's data dir with the `porfiry` program at `bin` from
+    /// the next command on: an upgrade (or a downgrade) in place, as a
+    /// package upgrade does it. The daemon must be stopped.
+    pub fn use_binary(&mut self, bin: &Path) {
+        assert!(self.daemon.is_none(), "{} is still running", self.name);
+        self.bin = bin.to_path_buf();
+    }
+
     fn init_full(name: &str, bin: PathBuf, prepare: impl FnOnce(&Path)) -> MeshNode {
         let tmp = tempfile::tempdir().expect("temp dir");
         let dir = tmp.path().join(name);

@@ -22,36 +22,14 @@
 //! O's database is read with plain SQL or its own CLI, never this build's
 //! `Store`, which would migrate it to a schema the old binary refuses.
 
-use std::path::PathBuf;
-
 use porfiry_protocol::ItemKind;
 use porfiry_storage::{DB_FILE_NAME, ListQuery, StagnationStrategy};
 use porfiry_tests::mesh_node::{MeshNode, wait_for};
+use porfiry_tests::old_binary::{OLD_BINARY_ENV, old_binary};
 use serde_json::Value;
-
-/// Names the old `porfiry` binary (`cargo xtask test` sets it).
-const OLD_BINARY_ENV: &str = "PORFIRY_OLD_BINARY";
 
 /// What the old node logs for an envelope it could not read.
 const INVALID_LOG: &str = "rejected an invalid item";
-
-/// The old binary, or `None` (printing why) when it is not there.
-fn old_binary() -> Option<PathBuf> {
-    let Some(path) = std::env::var_os(OLD_BINARY_ENV).map(PathBuf::from) else {
-        println!(
-            "skipped: {OLD_BINARY_ENV} is not set (`cargo xtask test` builds the old porfiry and sets it)"
-        );
-        return None;
-    };
-    if !path.is_file() {
-        println!(
-            "skipped: {OLD_BINARY_ENV} names {}, which is not a file (`cargo xtask setup --for test` builds it)",
-            path.display()
-        );
-        return None;
-    }
-    Some(path)
-}
 
 /// A plain SQLite connection to `node`'s file (the only way this test
 /// reads or writes the old node's rows).

@@ -4,7 +4,10 @@
 //! first's prefix from the KV cache, and the process's RSS with the model
 //! loaded. A plain program (harness = false): each figure is one timed run
 //! of a whole model call, which criterion's many-iteration loop would only
-//! repeat for minutes. Run:
+//! repeat for minutes. A third call generates exactly [`GENERATE`] tokens
+//! under a grammar that does not let the answer end before them, so two
+//! models (a base and the file taught from it, which stops sooner) are
+//! compared on the same number of tokens. Run:
 //! `cargo bench -p porfiry-engine --bench engine` (add `-- --threads N`).
 
 use std::time::{Duration, Instant};
@@ -17,6 +20,12 @@ use porfiry_skills::llm::{ChatMessage, Delta, Llm, ModelRequest};
 /// Tokens generated for the generation rate: long enough that the first
 /// token's prompt cost is a small share, short enough for a 2-core run.
 const GENERATE: u32 = 128;
+
+/// The grammar of the fixed-length answer: words of letters, more of them
+/// than [`GENERATE`] tokens can hold, so the answer cannot end on its own
+/// and runs to the budget (`finish_reason: "length"`). Both sides of a
+/// comparison pay the same grammar cost per token.
+const UNENDING: &str = "root ::= word{400}\nword ::= [a-z]{1,8} \" \"\n";
 
 /// Paragraphs in the first turn's prompt: about 600 tokens, the size of a
 /// tool-loop prompt with a toolset on.
@@ -138,6 +147,20 @@ fn main() {
             two.prompt_tokens,
             two.first_token.as_secs_f64() * 1e3,
             two.first_token.as_secs_f64() / one.first_token.as_secs_f64()
+        );
+        let fixed = ModelRequest::new(
+            "You are a helpful assistant.".to_owned(),
+            vec![ChatMessage::user("Write a long story about the sea.")],
+            Some(GENERATE),
+        )
+        .with_grammar(Some(UNENDING.to_owned()));
+        let (three, _) = timed(&engine, &fixed).await;
+        let fixed_time = three.total.saturating_sub(three.first_token).as_secs_f64();
+        println!(
+            "fixed-length generation: {} tokens in {:.2} s ({:.1} tokens/s, grammar-bound)",
+            three.completion_tokens,
+            fixed_time,
+            three.completion_tokens.saturating_sub(1) as f64 / fixed_time.max(1e-9)
         );
         println!(
             "RSS: {rss_before:.0} MB before loading, {rss_loaded:.0} MB with the model loaded \

@@ -1,6 +1,6 @@
 //! Core replies for the training data (issue 43 §3: "short core replies: a
 //! reflection and a valid command for a given context"): fresh nodes, each
-//! with two goals, run ticks of the very cognitive core `porfiry think`
+//! with two goals ([`super::core_goals`]), run ticks of the very cognitive core `porfiry think`
 //! runs (its prompt, contexts 0–6, its parser, its tools over SQLite), with
 //! a scripted [`Thinker`] as the main model. The thinker answers each main
 //! call with a sentence about one goal and one command that serves it — a
@@ -23,7 +23,8 @@ use porfiry_toolsets::{StoreTools, ToolsetOptions, core_toolsets};
 use rand_chacha::ChaCha8Rng;
 use rand_core::{Rng, SeedableRng};
 
-use super::core_texts::{GOALS, GoalText, evaluation, reply_for};
+use super::core_goals::{DrawnGoal, draw_two};
+use super::core_texts::{evaluation, reply_for};
 use super::{Example, ExampleKind};
 use crate::cognition::models::ModelMaker;
 use crate::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, Trace};
@@ -119,10 +120,8 @@ async fn run_node(
     let _ = std::fs::remove_file(path);
     let store = Store::create(path).map_err(|e| node_error(&e))?;
     seed_core(&store, language, now_ms).map_err(|e| node_error(&e))?;
-    let first = (rng.next_u32() as usize) % GOALS.len();
-    let second = (first + 1 + (rng.next_u32() as usize) % (GOALS.len() - 1)) % GOALS.len();
     let mut goals = Vec::new();
-    for (i, text) in [first, second].into_iter().map(|i| &GOALS[i]).enumerate() {
+    for (i, text) in draw_two(&mut rng).into_iter().enumerate() {
         let goal = Goal {
             title: text.title(language).to_owned(),
             priority: 2 - i as i64,
@@ -220,12 +219,12 @@ struct ThinkerState {
 /// The scripted main model of a teaching tick.
 struct Thinker {
     language: Language,
-    goals: Vec<(i64, &'static GoalText)>,
+    goals: Vec<(i64, DrawnGoal)>,
     state: Mutex<ThinkerState>,
 }
 
 impl Thinker {
-    fn new(language: Language, goals: Vec<(i64, &'static GoalText)>, rng: ChaCha8Rng) -> Self {
+    fn new(language: Language, goals: Vec<(i64, DrawnGoal)>, rng: ChaCha8Rng) -> Self {
         let taken = vec![0; goals.len()];
         Self {
             language,
@@ -270,11 +269,11 @@ impl Llm for Thinker {
             let state = &mut *state;
             let which = state.replies % self.goals.len().max(1);
             state.replies += 1;
-            let (id, goal) = self.goals[which];
+            let (id, goal) = &self.goals[which];
             let step = state.taken[which];
             state.taken[which] += 1;
             let form = state.rng.next_u32();
-            let reply = reply_for(self.language, id, goal, step, form);
+            let reply = reply_for(self.language, *id, goal, step, form);
             state.last = Some((request.clone(), reply.clone()));
             Ok(Completion::text(reply))
         })

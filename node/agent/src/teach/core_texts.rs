@@ -5,6 +5,8 @@
 
 use porfiry_skills::Language;
 
+use super::core_goals::DrawnGoal;
+
 /// A goal a person gives their node, and steps toward it.
 pub struct GoalText {
     en: &'static str,
@@ -166,7 +168,7 @@ pub fn evaluation(language: Language) -> String {
 /// The taught reply about goal `id`, its step `step`: one sentence, then
 /// one command in the form `form` draws (a task line most, then the JSON
 /// block, then a diary line).
-pub fn reply_for(language: Language, id: i64, goal: &GoalText, step: usize, form: u32) -> String {
+pub fn reply_for(language: Language, id: i64, goal: &DrawnGoal, step: usize, form: u32) -> String {
     let title = goal.title(language);
     let next = goal.step(language, step);
     let thought = match (language, step) {

@@ -11,7 +11,7 @@
 //! - [`generate`]: runs each request through a fresh session of the API's
 //!   agent with the teacher, so every example is a prompt the node really
 //!   builds (sets activated by the loop, tool results from the real tools);
-//! - [`core`] (texts in [`core_texts`]): ticks of the real cognitive core on
+//! - [`core`] (texts in [`core_texts`], goals in [`core_goals`]): ticks of the real cognitive core on
 //!   scratch nodes with goals, a scripted thinker answering each with a
 //!   sentence and a command the tick then runs;
 //! - this file: the example, its JSONL form, and reading a `--data` file.
@@ -25,6 +25,7 @@ use porfiry_skills::{ChatMessage, Language};
 use serde::{Deserialize, Serialize};
 
 pub mod core;
+pub mod core_goals;
 pub mod core_texts;
 pub mod generate;
 pub mod phrasings;

@@ -50,12 +50,12 @@ impl Installer for System {
                     );
                     // Not fatal: a clone that cannot get the old commit (a
                     // shallow clone offline, say) still runs every other
-                    // test; the mixed-version test then says it was skipped.
+                    // test; the mixed-version and schema-upgrade tests then say they were skipped.
                     if let Err(e) =
                         old_binary::build(&crate::workspace_root()?, old_binary::OLD_COMMIT, &dest)
                     {
                         eprintln!(
-                            "xtask: WARNING: the old porfiry for the mixed-version test was not built, so that test will be skipped: {e:#}"
+                            "xtask: WARNING: the old porfiry for the mixed-version and schema-upgrade tests was not built, so they will be skipped: {e:#}"
                         );
                     }
                 }

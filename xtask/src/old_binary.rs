@@ -1,5 +1,6 @@
 //! The `porfiry` binary of a fixed earlier commit, for the mixed-version
-//! test (`tests/tests/mixed_versions.rs`, issue 47 §3): where it is cached,
+//! and schema-upgrade tests (`tests/tests/mixed_versions.rs`,
+//! `tests/tests/schema_upgrade.rs`, issue 47 §3): where it is cached,
 //! and how it is built there when missing. A `git worktree` of the commit
 //! is built with `CARGO_TARGET_DIR` set to this checkout's `target/`, so
 //! the registry crates (llama.cpp's among them) compiled for the current

@@ -219,7 +219,7 @@ impl fmt::Display for Step {
             ),
             Self::BuildOldBinary => write!(
                 f,
-                "porfiry of commit {} (a git worktree built once with the workspace's target/, into ~/.cache/porfiry/old-binaries; the mixed-version test, tests/tests/mixed_versions.rs, PORFIRY_OLD_BINARY)",
+                "porfiry of commit {} (a git worktree built once with the workspace's target/, into ~/.cache/porfiry/old-binaries; the mixed-version and schema-upgrade tests, tests/tests/mixed_versions.rs and schema_upgrade.rs, PORFIRY_OLD_BINARY)",
                 &OLD_COMMIT[..7]
             ),
         }

@@ -3,9 +3,11 @@
 //! scenario (scaled if asked, with a progress bar on runs over a second), writes `result.json`,
 //! `timeseries.csv` and `delivery.svg` into DIR and prints a one-paragraph
 //! summary (and the journey of one item if asked);
-//! `mesh-sim minds SCENARIO.toml [--seed N] [--out DIR] [--twin] [--seeds N]`
-//! runs cognitive cores over the same simulation and writes `result.json`
-//! and `timeseries.csv` (`mesh_sim::minds`);
+//! `mesh-sim minds SCENARIO.toml [--seed N] [--out DIR] [--twin] [--seeds N]
+//! [--replay TAPE]` runs cognitive cores over the same simulation and writes
+//! `result.json` and `timeseries.csv`, and `tape.jsonl` when some minds think
+//! with real models (`--replay` answers them from a tape instead)
+//! (`mesh_sim::minds`);
 //! `mesh-sim minds sweep SCENARIO.toml --param KEY=V1,V2 … [--seeds N]
 //! [--seed S] [--shard I/N] --out DIR` runs one folder per (parameters,
 //! seed) and `mesh-sim minds merge DIR [--out FILE]` joins them
@@ -81,6 +83,10 @@ enum Cmd {
         /// Run N seeds (seed, seed + 1, …) and add 95 % intervals.
         #[arg(long, value_name = "N", default_value_t = 1)]
         seeds: usize,
+        /// Answer the model-backed minds from this tape (a `tape.jsonl` an
+        /// earlier run wrote) instead of their models.
+        #[arg(long, value_name = "TAPE")]
+        replay: Option<PathBuf>,
     },
     /// Our payload copies per node per item: N nodes, degree-k graph.
     Redundancy {
@@ -166,16 +172,19 @@ fn print_out(text: &str) -> anyhow::Result<()> {
     }
 }
 
-/// `mesh-sim minds`: checks everything before any world starts.
+/// `mesh-sim minds`: checks everything before any world starts (a tape
+/// to replay included); errors are one line.
 fn minds(
     scenario: &std::path::Path,
     seed: Option<u64>,
     out: &std::path::Path,
     twin: bool,
     seeds: usize,
+    replay: Option<&std::path::Path>,
 ) -> anyhow::Result<()> {
     use mesh_sim::minds::{
-        MindsOptions, MindsScenario, result::MAX_SEEDS, run_minds, write_outcome,
+        MindsOptions, MindsScenario, ModelCalls, TAPE_FILE, result::MAX_SEEDS, run_minds_with,
+        write_outcome,
     };
     let s = MindsScenario::load(scenario)?;
     if !(1..=MAX_SEEDS).contains(&seeds) {
@@ -186,17 +195,38 @@ fn minds(
         seeds,
         twin,
     };
+    let calls = match replay {
+        Some(_) if s.models.is_empty() => anyhow::bail!(
+            "--replay: scenario {:?} gives no mind a model ([[models]]); there is nothing to replay",
+            s.name
+        ),
+        Some(tape) => ModelCalls::replay(tape, &s, &options)?,
+        None if s.models.is_empty() => ModelCalls::live(),
+        None => {
+            std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+            ModelCalls::record(&out.join(TAPE_FILE), &s, &options)?
+        }
+    };
     let worlds = seeds * if twin { 2 } else { 1 };
     let total = s.duration_ms.saturating_mul(worlds as u64);
     let mut progress = Progress::new(total);
     let mut ticks = 0u64;
-    let outcome = run_minds(&s, options, &mut |world, t| {
+    let outcome = run_minds_with(&s, options, &calls, &mut |world, t| {
         ticks += 1;
         progress.update(s.duration_ms * world as u64 + t, ticks);
     });
     progress.finish();
-    let outcome = outcome.with_context(|| format!("running {}", s.name))?;
-    let files = write_outcome(out, &outcome)?;
+    // One line: a tape that stops matching says where, and nothing more.
+    let outcome = outcome.map_err(|e| anyhow::anyhow!("running {}: {e}", s.name))?;
+    let mut files = write_outcome(out, &outcome)?;
+    if let ModelCalls::Live(Some(tape)) = &calls {
+        files.push(
+            tape.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .path()
+                .to_owned(),
+        );
+    }
     let r = &outcome.result;
     let f = &r.figures;
     let mut text = format!(
@@ -353,11 +383,12 @@ fn main() -> anyhow::Result<()> {
             out,
             twin,
             seeds,
+            replay,
         } => {
             let Some(scenario) = scenario else {
                 anyhow::bail!("mesh-sim minds: give SCENARIO.toml, or `sweep` or `merge`");
             };
-            minds(&scenario, seed, &out, twin, seeds)?;
+            minds(&scenario, seed, &out, twin, seeds, replay.as_deref())?;
         }
         Cmd::Redundancy {
             nodes,

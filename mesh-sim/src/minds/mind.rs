@@ -1,39 +1,39 @@
 //! One simulated mind: a fresh node's SQLite database (seeded as
 //! `porfiry init` seeds it), the daemon's own [`CognitiveCore`] over it with
-//! the node's toolset registry, a scripted model ([`PolicyLlm`]) and the
-//! shared virtual clock. [`Mind::step`] runs one tick: merge what friends
-//! sent (the node's own merge code), maybe a note from the user, the core's
-//! tick, the core's own wait plan, the policy's transitions, and the
-//! node's own publishing pass, whose new items go to the replication
-//! engine.
+//! the node's toolset registry, a model — scripted ([`PolicyLlm`]) or real
+//! ([`TapedLlm`], `[[models]]`) — and the shared virtual clock.
+//! [`Mind::step`] runs one tick: merge what friends sent (the node's own
+//! merge code), maybe a note from the user, the core's tick, the core's own
+//! wait plan, the policy's transitions (a scripted mind) or the core's own
+//! repeat verdict (a model-backed one), and the node's own publishing pass,
+//! whose new items go to the replication engine.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
-use porfiry_agent::cognition::models::ModelMaker;
 use porfiry_agent::cognition::wait::WaitPlan;
-use porfiry_agent::cognition::{
-    CognitiveCore, CoreConfig, CoreEvents, CoreParts, FriendsAsker, Trace,
-};
+use porfiry_agent::cognition::{CognitiveCore, CoreConfig, CoreEvents, CoreParts, Trace};
 use porfiry_agent::llm::registry_models::RegistryModels;
 use porfiry_mesh::seed::seed_core;
 use porfiry_mesh::sharing::merge::merge_items;
-use porfiry_mesh::sharing::post_note;
 use porfiry_mesh::sharing::publish::publish_pending;
-use porfiry_protocol::{Audience, Body, NodeKey, VerifiedItem};
+use porfiry_protocol::{Body, NodeKey, VerifiedItem};
 use porfiry_skills::cognition::{CYCLE_CONFIG_KEY, CycleSettings};
-use porfiry_skills::llm::{Llm, LlmError};
-use porfiry_skills::{BoxFuture, Clock, Language, ManualClock};
+use porfiry_skills::llm::Llm;
+use porfiry_skills::{Clock, Language, ManualClock};
 use porfiry_storage::db::Db;
-use porfiry_storage::{ListQuery, LlmEntry, Note, NoteSource, ProcessEntry, Sharing, Store};
-use porfiry_toolsets::{StoreTools, ToolsetOptions, core_toolsets};
+use porfiry_storage::{ListQuery, LlmEntry, Note, NoteSource, ProcessEntry, Store};
+use porfiry_toolsets::{RowModels, StoreTools, ToolsetOptions, core_toolsets};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
+use super::asker::SimAsker;
 use super::knowhow::{TRICK_PREFIX, strategy_command};
 use super::policy::{MODEL_NAME, PolicyLlm, PolicyState};
 use super::scenario::Policy;
+use super::tape::TapeEntry;
+use super::taped::{OneModel, TapedLlm};
 
 /// The true effectiveness of every strategy a mind wrote, by name: the
 /// simulated world's physics, which every scripted model knows and the
@@ -92,53 +92,22 @@ pub(crate) struct StepOut {
     pub(crate) adopted_useless: u64,
 }
 
-/// The model maker of one mind: every registry row is its policy.
-struct PolicyMaker(Arc<PolicyLlm>);
-
-impl ModelMaker for PolicyMaker {
-    fn make(&self, _: &LlmEntry) -> Result<Arc<dyn Llm>, LlmError> {
-        Ok(self.0.clone())
-    }
-}
-
-/// The "ask friends" mechanism's poster: the node's own `post_note`, signed
-/// at virtual time, the item handed to the engine after the tick.
-struct SimAsker {
-    db: Db,
-    key: Arc<NodeKey>,
-    clock: ManualClock,
-    outbox: Arc<Mutex<Vec<VerifiedItem>>>,
-}
-
-impl FriendsAsker for SimAsker {
-    fn ask<'a>(&'a self, text: String) -> BoxFuture<'a, Result<i64, String>> {
-        Box::pin(async move {
-            let key = self.key.clone();
-            let now = self.clock.now().unix_ms();
-            let posted = self
-                .db
-                .write(move |s| {
-                    post_note(
-                        s,
-                        &key,
-                        &text,
-                        Sharing::Shared(Audience::Friends),
-                        NoteSource::Llm,
-                        now,
-                    )
-                })
-                .await
-                .map_err(|e| e.to_string())?
-                .map_err(|e| e.to_string())?;
-            if let Some(item) = posted.item {
-                self.outbox
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .push(item);
-            }
-            Ok(posted.id)
-        })
-    }
+/// How a mind starts: everything but its database's path.
+pub(crate) struct MindSetup {
+    /// Its index.
+    pub(crate) index: usize,
+    /// Its node's key.
+    pub(crate) key: NodeKey,
+    /// The shared clock.
+    pub(crate) clock: ManualClock,
+    /// Its own seeded stream.
+    pub(crate) rng: ChaCha20Rng,
+    /// The world's tick grid, ms.
+    pub(crate) tick_ms: u64,
+    /// Whether know-how goes to the engine.
+    pub(crate) sharing: bool,
+    /// Its real model; `None` for the scripted policy.
+    pub(crate) model: Option<Arc<TapedLlm>>,
 }
 
 /// One mind and everything its loop keeps.
@@ -167,19 +136,22 @@ pub(crate) struct Mind {
     pub(crate) adversary: bool,
     /// Steps run.
     pub(super) steps: u64,
+    /// Its real model; `None` for the scripted policy.
+    pub(super) model: Option<Arc<TapedLlm>>,
 }
 
 impl Mind {
-    /// A fresh mind `index` with its database at `path`.
-    pub(crate) async fn start(
-        index: usize,
-        path: &Path,
-        key: NodeKey,
-        clock: ManualClock,
-        rng: ChaCha20Rng,
-        tick_ms: u64,
-        sharing: bool,
-    ) -> Result<Mind, MindError> {
+    /// A fresh mind as `setup` says, with its database at `path`.
+    pub(crate) async fn start(path: &Path, setup: MindSetup) -> Result<Mind, MindError> {
+        let MindSetup {
+            index,
+            key,
+            clock,
+            rng,
+            tick_ms,
+            sharing,
+            model,
+        } = setup;
         let db_err = |e: &dyn std::fmt::Display| MindError::Db {
             mind: index,
             detail: e.to_string(),
@@ -203,22 +175,31 @@ impl Mind {
             events: events.clone(),
             node: None,
         };
-        let registry = core_toolsets(
-            &ToolsetOptions::default(),
-            &tools,
-            Arc::new(RegistryModels::new(None)),
-        )
-        .map_err(|e| db_err(&e))?;
         let state = Arc::new(Mutex::new(PolicyState {
             mind: index,
             ..Default::default()
         }));
+        // A model-backed mind's toolsets reach its one model too, so a
+        // registry row its model writes cannot bypass the tape.
+        let (llm, rows): (Arc<dyn Llm>, Arc<dyn RowModels>) = match &model {
+            Some(m) => {
+                let llm: Arc<dyn Llm> = m.clone();
+                (llm.clone(), Arc::new(OneModel(llm)))
+            }
+            None => (
+                Arc::new(PolicyLlm::new(state.clone())),
+                Arc::new(RegistryModels::new(None)),
+            ),
+        };
+        let registry =
+            core_toolsets(&ToolsetOptions::default(), &tools, rows).map_err(|e| db_err(&e))?;
+        let name = model.as_ref().map_or(MODEL_NAME, |m| m.name.as_str());
         let key = Arc::new(key);
         let outbox = Arc::new(Mutex::new(Vec::new()));
         let parts = CoreParts {
             db: db.clone(),
             registry: Arc::new(registry),
-            maker: Arc::new(PolicyMaker(Arc::new(PolicyLlm::new(state.clone())))),
+            maker: Arc::new(OneModel(llm)),
             clock: Arc::new(clock.clone()),
             events,
             asker: Some(Arc::new(SimAsker {
@@ -232,10 +213,11 @@ impl Mind {
         let config = CoreConfig {
             context_tokens: CONTEXT_TOKENS,
             language: Language::En,
+            // The endpoint is never dialled: the maker gives the mind's model.
             main: Some(LlmEntry {
-                name: MODEL_NAME.into(),
+                name: name.into(),
                 endpoint: "http://127.0.0.1:9/v1".into(),
-                model: MODEL_NAME.into(),
+                model: name.into(),
                 ..Default::default()
             }),
             pause_secs: None,
@@ -266,7 +248,22 @@ impl Mind {
             sharing,
             adversary: false,
             steps: 0,
+            model,
         })
+    }
+
+    /// Whether a real model thinks for this mind.
+    pub(crate) fn model_backed(&self) -> bool {
+        self.model.is_some()
+    }
+
+    /// The real-model calls of the last step, for the tape; none for a
+    /// scripted mind.
+    pub(crate) fn take_calls(&self) -> Vec<TapeEntry> {
+        self.model
+            .as_ref()
+            .map(|m| m.take_calls())
+            .unwrap_or_default()
     }
 
     pub(super) fn db_err(&self, e: impl std::fmt::Display) -> MindError {
@@ -310,11 +307,20 @@ impl Mind {
             .await
             .map_err(|e| self.db_err(e))?
             .map_err(|e| self.db_err(e))?;
+        if let Some(m) = &self.model {
+            m.cursor.start(self.steps);
+        }
         let looping = self.policy_state().looping;
-        self.core.tick().await.map_err(|e| MindError::Core {
+        let done = self.core.tick().await.map_err(|e| MindError::Core {
             mind: self.index,
             detail: e.to_string(),
         })?;
+        // A real model's loop is what the core judges a repeat.
+        let looping = if self.model_backed() {
+            done.report.repeat
+        } else {
+            looping
+        };
         let wait_ms = match self.core.plan_wait().await.map_err(|e| MindError::Core {
             mind: self.index,
             detail: e.to_string(),
@@ -331,9 +337,14 @@ impl Mind {
             applied: applied.len() as u64,
             ..Default::default()
         };
-        self.transitions(&applied, policy, truth, &mut out);
+        if self.model_backed() {
+            self.repeats(&mut out);
+        } else {
+            self.transitions(&applied, policy, truth, &mut out);
+        }
         self.share_what_worked(policy).await?;
-        if !self.policy_state().looping
+        if !self.model_backed()
+            && !self.policy_state().looping
             && self.rng.gen_bool(policy.adopt)
             && let Some(name) = self.adopt(policy).await?
         {
@@ -430,6 +441,19 @@ impl Mind {
                 .push(strategy_command(&name, self.invented, "local"));
             self.unshared.push((name.clone(), self.invented));
             out.invented.push((name, p));
+        }
+    }
+
+    /// A model-backed mind's episodes, from the core's repeat verdicts: a
+    /// loop begins with the first repeated reply and ends, after that many
+    /// looping ticks, with the first reply that is not.
+    fn repeats(&mut self, out: &mut StepOut) {
+        if out.looping {
+            out.began = self.looping_ticks == 0;
+            self.looping_ticks += 1;
+        } else if self.looping_ticks > 0 {
+            out.escaped = Some(self.looping_ticks);
+            self.looping_ticks = 0;
         }
     }
 

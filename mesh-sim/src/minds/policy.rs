@@ -129,7 +129,7 @@ fn reflex_answer(looping: bool) -> String {
 
 /// Whether `request` is the tick's main call (its system prompt is the
 /// core's context 0), not a reflex question.
-fn is_main_call(request: &ModelRequest) -> bool {
+pub(crate) fn is_main_call(request: &ModelRequest) -> bool {
     let first = core_system_prompt(Language::En)
         .lines()
         .next()

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use super::run::{Figures, MindsError, Row, WorldRun, run_world};
+use super::calls::ModelCalls;
+use super::run::{Figures, MindsError, Row, WorldRun, run_world_with};
 use super::scenario::MindsScenario;
 
 /// Name of the JSON result.
@@ -101,10 +102,22 @@ pub struct MindsOutcome {
 }
 
 /// Runs the worlds `options` ask for; `watch(world, virtual_ms)` follows
-/// progress (world counts from 0 over seeds and twins).
+/// progress (world counts from 0 over seeds and twins). Model-backed minds
+/// call their models live, unrecorded.
 pub fn run_minds(
     scenario: &MindsScenario,
     options: MindsOptions,
+    watch: &mut dyn FnMut(usize, u64),
+) -> Result<MindsOutcome, MindsError> {
+    run_minds_with(scenario, options, &ModelCalls::live(), watch)
+}
+
+/// [`run_minds`] with model-backed minds' calls going through `calls`
+/// (recorded into a tape, or answered from one), finished at the end.
+pub fn run_minds_with(
+    scenario: &MindsScenario,
+    options: MindsOptions,
+    calls: &ModelCalls,
     watch: &mut dyn FnMut(usize, u64),
 ) -> Result<MindsOutcome, MindsError> {
     let seeds = options.seeds.clamp(1, MAX_SEEDS);
@@ -115,10 +128,10 @@ pub fn run_minds(
     let mut world = 0;
     for k in 0..seeds {
         let seed = options.seed.wrapping_add(k as u64);
-        let on = run_world(scenario, seed, true, &mut |t| watch(world, t))?;
+        let on = run_world_with(scenario, seed, true, calls, &mut |t| watch(world, t))?;
         world += 1;
         let twin = if options.twin {
-            let off = run_world(scenario, seed, false, &mut |t| watch(world, t))?;
+            let off = run_world_with(scenario, seed, false, calls, &mut |t| watch(world, t))?;
             world += 1;
             let escape_ratio = match (
                 on.figures.mean_ticks_to_escape,
@@ -145,6 +158,7 @@ pub fn run_minds(
     let Some((run, twin)) = first else {
         return Err(MindsError::Runtime("no seed ran".into()));
     };
+    calls.finish()?;
     let ci95 = (seeds > 1).then(|| Ci95 {
         seeds,
         stagnant_tick_share: interval(&shares),

@@ -4,7 +4,8 @@
 //! it, friends' items are handed to the minds they reached, every mind due
 //! ticks (concurrently: each has its own database threads), and the new
 //! items each mind's publishing pass signed go to its engine, in mind order
-//! so the run repeats exactly.
+//! so the run repeats exactly. Model-backed minds' calls go to the tape (or
+//! come from it) through [`ModelCalls`], a step at a time, in mind order.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, RwLock};
@@ -16,8 +17,11 @@ use serde::Serialize;
 
 use porfiry_protocol::Audience;
 
-use super::mind::{Mind, MindError, StepOut, Truth, is_knowhow, is_strategy};
+use super::calls::ModelCalls;
+use super::mind::{Mind, MindError, MindSetup, StepOut, Truth, is_knowhow, is_strategy};
 use super::scenario::MindsScenario;
+use super::tape::{TapeError, WorldKey};
+use super::taped::TapedLlm;
 use crate::faults::FaultPlan;
 use crate::limits::EPOCH_MS;
 use crate::sim::live::LiveSim;
@@ -54,6 +58,19 @@ pub enum MindsError {
     /// The runtime or the temporary folder could not be made, or a task died.
     #[error("minds runtime: {0}")]
     Runtime(String),
+    /// The tape could not be written, or does not match the run.
+    #[error(transparent)]
+    Tape(#[from] TapeError),
+    /// A `[[models]]` model could not be opened.
+    #[error("model {model:?} ({at}): {detail}")]
+    Model {
+        /// Its name in the scenario.
+        model: String,
+        /// Its URL or file.
+        at: String,
+        /// What failed.
+        detail: String,
+    },
 }
 
 /// The figures `result.json` holds for one world.
@@ -139,12 +156,26 @@ struct Totals {
 
 /// Runs `scenario` on `seed`, with know-how sharing on or off; `watch` is
 /// told the virtual time after each tick time (for a progress bar).
+/// Model-backed minds call their models live, unrecorded.
 pub fn run_world(
     scenario: &MindsScenario,
     seed: u64,
     sharing: bool,
     watch: &mut dyn FnMut(u64),
 ) -> Result<WorldRun, MindsError> {
+    run_world_with(scenario, seed, sharing, &ModelCalls::live(), watch)
+}
+
+/// [`run_world`] with model-backed minds' calls going through `calls`
+/// (recorded, or answered from a tape).
+pub fn run_world_with(
+    scenario: &MindsScenario,
+    seed: u64,
+    sharing: bool,
+    calls: &ModelCalls,
+    watch: &mut dyn FnMut(u64),
+) -> Result<WorldRun, MindsError> {
+    let models = calls.minds(scenario, WorldKey { seed, sharing })?;
     let mesh = scenario.mesh();
     let world = World::build(&mesh, seed)?;
     let audience = scenario.policy.audience.node_audience(&world)?;
@@ -173,16 +204,19 @@ pub fn run_world(
     runtime.block_on(async {
         let mut minds = start_minds(
             scenario,
-            seed,
-            sharing,
+            WorldKey { seed, sharing },
             &audience,
             &world,
             &clock,
             dir.path(),
+            models,
         )
         .await?;
+        // A model-backed mind writes what its model writes: never a cheat.
         for i in adversaries(scenario, seed) {
-            if let Some(Some(m)) = minds.get_mut(i) {
+            if let Some(Some(m)) = minds.get_mut(i)
+                && !m.model_backed()
+            {
                 m.adversary = true;
             }
         }
@@ -222,10 +256,12 @@ pub fn run_world(
                 }));
             }
             let mut row = Row::at(t);
+            let mut step_calls = Vec::new();
             for (&i, task) in batch.iter().zip(tasks) {
                 let (mind, out) = task
                     .await
                     .map_err(|e| MindsError::Runtime(format!("mind {i}: {e}")))?;
+                step_calls.extend(mind.take_calls());
                 minds[i] = Some(mind);
                 let out: StepOut = out?;
                 due[i] = out.next_ms;
@@ -257,6 +293,7 @@ pub fn run_world(
                     }
                 }
             }
+            calls.after_step(step_calls)?;
             row.episodes = totals.episodes;
             row.escapes = totals.escapes;
             row.strategies_shared = totals.strategies;
@@ -326,15 +363,16 @@ fn adversaries(scenario: &MindsScenario, seed: u64) -> Vec<usize> {
 }
 
 /// Starts every mind, [`START_WAVE`] at a time, each node's know-how
-/// audience set to `audience`.
+/// audience set to `audience`, each with its model from `models` (`None`:
+/// the scripted policy).
 async fn start_minds(
     scenario: &MindsScenario,
-    seed: u64,
-    sharing: bool,
+    at: WorldKey,
     audience: &Audience,
     world: &World,
     clock: &ManualClock,
     dir: &std::path::Path,
+    mut models: Vec<Option<Arc<TapedLlm>>>,
 ) -> Result<Vec<Option<Mind>>, MindsError> {
     let n = scenario.minds();
     let mut minds = Vec::with_capacity(n);
@@ -344,12 +382,20 @@ async fn start_minds(
             let path = dir.join(format!("mind-{i}.db"));
             let key = world.keys[i].clone();
             let clock = clock.clone();
-            let mut rng = ChaCha20Rng::seed_from_u64(seed ^ MIND_SEED_SALT);
+            let mut rng = ChaCha20Rng::seed_from_u64(at.seed ^ MIND_SEED_SALT);
             rng.set_stream(i as u64);
-            let tick_ms = scenario.tick_ms;
+            let setup = MindSetup {
+                index: i,
+                key,
+                clock,
+                rng,
+                tick_ms: scenario.tick_ms,
+                sharing: at.sharing,
+                model: models.get_mut(i).and_then(Option::take),
+            };
             let audience = audience.clone();
             tasks.push(tokio::spawn(async move {
-                let mind = Mind::start(i, &path, key, clock, rng, tick_ms, sharing).await?;
+                let mind = Mind::start(&path, setup).await?;
                 super::audience::apply(&mind, audience).await?;
                 Ok::<Mind, MindError>(mind)
             }));

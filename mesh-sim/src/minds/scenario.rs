@@ -1,14 +1,16 @@
 //! A minds scenario (`mesh-sim minds SCENARIO.toml`): the mesh part — nodes,
 //! friend graph, links, faults, engine timings, exactly the fields and
-//! checks of a `mesh-sim run` scenario — plus how often the minds think and
-//! each one's scripted policy. Read from TOML and checked before anything
-//! runs; every error is one line naming the field.
+//! checks of a `mesh-sim run` scenario — plus how often the minds think,
+//! each one's scripted policy and the real models some minds use instead
+//! ([`super::models`]). Read from TOML and checked before anything runs;
+//! every error is one line naming the field.
 
 use std::path::Path;
 
 use serde::Deserialize;
 
 use super::audience::KnowhowAudience;
+use super::models::ModelSpec;
 use crate::scenario::{
     AudienceMix, EngineOverrides, Faults, GraphSpec, GroupSpec, ItemsSpec, Links, Nodes, Scenario,
 };
@@ -54,6 +56,10 @@ pub struct MindsScenario {
     pub engine: EngineOverrides,
     /// Every mind's scripted model.
     pub policy: Policy,
+    /// Real models some minds think with instead (`[[models]]`, see
+    /// [`ModelSpec`]); none by default.
+    #[serde(default)]
+    pub models: Vec<ModelSpec>,
 }
 
 /// The scripted model of every mind (seeded per mind): it drifts into
@@ -253,7 +259,8 @@ impl MindsScenario {
             crate::SimError::InvalidScenario { field, detail } => invalid(field, detail),
             other => MindsScenarioError::Parse(other.to_string()),
         })?;
-        self.policy.validate()
+        self.policy.validate()?;
+        super::models::validate(&self.models, self.nodes.count)
     }
 }
 

@@ -371,10 +371,7 @@ async fn a_wrong_host_no_cookie_and_a_replayed_link_are_refused_saying_what_to_d
         .unwrap();
     browser.button("Join").await.click().await.unwrap();
     let error = browser.text_within("friends", "That did not work").await;
-    assert!(
-        error.contains("code"),
-        "says what was wrong"
-    );
+    assert!(error.contains("code"), "says what was wrong");
 
     // `porfiry web` prints a fresh link that works.
     let out = node.cli_ok(&["web"]);

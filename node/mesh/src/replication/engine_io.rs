@@ -29,6 +29,7 @@
 
 use std::collections::VecDeque;
 
+use porfiry_protocol::devices::DeviceBook;
 use porfiry_protocol::engine::{DeleteReason, Event, Output, RejectReason};
 use porfiry_protocol::wire::{self, WireItem, WireMessage};
 use porfiry_storage::db::{Db, DbError};
@@ -230,6 +231,8 @@ fn write_all(
         let mut notes = Vec::new();
         let mut refused = Vec::new();
         let mut done: usize = 0;
+        // Read once a turn, at the first know-how item.
+        let mut devices: Option<DeviceBook> = None;
         while let Some(w) = rest.next() {
             match w {
                 // Ours, stored by its publisher (see the module doc).
@@ -243,7 +246,9 @@ fn write_all(
                     hops_left,
                 } => {
                     batch.push(stored_record(&item, hops_left, received_from));
-                    if item.author_peer_id() != local {
+                    if item.author_peer_id() != local
+                        && !from_own_device(s, local, &mut devices, &item)?
+                    {
                         merges.push(item);
                     }
                 }
@@ -296,6 +301,32 @@ fn write_all(
     counters.refused_pruned.extend(refused);
     writes.extend(rest);
     Ok(writes.is_empty())
+}
+
+/// Whether `item` is know-how (a strategy, a thinking method, a rating)
+/// written by one of this node's own devices: the person's own know-how
+/// arrives as the device's memory records (`crate::devices`, issue 45 §2),
+/// so merging the item a device also shares with friends would keep the
+/// row twice. The item itself is still stored and relayed.
+fn from_own_device(
+    s: &Store,
+    local: &str,
+    devices: &mut Option<DeviceBook>,
+    item: &porfiry_protocol::VerifiedItem,
+) -> Result<bool, StorageError> {
+    use porfiry_protocol::ItemKind;
+    if !matches!(
+        item.kind(),
+        ItemKind::StagnationStrategy | ItemKind::ThinkingMethod | ItemKind::Rating
+    ) {
+        return Ok(false);
+    }
+    if devices.is_none() {
+        *devices = Some(s.device_book(local)?);
+    }
+    Ok(devices
+        .as_ref()
+        .is_some_and(|book| book.is_device(item.author_peer_id())))
 }
 
 /// Stores the pending items, then merges their rows; the row ids of the

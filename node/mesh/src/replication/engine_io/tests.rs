@@ -571,3 +571,74 @@ fn pruned_memory_versions_offered_again_are_named_for_the_engine_to_forget() {
     assert_eq!(refused, expected, "both named for Engine::forget");
     assert!(server.store.get_item(&versions[0].id()).unwrap().is_none());
 }
+
+#[test]
+fn know_how_a_device_also_shares_with_friends_is_stored_but_not_merged_twice() {
+    let server = Side::new(31);
+    let phone = Side::new(32);
+    let friend = Side::new(33);
+    let link = porfiry_protocol::devices::LinkProposal::new(&phone.key, &server.local, 500)
+        .unwrap()
+        .countersign(&server.key)
+        .unwrap();
+    crate::devices::statements::store_link(&server.store, &server.key, link, 500).unwrap();
+    let strategy = |key: &NodeKey, name: &str| {
+        sign(
+            key,
+            &PayloadDraft {
+                created_ms: 1_000,
+                audience: Audience::Friends,
+                max_hops: 1,
+                expires_ms: None,
+                replaces: None,
+                body: Body::StagnationStrategy(porfiry_protocol::StagnationStrategy {
+                    name: name.to_owned(),
+                    class: "context_switch".to_owned(),
+                    description: "walk away for a while".to_owned(),
+                    steps: vec!["stand up".to_owned()],
+                    cost: 1,
+                    mechanism: None,
+                }),
+            },
+        )
+        .unwrap()
+    };
+    let items = [
+        (strategy(&phone.key, "phone's walk"), phone.local.clone()),
+        (strategy(&friend.key, "friend's walk"), friend.local.clone()),
+    ];
+    let outputs = items
+        .iter()
+        .map(|(item, from)| Output::Store {
+            item: item.clone(),
+            received_from: Some(from.clone()),
+            hops_left: 0,
+        })
+        .collect();
+    let mut c = Counters::default();
+    carry_out(
+        &server.store,
+        &server.local,
+        outputs,
+        &mut Frames::default(),
+        &mut c,
+    )
+    .unwrap();
+
+    let names: Vec<String> = server
+        .store
+        .strategies_by_cost(Some("context_switch"))
+        .unwrap()
+        .into_iter()
+        .filter(|s| s.row.origin_author.is_some())
+        .map(|s| s.row.name)
+        .collect();
+    assert_eq!(
+        names,
+        ["friend's walk"],
+        "the device's own comes as its memory record"
+    );
+    for (item, _) in &items {
+        assert!(server.store.get_item(&item.id()).unwrap().is_some());
+    }
+}

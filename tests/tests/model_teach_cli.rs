@@ -145,11 +145,24 @@ fn real_model_a_short_teaching_run_lowers_the_loss_and_the_taught_model_answers(
             "1",
             "--out",
             "tiny-again",
+            "--out-type",
+            "q4_1",
         ])
         .output()
         .unwrap();
     let (again_out, again_err) = text(&again);
     assert!(again.status.success(), "{again_out}\n{again_err}");
+    // Written as Q4_1, the base's type: about half the Q8_0 file.
+    assert!(again_out.contains(" MB, Q4_1)"), "{again_out}");
+    let size = |name: &str| {
+        std::fs::metadata(node.dir().join(format!("models/{name}.gguf")))
+            .unwrap()
+            .len()
+    };
+    assert!(
+        size("tiny-again") * 10 < size("tiny-taught") * 7,
+        "{again_out}"
+    );
     let hash = |s: &str| {
         s.lines()
             .find(|l| l.starts_with("data: "))

@@ -16,7 +16,7 @@
 //!    window a step, under a progress bar with the loss, until `--steps`
 //!    or `--minutes`. A checkpoint is saved every [`CHECKPOINT_STEPS`] and
 //!    on Ctrl-C; the same command resumes from it.
-//! 5. The result is written back as Q8_0 into `<data-dir>/models/<out>.gguf`
+//! 5. The result is written back as Q8_0 (or `--out-type q4_1`) into `<data-dir>/models/<out>.gguf`
 //!    and registered like any model (`llm list` shows its base, the data's
 //!    hash and the date); `--main` makes it the main model.
 
@@ -141,12 +141,44 @@ pub struct TeachArgs {
     /// not train; measured no better yet: docs/benchmarks.md).
     #[arg(long, value_enum, default_value_t = LossScope::All)]
     pub loss: LossScope,
+    /// The type the taught file is written as: q8_0 keeps the fine-tune's
+    /// changes near-losslessly; q4_1 is the size and generation speed of
+    /// a Q4_1 base (docs/benchmarks.md measures both).
+    #[arg(long, value_enum, default_value_t = TaughtType::Q8_0)]
+    pub out_type: TaughtType,
     /// CPU threads [default: every core].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
     pub threads: Option<u32>,
     /// Make the taught model the node's main model.
     #[arg(long)]
     pub main: bool,
+}
+
+/// What `--out-type` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TaughtType {
+    /// 8-bit (~1.06 bytes a weight).
+    #[value(name = "q8_0")]
+    Q8_0,
+    /// 4-bit with a minimum (~0.56 bytes a weight).
+    #[value(name = "q4_1")]
+    Q4_1,
+}
+
+impl TaughtType {
+    fn out(self) -> OutType {
+        match self {
+            Self::Q8_0 => OutType::Q8_0,
+            Self::Q4_1 => OutType::Q4_1,
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Q8_0 => "Q8_0",
+            Self::Q4_1 => "Q4_1",
+        }
+    }
 }
 
 /// The model to teach.
@@ -222,16 +254,17 @@ pub async fn teach(dir: &DataDir, args: &TeachArgs) -> anyhow::Result<String> {
     };
     std::fs::create_dir_all(dir.models_dir())?;
     let file = dir.models_dir().join(format!("{out}.gguf"));
-    porfiry_trainer::quantize(&taught_f32, &file, OutType::Q8_0, threads(args))?;
+    porfiry_trainer::quantize(&taught_f32, &file, args.out_type.out(), threads(args))?;
     let _ = std::fs::remove_file(&taught_f32);
     // llama.cpp's saver drops the chat template and writes the training
     // window as the context: the base's are put back.
     porfiry_trainer::restore_metadata(&file, &porfiry_trainer::base_metadata(&base.path)?)?;
     let bytes = std::fs::metadata(&file).map_or(0, |m| m.len());
     lines.push(format!(
-        "wrote {} ({} MB, Q8_0)",
+        "wrote {} ({} MB, {})",
         file.display(),
-        bytes.div_ceil(1_000_000)
+        bytes.div_ceil(1_000_000),
+        args.out_type.name()
     ));
     let taught = Taught {
         base: base.path.display().to_string(),

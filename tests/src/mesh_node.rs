@@ -90,6 +90,14 @@ pub struct Exit {
     pub stderr: String,
 }
 
+impl Exit {
+    /// Panics unless the daemon `name` exited with success and no panic.
+    pub fn assert_clean(&self, name: &str) {
+        assert!(self.status.success(), "{name}: {}", self.stderr);
+        assert!(!self.stderr.contains("panicked"), "{name}: {}", self.stderr);
+    }
+}
+
 impl MeshNode {
     /// A new node (`porfiry init` in a fresh temp dir).
     pub fn init(name: &str) -> MeshNode {

@@ -162,14 +162,7 @@ fn an_old_node_and_a_new_one_replicate_what_both_know_and_the_old_loses_nothing(
         );
     }
     for node in [&mut o, &mut n, &mut d] {
-        let exit = node.interrupt();
-        assert!(exit.status.success(), "{}: {}", node.name, exit.stderr);
-        assert!(
-            !exit.stderr.contains("panicked"),
-            "{}: {}",
-            node.name,
-            exit.stderr
-        );
+        node.interrupt().assert_clean(&node.name);
     }
 }
 

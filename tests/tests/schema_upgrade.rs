@@ -358,14 +358,7 @@ fn serves_and_keeps_its_friend(o: &mut MeshNode, p: &mut MeshNode, before: &Snap
         holds_text(p, "O: upgraded and still here")
     });
     for node in [&mut *o, &mut *p] {
-        let exit = node.terminate();
-        assert!(exit.status.success(), "{}: {}", node.name, exit.stderr);
-        assert!(
-            !exit.stderr.contains("panicked"),
-            "{}: {}",
-            node.name,
-            exit.stderr
-        );
+        node.terminate().assert_clean(&node.name);
     }
 }
 

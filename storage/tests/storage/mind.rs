@@ -99,6 +99,20 @@ pub fn deliver(to: &Store, items: &[VerifiedItem], from: u8) {
     to.insert_items(&rows).unwrap();
 }
 
+/// Delivers `items` newest first (so a record that refers to another
+/// waits for it) and checks that applying them queued nothing to send back.
+pub fn deliver_newest_first(to: &Store, items: &[VerifiedItem], from: u8) {
+    let before = to.mind_outbox_len().unwrap();
+    let mut reversed = items.to_vec();
+    reversed.reverse();
+    deliver(to, &reversed, from);
+    assert_eq!(
+        to.mind_outbox_len().unwrap(),
+        before,
+        "nothing queued to send back"
+    );
+}
+
 fn outbox(s: &Store) -> Vec<OutboxEntry> {
     s.mind_outbox(1_000).unwrap()
 }
@@ -209,17 +223,9 @@ fn versions_from_a_device_write_the_same_memory_here_and_are_not_sent_back() {
     let versions = publish(&phone, 1, 100);
     assert_eq!(versions.len(), 7);
     assert!(outbox(&phone).is_empty());
-    let before = server.mind_outbox_len().unwrap();
     // Delivered newest first: the task and link wait for their goal and
     // concepts, then are written when those arrive.
-    let mut reversed = versions.clone();
-    reversed.reverse();
-    deliver(&server, &reversed, 1);
-    assert_eq!(
-        server.mind_outbox_len().unwrap(),
-        before,
-        "nothing queued to send back"
-    );
+    deliver_newest_first(&server, &versions, 1);
     assert_eq!(
         texts(&server, "SELECT c1.name || ' ' || l.relation || ' ' || c2.name || ' ' || l.weight
                         FROM links l JOIN concepts c1 ON c1.id = l.from_concept JOIN concepts c2 ON c2.id = l.to_concept"),

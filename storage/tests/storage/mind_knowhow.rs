@@ -13,7 +13,7 @@ use porfiry_protocol::mind::{MindRecord, MindTable, MindValue, VersionVector};
 use porfiry_protocol::{Body, VerifiedItem};
 use porfiry_storage::Store;
 
-use crate::mind::{deliver, exec, item, peer, publish_as, texts};
+use crate::mind::{deliver, deliver_newest_first, exec, item, peer, publish_as, texts};
 use crate::temp_store;
 
 fn tables(versions: &[VerifiedItem]) -> BTreeSet<MindTable> {
@@ -100,16 +100,8 @@ fn own_know_how_and_registry_entries_travel_without_the_secret_or_local_settings
             }
         }
     }
-    let before = server.mind_outbox_len().unwrap();
     // Newest first: the rating waits for the strategy it rates.
-    let mut reversed = versions.clone();
-    reversed.reverse();
-    deliver(&server, &reversed, 1);
-    assert_eq!(
-        server.mind_outbox_len().unwrap(),
-        before,
-        "nothing sent back"
-    );
+    deliver_newest_first(&server, &versions, 1);
     assert_eq!(
         texts(
             &server,
